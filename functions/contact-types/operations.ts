@@ -1,0 +1,49 @@
+// Contact type operations: list, add, view, update, delete.
+import {
+  addContactType,
+  deleteContactType,
+  getContactType,
+  listContactTypes,
+  renameContactType,
+} from '../../shared/data/contact-types';
+import { RecordNotFound } from '../../shared/data/errors';
+import { HttpError } from '../../shared/http/errors';
+import { accountOperation } from '../../shared/http/pipeline';
+import { ok, okInErrors } from '../../shared/http/reply';
+import { integer, messages, string, validate, format } from '../../shared/validation';
+
+const name = string().required().min(2).max(255);
+const contactTypeId = integer().required().min(1);
+
+export const list = accountOperation(async ({ account }) => ok({ contactTypes: await listContactTypes(account.id) }));
+
+export const add = accountOperation(async ({ account, request }) => {
+  const input = validate(request.fields, { name });
+  await addContactType(account.id, input.name);
+  return ok('Added Successfully');
+});
+
+export const view = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { contact_type_id: contactTypeId });
+  try {
+    return ok({ contactType: await getContactType(account.id, input.contact_type_id) });
+  } catch (error) {
+    // The spec answers an unknown id here in the validation shape, not with a plain text.
+    if (error instanceof RecordNotFound) {
+      throw new HttpError(404, { contact_type_id: [format(messages.exists, { attribute: 'contact type id' })] });
+    }
+    throw error;
+  }
+});
+
+export const update = accountOperation(async ({ account, request }) => {
+  const input = validate(request.fields, { id: contactTypeId, name });
+  await renameContactType(account.id, input.id, input.name);
+  return ok('Updated Successfully');
+});
+
+export const remove = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { contact_type_id: contactTypeId });
+  await deleteContactType(account.id, input.contact_type_id);
+  return okInErrors('Deleted Successfully');
+});

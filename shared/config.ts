@@ -1,0 +1,61 @@
+// Environment read once per container: every setting a function or the local runtime needs, with
+// a clear error naming the variable when a required one is missing.
+
+export type Runtime = 'aws' | 'local';
+
+export interface Config {
+  /** 'local' picks the local adapters (DynamoDB Local, the SES sink, the local scheduler and queue). */
+  runtime: Runtime;
+  region: string;
+  tableName: string;
+  /** Set only locally: DynamoDB Local's endpoint. */
+  dynamoEndpoint: string | undefined;
+  /** Set only locally: the SES sink's endpoint. */
+  sesEndpoint: string | undefined;
+  /** The API root as clients see it, ending in `/api/`. */
+  publicBaseUrl: string;
+  /** How long a resolved credential stays cached in the container, in milliseconds. */
+  credentialCacheMs: number;
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') {
+    throw new Error(`Missing required environment variable ${name}`);
+  }
+  return value;
+}
+
+function optional(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function readConfig(): Config {
+  const runtime = (optional('APP_RUNTIME') ?? 'aws') as Runtime;
+  if (runtime !== 'aws' && runtime !== 'local') {
+    throw new Error(`APP_RUNTIME must be 'aws' or 'local', got '${runtime}'`);
+  }
+  return {
+    runtime,
+    region: optional('AWS_REGION') ?? 'us-east-1',
+    tableName: required('TABLE_NAME'),
+    dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
+    sesEndpoint: optional('SES_ENDPOINT'),
+    publicBaseUrl: optional('PUBLIC_BASE_URL') ?? 'http://localhost:3000/api/',
+    credentialCacheMs: Number(optional('CREDENTIAL_CACHE_MS') ?? 60_000),
+  };
+}
+
+let cached: Config | undefined;
+
+/** The configuration, read from the environment on first use. */
+export function config(): Config {
+  cached ??= readConfig();
+  return cached;
+}
+
+/** Forget the cached configuration (the local runtime and tests set the environment first). */
+export function resetConfig(): void {
+  cached = undefined;
+}

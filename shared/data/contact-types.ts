@@ -1,0 +1,61 @@
+// Contact types (the spec's lists of contacts): every table access for them.
+import { isoTimestamp } from '../time';
+import { RecordNotFound } from './errors';
+import { nextId } from './ids';
+import { CONTACT_TYPE, contactTypeKey, contactTypePartition } from './keys';
+import { deleteExistingItem, getItem, putNewItem, queryAll, updateExistingItem, withoutKeys, type Item } from './records';
+
+export interface ContactType {
+  id: number;
+  user_id: number;
+  name: string;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContactTypeWithCount extends ContactType {
+  contacts_count: number;
+}
+
+function toContactType(item: Item): ContactType {
+  const { id, user_id, name, deleted_at, created_at, updated_at } = withoutKeys<ContactTypeWithCount>(item);
+  return { id, user_id, name, deleted_at: deleted_at ?? null, created_at, updated_at };
+}
+
+export async function listContactTypes(accountId: number): Promise<ContactTypeWithCount[]> {
+  const items = await queryAll({ partition: contactTypePartition(accountId) });
+  return items.map((item) => ({ ...toContactType(item), contacts_count: Number(item.contacts_count ?? 0) }));
+}
+
+export async function getContactType(accountId: number, id: number): Promise<ContactType> {
+  const item = await getItem(contactTypeKey(accountId, id));
+  if (!item) throw new RecordNotFound(CONTACT_TYPE, id);
+  return toContactType(item);
+}
+
+/** Whether the contact type exists in the account (for validating references to it). */
+export async function contactTypeExists(accountId: number, id: number): Promise<boolean> {
+  return (await getItem(contactTypeKey(accountId, id))) !== undefined;
+}
+
+export async function addContactType(accountId: number, name: string): Promise<ContactType> {
+  const id = await nextId(accountId, CONTACT_TYPE);
+  const now = isoTimestamp();
+  const record: ContactTypeWithCount = { id, user_id: accountId, name, deleted_at: null, created_at: now, updated_at: now, contacts_count: 0 };
+  const created = await putNewItem({ ...contactTypeKey(accountId, id), entity: CONTACT_TYPE, ...record });
+  if (!created) throw new Error(`Contact type id ${id} of account ${accountId} was already taken`);
+  const { contacts_count: _count, ...contactType } = record;
+  return contactType;
+}
+
+export async function renameContactType(accountId: number, id: number, name: string): Promise<ContactType> {
+  const item = await updateExistingItem(contactTypeKey(accountId, id), { name, updated_at: isoTimestamp() });
+  if (!item) throw new RecordNotFound(CONTACT_TYPE, id);
+  return toContactType(item);
+}
+
+export async function deleteContactType(accountId: number, id: number): Promise<void> {
+  const deleted = await deleteExistingItem(contactTypeKey(accountId, id));
+  if (!deleted) throw new RecordNotFound(CONTACT_TYPE, id);
+}

@@ -1,0 +1,127 @@
+// Reading and writing items in the one table: the operations every repository shares, so none of
+// them repeats the condition, paging and not-found handling.
+import {
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
+import type { Key } from './keys';
+
+export type Item = Record<string, unknown>;
+
+/** Attributes that exist for the table's sake and never appear in API output. */
+const keyAttributes = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'expires_at', 'entity'];
+
+export function withoutKeys<T = Item>(item: Item): T {
+  const record: Item = {};
+  for (const [name, value] of Object.entries(item)) if (!keyAttributes.includes(name)) record[name] = value;
+  return record as T;
+}
+
+export function isConditionFailure(error: unknown): boolean {
+  return (error as Error)?.name === 'ConditionalCheckFailedException';
+}
+
+export async function getItem(key: Key): Promise<Item | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key }));
+  return result.Item;
+}
+
+/** Put an item whose key must not exist yet; false when it does. */
+export async function putNewItem(item: Item & Key): Promise<boolean> {
+  try {
+    await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Set attributes on an existing item; undefined when it does not exist. Returns the item after the change. */
+export async function updateExistingItem(key: Key, changes: Item): Promise<Item | undefined> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(changes).map(([name, value], i) => {
+    names[`#a${i}`] = name;
+    values[`:v${i}`] = value;
+    return `#a${i} = :v${i}`;
+  });
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return result.Attributes;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Delete an existing item; the deleted item, or undefined when there was none. */
+export async function deleteExistingItem(key: Key): Promise<Item | undefined> {
+  try {
+    const result = await db().send(
+      new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(pk)', ReturnValues: 'ALL_OLD' }),
+    );
+    return result.Attributes;
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+export interface Page {
+  items: Item[];
+  /** DynamoDB's cursor for the next page; undefined on the last. */
+  next: Record<string, unknown> | undefined;
+}
+
+/** One page of a partition (or of a gsi1 partition), in sort-key order. */
+export async function queryPage(options: {
+  partition: string;
+  index?: 'gsi1';
+  beginsWith?: string;
+  limit?: number;
+  cursor?: Record<string, unknown>;
+  descending?: boolean;
+}): Promise<Page> {
+  const pkName = options.index ? 'gsi1pk' : 'pk';
+  const skName = options.index ? 'gsi1sk' : 'sk';
+  const input: QueryCommandInput = {
+    TableName: tableName(),
+    IndexName: options.index,
+    KeyConditionExpression: options.beginsWith ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+    ExpressionAttributeNames: options.beginsWith ? { '#pk': pkName, '#sk': skName } : { '#pk': pkName },
+    ExpressionAttributeValues: options.beginsWith ? { ':pk': options.partition, ':prefix': options.beginsWith } : { ':pk': options.partition },
+    Limit: options.limit,
+    ExclusiveStartKey: options.cursor,
+    ScanIndexForward: !options.descending,
+  };
+  const result = await db().send(new QueryCommand(input));
+  return { items: result.Items ?? [], next: result.LastEvaluatedKey };
+}
+
+/** Every item of a partition, page after page. */
+export async function queryAll(options: Omit<Parameters<typeof queryPage>[0], 'cursor' | 'limit'>): Promise<Item[]> {
+  const items: Item[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await queryPage({ ...options, cursor });
+    items.push(...page.items);
+    cursor = page.next;
+  } while (cursor);
+  return items;
+}

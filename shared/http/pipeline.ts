@@ -1,0 +1,87 @@
+// The one request pipeline every HTTP family goes through, in this order:
+// match route -> authenticate -> parse body -> operation -> envelope; errors are mapped last.
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { authenticate, type AuthenticatedAccount } from '../auth/authenticate';
+import { RecordNotFound } from '../data/errors';
+import { describeError, log } from '../log';
+import { routesOf, type HttpFamily, type Route } from '../routes';
+import { HttpError } from './errors';
+import { jsonResult, toResult, type Reply } from './reply';
+import { matchRoute, readRequest, type ApiRequest } from './request';
+
+export interface AccountContext {
+  account: AuthenticatedAccount;
+  request: ApiRequest;
+  route: Route;
+}
+
+export interface PublicContext {
+  request: ApiRequest;
+  route: Route;
+}
+
+export type Operation =
+  | { auth: 'account'; run: (context: AccountContext) => Promise<Reply> }
+  | { auth: 'public'; run: (context: PublicContext) => Promise<Reply> };
+
+/** An operation that needs the account's credentials. */
+export function accountOperation(run: (context: AccountContext) => Promise<Reply>): Operation {
+  return { auth: 'account', run };
+}
+
+/** An operation reached without credentials (pages and links in mail, guarded by signed tokens). */
+export function publicOperation(run: (context: PublicContext) => Promise<Reply>): Operation {
+  return { auth: 'public', run };
+}
+
+export type HttpHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Refuse at cold start a family whose operations and routes disagree, so a typo never ships. */
+function checkWiring(family: HttpFamily, operations: Record<string, Operation>): void {
+  const familyRoutes = routesOf(family);
+  for (const route of familyRoutes) {
+    const operation = operations[route.operation];
+    if (!operation) throw new Error(`Route ${route.method} ${route.path} names missing operation ${family}.${route.operation}`);
+    if (operation.auth !== (route.auth ?? 'account')) {
+      throw new Error(`Operation ${family}.${route.operation} is ${operation.auth} but its route is ${route.auth ?? 'account'}`);
+    }
+  }
+  for (const name of Object.keys(operations)) {
+    if (!familyRoutes.some((route) => route.operation === name)) throw new Error(`Operation ${family}.${name} has no route`);
+  }
+}
+
+/** Map anything thrown to a response: client errors keep their text, the rest is a logged generic 500. */
+export function errorResult(error: unknown, route: Route | undefined, requestId: string): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof RecordNotFound) {
+    return jsonResult(404, { status: 'failed', errors: route?.notFound ?? 'Record Not Found' });
+  }
+  if (error instanceof HttpError && error.statusCode < 500) {
+    return jsonResult(error.statusCode, error.toJSON(), error.headers);
+  }
+  log.error('request failed', { requestId, route: route ? `${route.method} ${route.path}` : undefined, ...describeError(error) });
+  return jsonResult(500, { status: 'failed', errors: 'Internal server error.' });
+}
+
+/** The Lambda handler of one HTTP family. */
+export function httpHandler(family: HttpFamily, operations: Record<string, Operation>): HttpHandler {
+  checkWiring(family, operations);
+  return async (event, context) => {
+    const requestId = context?.awsRequestId ?? event.requestContext.requestId;
+    let route: Route | undefined;
+    try {
+      const match = matchRoute(event, family);
+      route = match.route;
+      const operation = operations[route.operation] as Operation;
+      if (operation.auth === 'account') {
+        const account = await authenticate(event.headers ?? {});
+        const request = await readRequest(event, match);
+        return toResult(await operation.run({ account, request, route }));
+      }
+      const request = await readRequest(event, match);
+      return toResult(await operation.run({ request, route }));
+    } catch (error) {
+      return errorResult(error, route, requestId);
+    }
+  };
+}

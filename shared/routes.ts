@@ -1,0 +1,94 @@
+// The one routing table: every HTTP route, its family (one Lambda each) and its operation. The CDK
+// stack builds the HTTP API from it and the local gateway dispatches with it.
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** The HTTP families: one Lambda each, in `functions/<family>/handler.ts`. */
+export const httpFamilies = ['contact-types', 'fallback'] as const;
+
+export type HttpFamily = (typeof httpFamilies)[number];
+
+/** The spec's two not-found texts; which one an operation answers is part of the contract. */
+export type NotFoundText = 'Record Not Found' | 'Record not found';
+
+export interface Route {
+  method: HttpMethod;
+  /** Path below the API root (`/api/`), without a leading slash; `{name}` marks a path parameter. */
+  path: string;
+  family: HttpFamily;
+  operation: string;
+  /** `account` (default) needs the PublicKey/SecretKey headers; `public` is for pages and links sent in mail. */
+  auth?: 'account' | 'public';
+  /** The plain not-found text this operation answers with. Default `Record Not Found`. */
+  notFound?: NotFoundText;
+}
+
+/** The API root below the host; every route's full path is `${apiPrefix}${route.path}`. */
+export const apiPrefix = '/api/';
+
+export const routes: readonly Route[] = [
+  // Contact types
+  { method: 'GET', path: 'contacts-type', family: 'contact-types', operation: 'list' },
+  { method: 'POST', path: 'contacts-type/add', family: 'contact-types', operation: 'add' },
+  { method: 'GET', path: 'contacts-type/view', family: 'contact-types', operation: 'view' },
+  { method: 'POST', path: 'contacts-type/update', family: 'contact-types', operation: 'update' },
+  { method: 'DELETE', path: 'contacts-type/delete', family: 'contact-types', operation: 'delete' },
+];
+
+/** API Gateway route key of a route, e.g. `GET /api/contacts-type`. */
+export function routeKey(route: Pick<Route, 'method' | 'path'>): string {
+  return `${route.method} ${apiPrefix}${route.path}`;
+}
+
+export interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string>;
+}
+
+function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const patternParts = pattern.split('/');
+  const pathParts = path.split('/');
+  if (patternParts.length !== pathParts.length) return undefined;
+  const parameters: Record<string, string> = {};
+  for (let i = 0; i < patternParts.length; i++) {
+    const expected = patternParts[i] as string;
+    const actual = pathParts[i] as string;
+    if (expected.startsWith('{') && expected.endsWith('}')) {
+      if (actual === '') return undefined;
+      parameters[expected.slice(1, -1)] = decodeURIComponent(actual);
+    } else if (expected !== actual) {
+      return undefined;
+    }
+  }
+  return parameters;
+}
+
+/** Strip everything up to and including the API root, and any trailing slash. */
+export function pathBelowApi(rawPath: string): string | undefined {
+  const at = rawPath.indexOf(apiPrefix);
+  if (at === -1) return undefined;
+  return rawPath.slice(at + apiPrefix.length).replace(/\/+$/, '');
+}
+
+/**
+ * Find the route for a method and a path below the API root. `allowed` lists the methods the path
+ * does accept, so a caller can tell 405 (known path, wrong method) from 404 (unknown path).
+ */
+export function findRoute(
+  method: string,
+  path: string,
+  table: readonly Route[] = routes,
+): { match?: RouteMatch; allowed: HttpMethod[] } {
+  const allowed: HttpMethod[] = [];
+  for (const route of table) {
+    const pathParameters = matchPath(route.path, path);
+    if (!pathParameters) continue;
+    if (route.method === method.toUpperCase()) return { match: { route, pathParameters }, allowed: [route.method] };
+    allowed.push(route.method);
+  }
+  return { allowed };
+}
+
+export function routesOf(family: HttpFamily): Route[] {
+  return routes.filter((route) => route.family === family);
+}

@@ -1,0 +1,188 @@
+// Field rules: a typed builder (`integer().required().min(1)`) whose parse coerces form text to the
+// field's type and answers the first failing rule's Laravel message.
+import type { UploadedFile } from '../http/body';
+import { attributeName, format, messages, type MessageKey } from './messages';
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
+
+type Coerce<T> = (value: unknown) => Parsed<T> | { ok: false; key: MessageKey };
+type Check<T> = (value: T) => { key: MessageKey | 'custom'; replacements?: Record<string, string | number>; text?: string } | undefined;
+
+interface Options {
+  required: boolean;
+  label?: string;
+  overrides: Partial<Record<MessageKey, string>>;
+}
+
+/** Laravel trims strings and turns empty ones into null, so a blank value counts as absent. */
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+export class Field<T, Out = T | undefined> {
+  constructor(
+    private readonly coerce: Coerce<T>,
+    private readonly checks: Check<T>[] = [],
+    private readonly options: Options = { required: false, overrides: {} },
+  ) {}
+
+  private with(change: Partial<Options>, check?: Check<T>): Field<T, Out> {
+    return new Field<T, Out>(this.coerce, check ? [...this.checks, check] : this.checks, {
+      ...this.options,
+      ...change,
+    });
+  }
+
+  /** Absent, null or blank fails with `The <field> field is required.` */
+  required(): Field<T, T> {
+    return new Field<T, T>(this.coerce, this.checks, { ...this.options, required: true });
+  }
+
+  /** The attribute name used in messages, when it is not the field name with spaces. */
+  label(label: string): Field<T, Out> {
+    return this.with({ label });
+  }
+
+  /** Replace one rule's message for this field (the spec's `The name field is required` for email_owner). */
+  message(key: MessageKey, text: string): Field<T, Out> {
+    return this.with({ overrides: { ...this.options.overrides, [key]: text } });
+  }
+
+  /** Minimum length (strings), value (numbers) or item count (arrays). */
+  min(min: number): Field<T, Out> {
+    return this.with({}, (value) => {
+      if (typeof value === 'string') return [...value].length < min ? { key: 'minString', replacements: { min } } : undefined;
+      if (typeof value === 'number') return value < min ? { key: 'minNumber', replacements: { min } } : undefined;
+      if (Array.isArray(value)) return value.length < min ? { key: 'minArray', replacements: { min } } : undefined;
+      return undefined;
+    });
+  }
+
+  /** Maximum length (strings), value (numbers) or item count (arrays). */
+  max(max: number): Field<T, Out> {
+    return this.with({}, (value) => {
+      if (typeof value === 'string') return [...value].length > max ? { key: 'maxString', replacements: { max } } : undefined;
+      if (typeof value === 'number') return value > max ? { key: 'maxNumber', replacements: { max } } : undefined;
+      if (Array.isArray(value)) return value.length > max ? { key: 'maxArray', replacements: { max } } : undefined;
+      return undefined;
+    });
+  }
+
+  /** One of a fixed set of values. */
+  in(allowed: readonly T[]): Field<T, Out> {
+    return this.with({}, (value) => (allowed.includes(value) ? undefined : { key: 'in' }));
+  }
+
+  /** Matches a pattern (strings only). */
+  regex(pattern: RegExp): Field<T, Out> {
+    return this.with({}, (value) => (typeof value === 'string' && !pattern.test(value) ? { key: 'regex' } : undefined));
+  }
+
+  /** A rule of the caller's own: return a full message to fail, or undefined to pass. */
+  check(rule: (value: T) => string | undefined): Field<T, Out> {
+    return this.with({}, (value) => {
+      const text = rule(value);
+      return text === undefined ? undefined : { key: 'custom', text };
+    });
+  }
+
+  parse(raw: unknown, field: string): Parsed<Out> {
+    const replacements = { attribute: this.options.label ?? attributeName(field) };
+    const say = (key: MessageKey, extra: Record<string, string | number> = {}) =>
+      format(this.options.overrides[key] ?? messages[key], { ...replacements, ...extra });
+    if (isAbsent(raw)) {
+      return this.options.required ? { ok: false, message: say('required') } : { ok: true, value: undefined as Out };
+    }
+    const coerced = this.coerce(raw);
+    if (!coerced.ok) return { ok: false, message: 'key' in coerced ? say(coerced.key) : coerced.message };
+    for (const check of this.checks) {
+      const failure = check(coerced.value);
+      if (failure) return { ok: false, message: failure.key === 'custom' ? (failure.text as string) : say(failure.key, failure.replacements) };
+    }
+    return { ok: true, value: coerced.value as unknown as Out };
+  }
+}
+
+// Field constructors
+
+/** Text, trimmed. Numbers from JSON bodies are not text and fail, as in Laravel. */
+export function string(): Field<string> {
+  return new Field<string>((value) => (typeof value === 'string' ? { ok: true, value: value.trim() } : { ok: false, key: 'string' }));
+}
+
+/** An integer, from a JSON number or form text such as `12`. */
+export function integer(): Field<number> {
+  return new Field<number>((value) => {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return { ok: true, value };
+    if (typeof value === 'string' && /^[+-]?\d{1,15}$/.test(value.trim())) return { ok: true, value: Number(value.trim()) };
+    return { ok: false, key: 'integer' };
+  });
+}
+
+/** A number (integer or decimal). */
+export function numeric(): Field<number> {
+  return new Field<number>((value) => {
+    if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value };
+    if (typeof value === 'string' && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value.trim())) return { ok: true, value: Number(value.trim()) };
+    return { ok: false, key: 'numeric' };
+  });
+}
+
+/** The spec's booleans: 0/1 (also true/false), answered as the integers 0 and 1. */
+export function flag(): Field<0 | 1> {
+  return new Field<0 | 1>((value) => {
+    if (value === true || value === 1 || value === '1' || value === 'true') return { ok: true, value: 1 };
+    if (value === false || value === 0 || value === '0' || value === 'false') return { ok: true, value: 0 };
+    return { ok: false, key: 'boolean' };
+  });
+}
+
+// Deliberately simple and strict: one @, no spaces, a dotted domain; the mail service validates further.
+const emailPattern = /^[^\s@"<>(),;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && emailPattern.test(value);
+}
+
+/** An email address, trimmed and lower-cased in the domain part only. */
+export function email(): Field<string> {
+  return new Field<string>((value) => {
+    if (typeof value !== 'string') return { ok: false, key: 'string' };
+    const text = value.trim();
+    if (!isEmail(text)) return { ok: false, key: 'email' };
+    const at = text.lastIndexOf('@');
+    return { ok: true, value: `${text.slice(0, at)}@${text.slice(at + 1).toLowerCase()}` };
+  });
+}
+
+/** An array whose items each pass `item`; item messages name the field with its index, as Laravel does. */
+export function array<T>(item: Field<T, T>): Field<T[]> {
+  return new Field<T[]>((value) => {
+    if (!Array.isArray(value)) return { ok: false, key: 'array' };
+    const items: T[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const parsed = item.parse(value[i], `item ${i}`);
+      if (!parsed.ok) return { ok: false, message: parsed.message };
+      items.push(parsed.value);
+    }
+    return { ok: true, value: items };
+  });
+}
+
+/** A key-value object of text (custom fields in forms: `custom_field[age]=3`). */
+export function record(): Field<Record<string, unknown>> {
+  return new Field<Record<string, unknown>>((value) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? { ok: true, value: value as Record<string, unknown> }
+      : { ok: false, key: 'array' },
+  );
+}
+
+/** An uploaded file (multipart). */
+export function file(): Field<UploadedFile> {
+  return new Field<UploadedFile>((value) =>
+    value !== null && typeof value === 'object' && 'content' in value && Buffer.isBuffer((value as UploadedFile).content)
+      ? { ok: true, value: value as UploadedFile }
+      : { ok: false, key: 'file' },
+  );
+}

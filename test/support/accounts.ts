@@ -1,0 +1,7 @@
+// Fresh accounts for integration tests, so each test sees only its own records.
+import { createAccount } from '../../shared/data/accounts';
+import type { Keys } from './events';
+
+export async function newAccount(name = 'Test'): Promise<Keys & { account_id: number }> {
+  return createAccount(name);
+}

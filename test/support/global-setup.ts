@@ -1,0 +1,27 @@
+// Integration tests share one DynamoDB Local (in memory) for the run; each test makes its own accounts.
+import { createServer } from 'node:net';
+import { ensureTable, startLocalDynamo, type LocalDynamo } from '../../infra/local/dynamodb';
+
+export const TEST_TABLE = 'email-service-test';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export default async function globalSetup(): Promise<void> {
+  process.env.DDB_LOCAL_TELEMETRY = '0';
+  process.env.JAVA_TOOL_OPTIONS = '-Xmx512m';
+  const dynamo = await startLocalDynamo({ port: await freePort() });
+  await ensureTable(dynamo.endpoint, TEST_TABLE);
+  (globalThis as { __localDynamo?: LocalDynamo }).__localDynamo = dynamo;
+  // Workers start after this and inherit the environment.
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  process.env.TABLE_NAME = TEST_TABLE;
+}

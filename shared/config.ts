@@ -16,6 +16,8 @@ export interface Config {
   publicBaseUrl: string;
   /** How long a resolved credential stays cached in the container, in milliseconds. */
   credentialCacheMs: number;
+  /** HMAC key for signed links in mail (sender confirmation, unsubscribe, open pixel). */
+  tokenSigningKey: string;
 }
 
 function required(name: string): string {
@@ -44,6 +46,9 @@ function readConfig(): Config {
     sesEndpoint: optional('SES_ENDPOINT'),
     publicBaseUrl: optional('PUBLIC_BASE_URL') ?? 'http://localhost:3000/api/',
     credentialCacheMs: Number(optional('CREDENTIAL_CACHE_MS') ?? 60_000),
+    // Deployed functions must be given a real key; locally a fixed development key keeps links
+    // working across restarts without setup.
+    tokenSigningKey: runtime === 'aws' ? required('TOKEN_SIGNING_KEY') : (optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key'),
   };
 }
 

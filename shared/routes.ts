@@ -4,9 +4,19 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The HTTP families: one Lambda each, in `functions/<family>/handler.ts`. */
-export const httpFamilies = ['contact-types', 'fallback'] as const;
-
-export type HttpFamily = (typeof httpFamilies)[number];
+export type HttpFamily =
+  | 'contact-types'
+  | 'contacts'
+  | 'custom-fields'
+  | 'segments'
+  | 'unsubscribe-groups'
+  | 'global-unsubscribes'
+  | 'notification-recipients'
+  | 'templates'
+  | 'reference-data'
+  | 'senders'
+  | 'public-pages'
+  | 'fallback';
 
 /** The spec's two not-found texts; which one an operation answers is part of the contract. */
 export type NotFoundText = 'Record Not Found' | 'Record not found';
@@ -33,7 +43,33 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: 'contacts-type/view', family: 'contact-types', operation: 'view' },
   { method: 'POST', path: 'contacts-type/update', family: 'contact-types', operation: 'update' },
   { method: 'DELETE', path: 'contacts-type/delete', family: 'contact-types', operation: 'delete' },
+
+  // Contacts
+
+  // Custom and reserved fields
+
+  // Segments
+
+  // Unsubscribe groups
+
+  // Global unsubscribes
+
+  // Notification recipients
+
+  // Templates and dynamic content
+
+  // Reference data
+
+  // Senders
+
+  // Public pages (no credentials; signed tokens)
 ];
+
+/**
+ * The families that have routes, plus `fallback` (the catch-all for unknown paths): the functions
+ * the stack deploys and the local gateway loads.
+ */
+export const httpFamilies: readonly HttpFamily[] = [...new Set(routes.map((route) => route.family)), 'fallback'];
 
 /** API Gateway route key of a route, e.g. `GET /api/contacts-type`. */
 export function routeKey(route: Pick<Route, 'method' | 'path'>): string {

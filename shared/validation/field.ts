@@ -186,3 +186,11 @@ export function file(): Field<UploadedFile> {
       : { ok: false, key: 'file' },
   );
 }
+
+/** Most ids one bulk operation accepts: keeps one request inside a Lambda's time and a response's size. */
+export const maxBulkIds = 1000;
+
+/** The spec's `strIds*`: a required array of record ids. */
+export function idList(): Field<number[], number[]> {
+  return array(integer().required().min(1)).required().min(1).max(maxBulkIds);
+}

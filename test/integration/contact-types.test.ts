@@ -152,7 +152,7 @@ describe('contact types', () => {
       expect(result).toEqual({ status: 200, body: { status: 'success', message: 'Updated Successfully' } });
       expect(after.name).toBe('New name');
       expect(after.created_at).toBe(before.created_at);
-      expect(after.updated_at >= before.updated_at).toBe(true);
+      expect(String(after.updated_at) >= String(before.updated_at)).toBe(true);
     });
 
     it('lists each missing field', async () => {

@@ -1,0 +1,31 @@
+// The stored shape of a contact, shared by the contacts repository and the segment engine.
+
+/** One custom field value on a contact: the spec's `{field_name, field_value}`. */
+export interface CustomFieldValue {
+  field_name: string;
+  field_value: string | null;
+}
+
+export interface ContactRecord {
+  id: number;
+  user_id: number;
+  contact_type_id: number;
+  first_name: string;
+  last_name: string;
+  /** As entered; uniqueness within a contact type is on its lower-cased form. */
+  email: string;
+  alt_email: string | null;
+  /** The country id as text (the details output shows it so; the list shows the country name). */
+  country: string;
+  state: string;
+  city: string;
+  address_line1: string;
+  address_line2: string;
+  state_province_region: string;
+  postal_code: string;
+  /** Keyed by custom field name; null when the contact has none. */
+  custom_field: Record<string, CustomFieldValue> | null;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}

@@ -51,10 +51,26 @@ export const routes: readonly Route[] = [
   // Segments
 
   // Unsubscribe groups
+  { method: 'GET', path: 'unsubscribes-groups', family: 'unsubscribe-groups', operation: 'list' },
+  { method: 'POST', path: 'unsubscribes-groups/save', family: 'unsubscribe-groups', operation: 'save' },
+  { method: 'GET', path: 'unsubscribes-groups/details', family: 'unsubscribe-groups', operation: 'details' },
+  { method: 'POST', path: 'unsubscribes-groups/update', family: 'unsubscribe-groups', operation: 'update' },
+  { method: 'POST', path: 'unsubscribes-groups/manually-add', family: 'unsubscribe-groups', operation: 'manuallyAdd' },
+  { method: 'GET', path: 'unsubscribes-groups/recipients-list', family: 'unsubscribe-groups', operation: 'recipientsList' },
+  { method: 'DELETE', path: 'unsubscribes-groups/recipients-delete', family: 'unsubscribe-groups', operation: 'recipientsDelete' },
+  { method: 'POST', path: 'unsubscribes-groups/recipients-bulk-delete', family: 'unsubscribe-groups', operation: 'recipientsBulkDelete' },
 
   // Global unsubscribes
+  { method: 'GET', path: 'global-unsubscribes', family: 'global-unsubscribes', operation: 'list' },
+  { method: 'POST', path: 'global-unsubscribes/save', family: 'global-unsubscribes', operation: 'save' },
+  { method: 'DELETE', path: 'global-unsubscribes/delete', family: 'global-unsubscribes', operation: 'delete' },
+  { method: 'POST', path: 'global-unsubscribes/bulk-delete', family: 'global-unsubscribes', operation: 'bulkDelete' },
 
   // Notification recipients
+  { method: 'GET', path: 'notification-recipients', family: 'notification-recipients', operation: 'list' },
+  { method: 'POST', path: 'notification-recipient/save', family: 'notification-recipients', operation: 'save' },
+  { method: 'DELETE', path: 'notification-recipient/delete', family: 'notification-recipients', operation: 'delete' },
+  { method: 'POST', path: 'notification-recipient/bulk-delete', family: 'notification-recipients', operation: 'bulkDelete' },
 
   // Templates and dynamic content
 

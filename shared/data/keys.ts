@@ -74,3 +74,174 @@ export function scheduledJobDueKey(dueAt: Date, name: string): { gsi1pk: string;
 export function scheduledJobsDueBound(now: Date): string {
   return `${now.toISOString()}$`;
 }
+
+// Contacts
+
+export const CONTACT = 'contact';
+
+/** A contact's own item, by id; the account's contact partition lists them in id order. */
+export function contactKey(accountId: number, id: number): Key {
+  return entityKey(accountId, CONTACT, id);
+}
+
+export function contactPartition(accountId: number): string {
+  return entityPartition(accountId, CONTACT);
+}
+
+/** The gsi1 partition of one contact type's contacts (reads by type and the contact-type cascade). */
+export function contactsOfTypePartition(accountId: number, contactTypeId: number): string {
+  return entityPartition(accountId, `${CONTACT_TYPE}#${contactTypeId}#${CONTACT}`);
+}
+
+/** The gsi1 attributes that place a contact in its type's partition, in id order. */
+export function contactOfTypeIndexKey(accountId: number, contactTypeId: number, id: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: contactsOfTypePartition(accountId, contactTypeId), gsi1sk: idSortKey(id) };
+}
+
+/** The item that claims an email within a contact type (case-insensitive), so two contacts never share it. */
+export function contactEmailKey(accountId: number, contactTypeId: number, email: string): Key {
+  return { pk: entityPartition(accountId, `contact-email#${contactTypeId}`), sk: email.toLowerCase() };
+}
+
+// Custom fields
+
+export const CUSTOM_FIELD = 'custom-field';
+
+export function customFieldKey(accountId: number, id: number): Key {
+  return entityKey(accountId, CUSTOM_FIELD, id);
+}
+
+export function customFieldPartition(accountId: number): string {
+  return entityPartition(accountId, CUSTOM_FIELD);
+}
+
+/** The item that claims a custom field name in an account (case-insensitive). */
+export function customFieldNameKey(accountId: number, fieldName: string): Key {
+  return { pk: entityPartition(accountId, 'custom-field-name'), sk: fieldName.toLowerCase() };
+}
+
+// Global unsubscribes and unsubscribe groups (suppression lists)
+
+export const GLOBAL_UNSUBSCRIBE = 'global-unsubscribe';
+export const UNSUBSCRIBE_GROUP = 'unsubscribe-group';
+export const UNSUBSCRIBE_GROUP_RECIPIENT = 'unsubscribe-group-recipient';
+
+export function globalUnsubscribeKey(accountId: number, id: number): Key {
+  return entityKey(accountId, GLOBAL_UNSUBSCRIBE, id);
+}
+
+export function globalUnsubscribePartition(accountId: number): string {
+  return entityPartition(accountId, GLOBAL_UNSUBSCRIBE);
+}
+
+/** The item that holds an address on the account's global list (case-insensitive): one GetItem answers "suppressed?". */
+export function globalUnsubscribeAddressKey(accountId: number, email: string): Key {
+  return { pk: entityPartition(accountId, 'global-unsubscribe-address'), sk: email.toLowerCase() };
+}
+
+export function unsubscribeGroupKey(accountId: number, id: number): Key {
+  return entityKey(accountId, UNSUBSCRIBE_GROUP, id);
+}
+
+export function unsubscribeGroupPartition(accountId: number): string {
+  return entityPartition(accountId, UNSUBSCRIBE_GROUP);
+}
+
+/** A group recipient by its id (ids are per account, across groups, as the spec's delete by id needs). */
+export function unsubscribeGroupRecipientKey(accountId: number, id: number): Key {
+  return entityKey(accountId, UNSUBSCRIBE_GROUP_RECIPIENT, id);
+}
+
+/** The partition of one group's addresses: its recipient list is one Query. */
+export function unsubscribeGroupAddressPartition(accountId: number, groupId: number): string {
+  return entityPartition(accountId, `unsubscribe-group-address#${groupId}`);
+}
+
+/** The item that holds an address in one group (case-insensitive): one GetItem answers "in the group?". */
+export function unsubscribeGroupAddressKey(accountId: number, groupId: number, email: string): Key {
+  return { pk: unsubscribeGroupAddressPartition(accountId, groupId), sk: email.toLowerCase() };
+}
+
+// Notification recipients
+
+export const NOTIFICATION_RECIPIENT = 'notification-recipient';
+
+export function notificationRecipientKey(accountId: number, id: number): Key {
+  return entityKey(accountId, NOTIFICATION_RECIPIENT, id);
+}
+
+export function notificationRecipientPartition(accountId: number): string {
+  return entityPartition(accountId, NOTIFICATION_RECIPIENT);
+}
+
+/** The item that claims an address among the account's notification recipients (case-insensitive). */
+export function notificationRecipientAddressKey(accountId: number, email: string): Key {
+  return { pk: entityPartition(accountId, 'notification-recipient-address'), sk: email.toLowerCase() };
+}
+
+// Senders
+
+export const SENDER = 'sender';
+
+export function senderKey(accountId: number, id: number): Key {
+  return entityKey(accountId, SENDER, id);
+}
+
+export function senderPartition(accountId: number): string {
+  return entityPartition(accountId, SENDER);
+}
+
+// Segments
+
+export const SEGMENT = 'segment';
+export const SEGMENT_RECIPIENT = 'segment-recipient';
+
+export function segmentKey(accountId: number, id: number): Key {
+  return entityKey(accountId, SEGMENT, id);
+}
+
+export function segmentPartition(accountId: number): string {
+  return entityPartition(accountId, SEGMENT);
+}
+
+/** The gsi1 partition listing the segments of one contact type, so a contact change reads them in one Query. */
+export function segmentsOfContactTypePartition(accountId: number, contactTypeId: number): string {
+  return `${entityPartition(accountId, SEGMENT)}#contact-type#${contactTypeId}`;
+}
+
+/** The gsi1 keys a segment carries to appear in its contact type's partition. */
+export function segmentContactTypeIndexKey(accountId: number, contactTypeId: number, segmentId: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: segmentsOfContactTypePartition(accountId, contactTypeId), gsi1sk: idSortKey(segmentId) };
+}
+
+/** The partition holding one segment's recipients. */
+export function segmentRecipientPartition(accountId: number, segmentId: number): string {
+  return `${entityPartition(accountId, SEGMENT_RECIPIENT)}#${segmentId}`;
+}
+
+/** A segment's recipient item, keyed by lower-cased address: the key itself keeps each address once per segment. */
+export function segmentRecipientKey(accountId: number, segmentId: number, email: string): Key {
+  return { pk: segmentRecipientPartition(accountId, segmentId), sk: email.toLowerCase() };
+}
+
+/** The gsi1 keys that find a recipient by its id alone (segment/email/delete names only the id); one gsi1 partition per id. */
+export function segmentRecipientIdIndexKey(accountId: number, recipientId: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: `${entityPartition(accountId, SEGMENT_RECIPIENT)}#id#${recipientId}`, gsi1sk: idSortKey(recipientId) };
+}
+
+// Reference data (countries, states, cities): global, not account data, so no account id
+
+/** The seeded version marker: written last, so its presence means every item below is complete. */
+export function referenceVersionKey(): Key {
+  return { pk: 'REFERENCE', sk: 'VERSION' };
+}
+
+/** Every country and state in one item, so the country-state-city list costs one GetItem. */
+export function referenceRegionsKey(): Key {
+  return { pk: 'REFERENCE', sk: 'COUNTRIES_AND_STATES' };
+}
+
+/** One country's cities; a partition per country spreads the reads. */
+export function referenceCitiesKey(countryId: number): Key {
+  return { pk: `REFERENCE#CITIES#${idSortKey(countryId)}`, sk: 'CITIES' };
+}

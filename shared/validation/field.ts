@@ -5,7 +5,7 @@ import { attributeName, format, messages, type MessageKey } from './messages';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
-type Coerce<T> = (value: unknown) => Parsed<T> | { ok: false; key: MessageKey };
+type Coerce<T> = (value: unknown, field: string) => Parsed<T> | { ok: false; key: MessageKey };
 type Check<T> = (value: T) => { key: MessageKey | 'custom'; replacements?: Record<string, string | number>; text?: string } | undefined;
 
 interface Options {
@@ -93,7 +93,7 @@ export class Field<T, Out = T | undefined> {
     if (isAbsent(raw)) {
       return this.options.required ? { ok: false, message: say('required') } : { ok: true, value: undefined as Out };
     }
-    const coerced = this.coerce(raw);
+    const coerced = this.coerce(raw, field);
     if (!coerced.ok) return { ok: false, message: 'key' in coerced ? say(coerced.key) : coerced.message };
     for (const check of this.checks) {
       const failure = check(coerced.value);
@@ -155,13 +155,13 @@ export function email(): Field<string> {
   });
 }
 
-/** An array whose items each pass `item`; item messages name the field with its index, as Laravel does. */
+/** An array whose items each pass `item`; item messages name the field with its index (`str ids.0`), as Laravel does. */
 export function array<T>(item: Field<T, T>): Field<T[]> {
-  return new Field<T[]>((value) => {
+  return new Field<T[]>((value, field) => {
     if (!Array.isArray(value)) return { ok: false, key: 'array' };
     const items: T[] = [];
     for (let i = 0; i < value.length; i++) {
-      const parsed = item.parse(value[i], `item ${i}`);
+      const parsed = item.parse(value[i], `${field}.${i}`);
       if (!parsed.ok) return { ok: false, message: parsed.message };
       items.push(parsed.value);
     }

@@ -26,9 +26,9 @@ export const messages = {
 
 export type MessageKey = keyof typeof messages;
 
-/** `group_name` -> `group name`, as Laravel names attributes in its messages. */
+/** `group_name` -> `group name`, `strIds` -> `str ids`: Laravel snake-cases an attribute, then spaces it. */
 export function attributeName(field: string): string {
-  return field.replace(/_/g, ' ');
+  return field.replace(/([a-z\d])([A-Z])/g, '$1_$2').toLowerCase().replace(/_/g, ' ');
 }
 
 export function format(template: string, replacements: Record<string, string | number>): string {

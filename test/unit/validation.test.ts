@@ -47,9 +47,16 @@ describe('validate', () => {
     [string().required().in(['text', 'number']), 'date', 'The selected value is invalid.'],
     [string().required().regex(/^\w+$/), 'a-b', 'The value field format is invalid.'],
     [array(integer().required()).required(), 'x', 'The value field must be an array.'],
-    [array(integer().required()).required(), ['1', 'x'], 'The item 1 field must be an integer.'],
+    [array(integer().required()).required(), ['1', 'x'], 'The value.1 field must be an integer.'],
   ])('answers the Laravel message (%#)', (field, value, message) => {
     expect(errorsOf(() => validate({ value }, { value: field }))).toEqual({ value: [message] });
+  });
+
+  it('snake-cases camelCase attributes as Laravel does', () => {
+    expect(errorsOf(() => validate({}, { strIds: string().required(), groupId: string().required() }))).toEqual({
+      strIds: ['The str ids field is required.'],
+      groupId: ['The group id field is required.'],
+    });
   });
 
   it('lets a field replace a message, as the spec does for email_owner', () => {

@@ -1,0 +1,86 @@
+// Unsubscribe group operations: the groups (list, save, details, update) and their recipients
+// (manually-add, recipients-list, recipients-delete, recipients-bulk-delete).
+import {
+  addToSuppressionList,
+  deleteSuppressionEntries,
+  deleteSuppressionEntry,
+  listSuppressionList,
+} from '../../shared/data/suppressions';
+import {
+  addUnsubscribeGroup,
+  getUnsubscribeGroup,
+  listUnsubscribeGroups,
+  unsubscribeGroupExists,
+  updateUnsubscribeGroup,
+} from '../../shared/data/unsubscribe-groups';
+import { RecordNotFound } from '../../shared/data/errors';
+import { ValidationError } from '../../shared/http/errors';
+import { accountOperation } from '../../shared/http/pipeline';
+import { ok } from '../../shared/http/reply';
+import { emailList } from '../../shared/validation/email-list';
+import { flag, format, idList, integer, messages, string, validate } from '../../shared/validation';
+
+/** Limits the spec leaves open: a group name fits a list row; a description is a short paragraph. */
+const maxGroupNameLength = 255;
+const maxDescriptionLength = 1000;
+
+const groupFields = {
+  group_name: string().required().max(maxGroupNameLength),
+  description: string().required().max(maxDescriptionLength),
+  is_display: flag().required(),
+};
+const recordId = integer().required().min(1);
+
+export const list = accountOperation(async ({ account }) => ok({ unsubscribesGroups: await listUnsubscribeGroups(account.id) }));
+
+export const save = accountOperation(async ({ account, request }) => {
+  const input = validate(request.fields, groupFields);
+  await addUnsubscribeGroup(account.id, input);
+  return ok('Saved Successfully');
+});
+
+export const details = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { id: recordId });
+  return ok({ unsubscribesGroup: await getUnsubscribeGroup(account.id, input.id) });
+});
+
+export const update = accountOperation(async ({ account, request }) => {
+  // The id comes in the query and the rest in the body; one validation reports both.
+  const { id, ...changes } = validate({ ...request.fields, id: request.query.id }, { id: recordId, ...groupFields });
+  await updateUnsubscribeGroup(account.id, id, changes);
+  return ok('Updated Successfully');
+});
+
+const unknownGroup = () => ValidationError.of('unsubscribe_groups_id', format(messages.exists, { attribute: 'unsubscribe groups id' }));
+
+export const manuallyAdd = accountOperation(async ({ account, request }) => {
+  const input = validate(request.fields, { unsubscribe_groups_id: integer().required(), email_address: emailList().required() });
+  const groupId = input.unsubscribe_groups_id;
+  if (groupId < 1 || !(await unsubscribeGroupExists(account.id, groupId))) throw unknownGroup();
+  try {
+    await addToSuppressionList({ accountId: account.id, groupId }, input.email_address);
+  } catch (error) {
+    if (error instanceof RecordNotFound) throw unknownGroup();
+    throw error;
+  }
+  return ok('Added Successfully');
+});
+
+export const recipientsList = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { groupId: recordId });
+  // An unknown group is not found, not an empty list.
+  await getUnsubscribeGroup(account.id, input.groupId);
+  return ok({ recipients: await listSuppressionList({ accountId: account.id, groupId: input.groupId }) });
+});
+
+export const recipientsDelete = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { id: recordId });
+  await deleteSuppressionEntry(account.id, 'group', input.id);
+  return ok('Deleted Successfully');
+});
+
+export const recipientsBulkDelete = accountOperation(async ({ account, request }) => {
+  const input = validate(request.fields, { strIds: idList() });
+  await deleteSuppressionEntries(account.id, 'group', input.strIds);
+  return ok('Deleted Successfully');
+});

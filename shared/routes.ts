@@ -73,12 +73,16 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: 'notification-recipient/bulk-delete', family: 'notification-recipients', operation: 'bulkDelete' },
 
   // Templates and dynamic content
+  { method: 'GET', path: 'get-design/template', family: 'templates', operation: 'listTemplates' },
+  { method: 'GET', path: 'get-dynamic/content', family: 'templates', operation: 'listDynamicContent' },
 
   // Reference data
+  { method: 'GET', path: 'get/country-state-city', family: 'reference-data', operation: 'countryStateCity' },
 
   // Senders
 
   // Public pages (no credentials; signed tokens)
+  { method: 'GET', path: 'assets/previews/{file}', family: 'templates', operation: 'previewImageFile', auth: 'public' },
 ];
 
 /**

@@ -24,4 +24,13 @@ export default async function globalSetup(): Promise<void> {
   // Workers start after this and inherit the environment.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = TEST_TABLE;
+  process.env.APP_RUNTIME = 'local';
+  // Countries, states and cities, which contacts and senders validate against: seeded once per run.
+  const { resetConfig } = await import('../../shared/config');
+  const { resetDbClient } = await import('../../shared/data/client');
+  resetConfig();
+  resetDbClient();
+  const { seedReferenceData } = await import('../../shared/data/reference-data');
+  await seedReferenceData();
+  resetDbClient();
 }

@@ -18,6 +18,8 @@ export interface Config {
   credentialCacheMs: number;
   /** HMAC key for signed links in mail (sender confirmation, unsubscribe, open pixel). */
   tokenSigningKey: string;
+  /** The address system mail (sender verification, send summaries) comes from. */
+  systemFromEmail: string;
 }
 
 function required(name: string): string {
@@ -46,9 +48,15 @@ function readConfig(): Config {
     sesEndpoint: optional('SES_ENDPOINT'),
     publicBaseUrl: optional('PUBLIC_BASE_URL') ?? 'http://localhost:3000/api/',
     credentialCacheMs: Number(optional('CREDENTIAL_CACHE_MS') ?? 60_000),
-    // Deployed functions must be given a real key; locally a fixed development key keeps links
+    // Deployed, these must be set; they are read on first use, so a function that never signs a
+    // link or sends system mail does not need them. Locally, fixed development values keep links
     // working across restarts without setup.
-    tokenSigningKey: runtime === 'aws' ? required('TOKEN_SIGNING_KEY') : (optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key'),
+    get tokenSigningKey() {
+      return runtime === 'aws' ? required('TOKEN_SIGNING_KEY') : (optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key');
+    },
+    get systemFromEmail() {
+      return runtime === 'aws' ? required('SYSTEM_FROM_EMAIL') : (optional('SYSTEM_FROM_EMAIL') ?? 'no-reply@localhost');
+    },
   };
 }
 

@@ -80,9 +80,17 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: 'get/country-state-city', family: 'reference-data', operation: 'countryStateCity' },
 
   // Senders
+  { method: 'GET', path: 'senders', family: 'senders', operation: 'list' },
+  { method: 'POST', path: 'senders', family: 'senders', operation: 'list' },
+  { method: 'POST', path: 'sender/save', family: 'senders', operation: 'save' },
+  { method: 'GET', path: 'sender/details', family: 'senders', operation: 'details' },
+  { method: 'POST', path: 'sender/update', family: 'senders', operation: 'update' },
+  { method: 'DELETE', path: 'sender/delete', family: 'senders', operation: 'delete' },
+  { method: 'GET', path: 'sender/resend-mail', family: 'senders', operation: 'resendMail' },
 
   // Public pages (no credentials; signed tokens)
   { method: 'GET', path: 'assets/previews/{file}', family: 'templates', operation: 'previewImageFile', auth: 'public' },
+  { method: 'GET', path: 'public/senders/confirm', family: 'public-pages', operation: 'confirmSender', auth: 'public' },
 ];
 
 /**

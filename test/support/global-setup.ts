@@ -1,6 +1,9 @@
 // Integration tests share one DynamoDB Local (in memory) for the run; each test makes its own accounts.
 import { createServer } from 'node:net';
 import { ensureTable, startLocalDynamo, type LocalDynamo } from '../../infra/local/dynamodb';
+import { resetConfig } from '../../shared/config';
+import { resetDbClient } from '../../shared/data/client';
+import { seedReferenceData } from '../../shared/data/reference-data';
 
 export const TEST_TABLE = 'email-service-test';
 
@@ -26,11 +29,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TABLE_NAME = TEST_TABLE;
   process.env.APP_RUNTIME = 'local';
   // Countries, states and cities, which contacts and senders validate against: seeded once per run.
-  const { resetConfig } = await import('../../shared/config');
-  const { resetDbClient } = await import('../../shared/data/client');
   resetConfig();
   resetDbClient();
-  const { seedReferenceData } = await import('../../shared/data/reference-data');
   await seedReferenceData();
   resetDbClient();
 }

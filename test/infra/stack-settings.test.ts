@@ -1,0 +1,83 @@
+// Context settings change the stack as documented: stage name, allowDestroy, log retention and API throttling.
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
+import { cdkJsonContext } from '../../infra/stack/cdk-json-context';
+import { createEmailCampaignStack, type EmailCampaignStack } from '../../infra/stack/email-campaign-stack';
+import { readSettings } from '../../infra/stack/settings';
+
+// Settings do not touch the bundles, so skip esbuild; `npm run synth` runs CloudFormation's own checks.
+function appWith(context: Record<string, unknown>): App {
+  return new App({ builtinCloudFormationValidation: false, context: { ...cdkJsonContext(), [BUNDLING_STACKS]: [], ...context } });
+}
+
+describe('stack settings from context', () => {
+  let stack: EmailCampaignStack;
+  let template: Template;
+
+  beforeAll(() => {
+    // Strings, as `cdk synth -c key=value` passes them.
+    const app = appWith({
+      stage: 'qa',
+      allowDestroy: 'true',
+      logRetentionDays: '7',
+      apiThrottleBurst: '50',
+      apiThrottleRate: '25',
+    });
+    stack = createEmailCampaignStack(app);
+    template = Template.fromStack(stack);
+  });
+
+  test('names the stack after the stage', () => {
+    expect(stack.stackName).toBe('email-campaign-qa');
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'email-campaign-qa' });
+  });
+
+  test('allowDestroy lets the table go with the stack, without deletion protection', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      UpdateReplacePolicy: 'Delete',
+      Properties: { DeletionProtectionEnabled: false },
+    });
+  });
+
+  test('allowDestroy lets the log groups go with the stack', () => {
+    const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup'));
+    expect(logGroups.length).toBeGreaterThan(0);
+    for (const logGroup of logGroups) expect(logGroup).toMatchObject({ DeletionPolicy: 'Delete' });
+  });
+
+  test('logRetentionDays sets every log group retention', () => {
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 7 });
+  });
+
+  test('apiThrottleBurst and apiThrottleRate set the stage throttling', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 25 },
+    });
+  });
+
+  test('the defaults are stage dev, retained data, 30-day logs and 200/100 throttling', () => {
+    expect(readSettings(new App().node)).toEqual({
+      stage: 'dev',
+      allowDestroy: false,
+      logRetention: 30,
+      apiThrottle: { burstLimit: 200, rateLimit: 100 },
+    });
+  });
+
+  test('JSON values from cdk.json are read like their string forms', () => {
+    const fromJson = readSettings(appWith({ allowDestroy: true, logRetentionDays: 7, apiThrottleBurst: 50 }).node);
+    expect(fromJson).toMatchObject({ allowDestroy: true, logRetention: 7, apiThrottle: { burstLimit: 50 } });
+  });
+
+  test.each([
+    [{ allowDestroy: 'yes' }, /allowDestroy must be true or false/],
+    [{ logRetentionDays: '10' }, /logRetentionDays must be one of/],
+    [{ apiThrottleBurst: '0' }, /apiThrottleBurst must be a positive integer/],
+    [{ apiThrottleRate: 'fast' }, /apiThrottleRate must be a positive integer/],
+    [{ stage: 'Prod_1' }, /stage must be lower-case letters/],
+  ])('rejects %j before building anything', (context, message) => {
+    expect(() => createEmailCampaignStack(appWith(context))).toThrow(message);
+  });
+});

@@ -15,6 +15,8 @@ export type HttpFamily =
   | 'templates'
   | 'reference-data'
   | 'senders'
+  | 'single-sends'
+  | 'automations'
   | 'public-pages'
   | 'fallback';
 
@@ -45,10 +47,29 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: 'contacts-type/delete', family: 'contact-types', operation: 'delete' },
 
   // Contacts
+  { method: 'GET', path: 'contacts/list', family: 'contacts', operation: 'list' },
+  { method: 'POST', path: 'contacts/add', family: 'contacts', operation: 'add' },
+  { method: 'GET', path: 'contacts/csv-sample/download', family: 'contacts', operation: 'csvSample' },
+  { method: 'POST', path: 'contacts/upload-csv', family: 'contacts', operation: 'uploadCsv' },
+  { method: 'GET', path: 'contacts/details', family: 'contacts', operation: 'details' },
+  { method: 'POST', path: 'contacts/update', family: 'contacts', operation: 'update' },
+  { method: 'DELETE', path: 'contacts/delete', family: 'contacts', operation: 'delete' },
+  { method: 'POST', path: 'contacts/bulk-delete', family: 'contacts', operation: 'bulkDelete' },
 
   // Custom and reserved fields
+  { method: 'GET', path: 'reserve-fields', family: 'custom-fields', operation: 'reserved' },
+  { method: 'GET', path: 'custom-fields', family: 'custom-fields', operation: 'list' },
+  { method: 'POST', path: 'custom-fields/save', family: 'custom-fields', operation: 'save' },
+  { method: 'DELETE', path: 'custom-fields/delete', family: 'custom-fields', operation: 'delete' },
 
   // Segments
+  { method: 'GET', path: 'segment/list', family: 'segments', operation: 'list' },
+  { method: 'POST', path: 'segment/save', family: 'segments', operation: 'save' },
+  { method: 'POST', path: 'segment/update', family: 'segments', operation: 'update' },
+  { method: 'DELETE', path: 'segment/delete', family: 'segments', operation: 'delete' },
+  { method: 'GET', path: 'segment/email/list', family: 'segments', operation: 'emailList', notFound: 'Record not found' },
+  { method: 'POST', path: 'segment/email/store', family: 'segments', operation: 'emailStore' },
+  { method: 'DELETE', path: 'segment/email/delete', family: 'segments', operation: 'emailDelete' },
 
   // Unsubscribe groups
   { method: 'GET', path: 'unsubscribes-groups', family: 'unsubscribe-groups', operation: 'list' },
@@ -91,6 +112,10 @@ export const routes: readonly Route[] = [
   // Public pages (no credentials; signed tokens)
   { method: 'GET', path: 'assets/previews/{file}', family: 'templates', operation: 'previewImageFile', auth: 'public' },
   { method: 'GET', path: 'public/senders/confirm', family: 'public-pages', operation: 'confirmSender', auth: 'public' },
+
+  // Single sends
+
+  // Automations
 ];
 
 /**

@@ -1,5 +1,6 @@
 // Contact types (the spec's lists of contacts): every table access for them.
 import { isoTimestamp } from '../time';
+import { contactTypeClosingAttribute, deleteContactsOfType } from './contacts';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { CONTACT_TYPE, contactTypeKey, contactTypePartition } from './keys';
@@ -55,7 +56,15 @@ export async function renameContactType(accountId: number, id: number, name: str
   return toContactType(item);
 }
 
+/**
+ * Delete a contact type and all its contacts. The type is first marked closing, so no contact can
+ * join it while its contacts are removed; it is deleted last, so a run cut short leaves it in place
+ * and deleting it again finishes the job.
+ */
 export async function deleteContactType(accountId: number, id: number): Promise<void> {
+  const closing = await updateExistingItem(contactTypeKey(accountId, id), { [contactTypeClosingAttribute]: 1 });
+  if (!closing) throw new RecordNotFound(CONTACT_TYPE, id);
+  await deleteContactsOfType(accountId, id);
   const deleted = await deleteExistingItem(contactTypeKey(accountId, id));
   if (!deleted) throw new RecordNotFound(CONTACT_TYPE, id);
 }

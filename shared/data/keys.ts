@@ -245,3 +245,96 @@ export function referenceRegionsKey(): Key {
 export function referenceCitiesKey(countryId: number): Key {
   return { pk: `REFERENCE#CITIES#${idSortKey(countryId)}`, sk: 'CITIES' };
 }
+
+// Single sends
+
+export const SINGLE_SEND = 'single-send';
+
+/** A single send's own item, by its utr: every single-send operation names the send by utr. */
+export function singleSendKey(accountId: number, utr: string): Key {
+  return { pk: singleSendPartition(accountId), sk: utr };
+}
+
+/** The partition holding an account's single-send items only (keyed by utr; the list reads the id index). */
+export function singleSendPartition(accountId: number): string {
+  return entityPartition(accountId, SINGLE_SEND);
+}
+
+/** The gsi1 keys that order an account's single sends by id and find one by its integer id (bulk delete). */
+export function singleSendIdIndexKey(accountId: number, id: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: singleSendIdIndexPartition(accountId), gsi1sk: idSortKey(id) };
+}
+
+/** The gsi1 partition listing an account's single sends in id order. */
+export function singleSendIdIndexPartition(accountId: number): string {
+  return entityPartition(accountId, `${SINGLE_SEND}-by-id`);
+}
+
+// Sending (the delivery ledger, event markers, bounce suppressions, dispatch state)
+
+/**
+ * The partition of one recipient of one send or automation step (`ref` is an encoded SendRef, the
+ * address lower-cased): the ledger claim and the statistics markers live together, and one
+ * partition per recipient spreads a large send's writes.
+ */
+export function sendRecipientPartition(accountId: number, ref: string, email: string): string {
+  return entityPartition(accountId, `send-recipient#${ref}#${email.toLowerCase()}`);
+}
+
+/** The ledger item claimed before a recipient is mailed: its existence means "mailed, or being mailed". */
+export function sendLedgerKey(accountId: number, ref: string, email: string): Key {
+  return { pk: sendRecipientPartition(accountId, ref, email), sk: 'LEDGER' };
+}
+
+/** A marker that one statistics event (delivered, a unique open, ...) was counted for this recipient. */
+export function sendEventMarkerKey(accountId: number, ref: string, email: string, event: string): Key {
+  return { pk: sendRecipientPartition(accountId, ref, email), sk: `EVENT#${event}` };
+}
+
+/** Addresses that hard-bounced or complained, by lower-cased address: one GetItem answers "suppressed?". */
+export function bouncedAddressKey(accountId: number, email: string): Key {
+  return { pk: entityPartition(accountId, 'bounced-address'), sk: email.toLowerCase() };
+}
+
+export function bouncedAddressPartition(accountId: number): string {
+  return entityPartition(accountId, 'bounced-address');
+}
+
+/** A single send's dispatch progress (cursor, fan-out and settlement counts), apart from the API record. */
+export function singleSendDispatchKey(accountId: number, utr: string): Key {
+  return { pk: entityPartition(accountId, 'single-send-dispatch'), sk: utr };
+}
+
+/** Marks one delivery batch of a send as settled, so a redelivered batch is never counted twice. */
+export function deliveryBatchKey(accountId: number, ref: string, batchId: string): Key {
+  return { pk: entityPartition(accountId, `delivery-batch#${ref}`), sk: batchId };
+}
+
+// Automations
+
+export const AUTOMATION = 'automation';
+export const AUTOMATION_STEP = 'automation-step';
+
+/** The partition holding an account's automations (the list Queries it and orders by id). */
+export function automationPartition(accountId: number): string {
+  return entityPartition(accountId, AUTOMATION);
+}
+
+/** An automation's own item, by its utr: every automation operation names the automation by utr. */
+export function automationKey(accountId: number, utr: string): Key {
+  return { pk: automationPartition(accountId), sk: utr };
+}
+
+/** The partition of one automation's steps (the spec's schedules), in step order: ids grow as steps are added. */
+export function automationStepPartition(accountId: number, automationUtr: string): string {
+  return entityPartition(accountId, `${AUTOMATION_STEP}#${automationUtr}`);
+}
+
+export function automationStepKey(accountId: number, automationUtr: string, stepId: number): Key {
+  return { pk: automationStepPartition(accountId, automationUtr), sk: idSortKey(stepId) };
+}
+
+/** The item that finds a step by its utr alone (schedule delete and the design links name only the step). */
+export function automationStepUtrKey(accountId: number, stepUtr: string): Key {
+  return { pk: entityPartition(accountId, `${AUTOMATION_STEP}-utr`), sk: stepUtr };
+}

@@ -1,0 +1,108 @@
+// Contact operations: list, details, add, update, delete and bulk delete.
+import type { ContactRecord } from '../../shared/data/contact-record';
+import { fieldsByName, fullName } from '../../shared/data/contact-items';
+import { contactTypeExists, listContactTypes, type ContactType } from '../../shared/data/contact-types';
+import {
+  addContact,
+  ContactEmailTaken,
+  ContactTypeUnavailable,
+  deleteContact,
+  deleteContacts,
+  getContact,
+  listContacts,
+  updateContact,
+} from '../../shared/data/contacts';
+import { listCustomFields } from '../../shared/data/custom-fields';
+import { findCountry } from '../../shared/data/reference-data';
+import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { accountOperation } from '../../shared/http/pipeline';
+import { ok } from '../../shared/http/reply';
+import { format, idList, integer, messages, validate } from '../../shared/validation';
+import { readContactInput, type ContactInput } from './contact-input';
+
+const contactId = integer().required().min(1);
+
+/** Read add/update input for an account: country by id, custom fields as they are now. */
+async function readInput(accountId: number, fields: Record<string, unknown>): Promise<ContactInput> {
+  return readContactInput(fields, {
+    customFields: fieldsByName(await listCustomFields(accountId)),
+    contactTypeExists: (id) => contactTypeExists(accountId, id),
+    resolveCountry: async (value) => (await findCountry(Number(value)))?.id,
+    countryInput: 'id',
+  });
+}
+
+/** The repository's refusals, in the validation shape of the field they concern. */
+function asValidationError(error: unknown): unknown {
+  if (error instanceof ContactEmailTaken) return ValidationError.of('email', format(messages.unique, { attribute: 'email' }));
+  if (error instanceof ContactTypeUnavailable) return ValidationError.of('contact_type_id', format(messages.exists, { attribute: 'contact type id' }));
+  return error;
+}
+
+function withFullName(contact: ContactRecord) {
+  return { ...contact, fullname: fullName(contact) };
+}
+
+/** The list shows the country's name, where details show its id. */
+async function countryName(countryId: string): Promise<string> {
+  return (await findCountry(Number(countryId)))?.name ?? countryId;
+}
+
+export const list = accountOperation(async ({ account }) => {
+  // One Query for the types, joined in memory: never one read per contact.
+  const [contacts, contactTypes] = await Promise.all([listContacts(account.id), listContactTypes(account.id)]);
+  const typesById = new Map<number, ContactType>(contactTypes.map(({ contacts_count: _count, ...type }) => [type.id, type]));
+  const rows = await Promise.all(
+    contacts.map(async (contact) => ({
+      ...withFullName({ ...contact, country: await countryName(contact.country) }),
+      contact_type: typesById.get(contact.contact_type_id) ?? null,
+    })),
+  );
+  return ok({ contacts: rows });
+});
+
+export const details = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { contact_id: contactId });
+  return ok({ contact: withFullName(await getContact(account.id, input.contact_id)) });
+});
+
+export const add = accountOperation(async ({ account, request }) => {
+  const input = await readInput(account.id, request.fields);
+  try {
+    await addContact(account.id, input.fields, input.customValues);
+  } catch (error) {
+    throw asValidationError(error);
+  }
+  return ok('Contact Added Successfully');
+});
+
+export const update = accountOperation(async ({ account, request }) => {
+  const id = contactId.parse(request.fields.contact_id, 'contact_id');
+  let input: ContactInput | undefined;
+  let errors: FieldErrors = id.ok ? {} : { contact_id: [id.message] };
+  try {
+    input = await readInput(account.id, request.fields);
+  } catch (error) {
+    if (!(error instanceof ValidationError) || typeof error.errors === 'string') throw error;
+    errors = { ...errors, ...error.errors };
+  }
+  if (!id.ok || !input) throw new ValidationError(errors);
+  try {
+    await updateContact(account.id, id.value, input.fields, input.customValues);
+  } catch (error) {
+    throw asValidationError(error);
+  }
+  return ok('Contact Updated Successfully');
+});
+
+export const remove = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { contact_id: contactId });
+  await deleteContact(account.id, input.contact_id);
+  return ok('Deleted Successfully');
+});
+
+export const bulkDelete = accountOperation(async ({ account, request }) => {
+  const input = validate(request.fields, { strIds: idList() });
+  await deleteContacts(account.id, input.strIds);
+  return ok('Deleted Successfully');
+});

@@ -1,0 +1,38 @@
+// Field operations: the reserved fields every contact has, and the account's custom fields.
+import { addCustomField, customFieldTypes, CustomFieldNameTaken, deleteCustomField, listCustomFields } from '../../shared/data/custom-fields';
+import { isReservedFieldName, reservedFields } from '../../shared/data/reserved-fields';
+import { ValidationError } from '../../shared/http/errors';
+import { accountOperation } from '../../shared/http/pipeline';
+import { ok } from '../../shared/http/reply';
+import { format, integer, messages, string, validate } from '../../shared/validation';
+
+/** Longest custom field name: it becomes a CSV column and a `((name))` placeholder. */
+const maxFieldNameLength = 64;
+
+const fieldName = string()
+  .required()
+  .max(maxFieldNameLength)
+  .regex(/^[A-Za-z0-9_]+$/)
+  .check((name) => (isReservedFieldName(name) ? 'The field name may not be a reserved field name.' : undefined));
+const fieldType = string().required().in(customFieldTypes);
+
+export const reserved = accountOperation(async () => ok({ reservedFields }));
+
+export const list = accountOperation(async ({ account }) => ok({ customFields: await listCustomFields(account.id) }));
+
+export const save = accountOperation(async ({ account, request }) => {
+  const input = validate(request.fields, { field_name: fieldName, field_type: fieldType });
+  try {
+    await addCustomField(account.id, input.field_name, input.field_type as (typeof customFieldTypes)[number]);
+  } catch (error) {
+    if (error instanceof CustomFieldNameTaken) throw ValidationError.of('field_name', format(messages.unique, { attribute: 'field name' }));
+    throw error;
+  }
+  return ok('Added Successfully');
+});
+
+export const remove = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { id: integer().required().min(1) });
+  await deleteCustomField(account.id, input.id);
+  return ok('Deleted Successfully');
+});

@@ -1,0 +1,67 @@
+// Segment operations: list, save, update and delete. Save and update rebuild the segment's
+// membership once, so the list's counts and recipients are current when they answer.
+import { contactTypeExists } from '../../shared/data/contact-types';
+import { listCustomFields } from '../../shared/data/custom-fields';
+import { reservedFieldNames } from '../../shared/data/reserved-fields';
+import { rebuildSegmentMembership } from '../../shared/data/segment-rebuild';
+import { addSegment, deleteSegment, listSegments, updateSegment, type SegmentInput } from '../../shared/data/segments';
+import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { accountOperation } from '../../shared/http/pipeline';
+import { ok, okInErrors } from '../../shared/http/reply';
+import { parseConditions } from '../../shared/segments/conditions';
+import { isFieldType, type FieldType } from '../../shared/segments/rules';
+import { format, integer, messages, string, validate } from '../../shared/validation';
+
+/** A segment name fits a list row, like the other names of the API. */
+const maxSegmentNameLength = 255;
+
+const segmentId = integer().required().min(1);
+const contactTypeId = integer().required();
+const segmentName = string().required().max(maxSegmentNameLength);
+
+/** Every field a condition may name: the reserved columns (text) and the account's custom fields. */
+async function conditionFields(accountId: number): Promise<Map<string, FieldType>> {
+  const fields = new Map<string, FieldType>(reservedFieldNames.map((name) => [name, 'text']));
+  for (const field of await listCustomFields(accountId)) fields.set(field.field_name, isFieldType(field.field_type) ? field.field_type : 'text');
+  return fields;
+}
+
+/** Validate save/update input, reporting every failing field at once in input order. */
+async function segmentInput(accountId: number, fields: Record<string, unknown>, leading: FieldErrors = {}): Promise<SegmentInput> {
+  const errors: FieldErrors = { ...leading };
+  const typeId = contactTypeId.parse(fields.contact_type_id, 'contact_type_id');
+  if (!typeId.ok) errors.contact_type_id = [typeId.message];
+  else if (typeId.value < 1 || !(await contactTypeExists(accountId, typeId.value))) {
+    errors.contact_type_id = [format(messages.exists, { attribute: 'contact type id' })];
+  }
+  const name = segmentName.parse(fields.segment_name, 'segment_name');
+  if (!name.ok) errors.segment_name = [name.message];
+  const conditions = parseConditions(fields, await conditionFields(accountId));
+  if (!conditions.ok) Object.assign(errors, conditions.errors);
+  if (Object.keys(errors).length > 0 || !typeId.ok || !name.ok || !conditions.ok) throw new ValidationError(errors);
+  return { contact_type_id: typeId.value, segment_name: name.value, conditions: conditions.conditions };
+}
+
+export const list = accountOperation(async ({ account }) => ok({ segments: await listSegments(account.id) }));
+
+export const save = accountOperation(async ({ account, request }) => {
+  const input = await segmentInput(account.id, request.fields);
+  const segment = await addSegment(account.id, input);
+  await rebuildSegmentMembership(account.id, segment);
+  return ok('Added Successfully');
+});
+
+export const update = accountOperation(async ({ account, request }) => {
+  // The segment to update is named in the body; the query is accepted too, as other updates take it there.
+  const id = segmentId.parse(request.fields.segment_id ?? request.query.segment_id, 'segment_id');
+  const input = await segmentInput(account.id, request.fields, id.ok ? {} : { segment_id: [id.message] });
+  const segment = await updateSegment(account.id, id.ok ? id.value : 0, input);
+  await rebuildSegmentMembership(account.id, segment);
+  return ok('Updated Successfully');
+});
+
+export const remove = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { segment_id: segmentId });
+  await deleteSegment(account.id, input.segment_id);
+  return okInErrors('Deleted Successfully');
+});

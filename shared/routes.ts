@@ -114,8 +114,29 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: 'public/senders/confirm', family: 'public-pages', operation: 'confirmSender', auth: 'public' },
 
   // Single sends
+  { method: 'GET', path: 'single-send/list', family: 'single-sends', operation: 'list' },
+  { method: 'POST', path: 'single/send/create', family: 'single-sends', operation: 'create' },
+  { method: 'GET', path: 'single/send/duplicate', family: 'single-sends', operation: 'duplicate', notFound: 'Record not found' },
+  { method: 'POST', path: 'single/send/duplicate', family: 'single-sends', operation: 'duplicate', notFound: 'Record not found' },
+  { method: 'GET', path: 'single-send/details', family: 'single-sends', operation: 'details', notFound: 'Record not found' },
+  { method: 'POST', path: 'single/send/update', family: 'single-sends', operation: 'update', notFound: 'Record not found' },
+  { method: 'DELETE', path: 'single/send/delete', family: 'single-sends', operation: 'delete', notFound: 'Record not found' },
+  { method: 'POST', path: 'single/send/bulk-delete', family: 'single-sends', operation: 'bulkDelete', notFound: 'Record not found' },
 
   // Automations
+  { method: 'GET', path: 'automations', family: 'automations', operation: 'list' },
+  { method: 'POST', path: 'automations/create', family: 'automations', operation: 'create' },
+  { method: 'GET', path: 'automations/duplicate', family: 'automations', operation: 'duplicate', notFound: 'Record not found' },
+  { method: 'GET', path: 'automations/details', family: 'automations', operation: 'details' },
+  { method: 'GET', path: 'automations/pause', family: 'automations', operation: 'pause', notFound: 'Record not found' },
+  { method: 'GET', path: 'automations/set-live', family: 'automations', operation: 'setLive', notFound: 'Record not found' },
+  { method: 'DELETE', path: 'automations/delete', family: 'automations', operation: 'delete', notFound: 'Record not found' },
+  { method: 'POST', path: 'automations/bulk-delete', family: 'automations', operation: 'bulkDelete', notFound: 'Record not found' },
+  { method: 'GET', path: 'automations/schedule', family: 'automations', operation: 'schedules', notFound: 'Record not found' },
+  { method: 'POST', path: 'automations/schedule/create', family: 'automations', operation: 'createSchedule' },
+  { method: 'DELETE', path: 'automations/schedule/delete', family: 'automations', operation: 'deleteSchedule', notFound: 'Record not found' },
+  { method: 'GET', path: 'automations/schedule/design/{token}', family: 'automations', operation: 'scheduleDesign', auth: 'public' },
+  { method: 'GET', path: 'automations/schedule/image/{token}', family: 'automations', operation: 'scheduleImage', auth: 'public' },
 ];
 
 /**

@@ -1,0 +1,21 @@
+// Lambda for the automations family: wires its routes to its operations.
+import { httpHandler } from '../../shared/http/pipeline';
+import { bulkDelete, create, details, duplicate, list, pause, remove, setLive } from './operations';
+import { createSchedule, deleteSchedule, schedules } from './schedule-operations';
+import { scheduleDesign, scheduleImage } from './step-preview';
+
+export const handler = httpHandler('automations', {
+  list,
+  create,
+  duplicate,
+  details,
+  pause,
+  setLive,
+  delete: remove,
+  bulkDelete,
+  schedules,
+  createSchedule,
+  deleteSchedule,
+  scheduleDesign,
+  scheduleImage,
+});

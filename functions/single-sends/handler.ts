@@ -1,0 +1,5 @@
+// Lambda for the single-sends family: wires its routes to its operations.
+import { httpHandler } from '../../shared/http/pipeline';
+import { bulkDelete, create, details, duplicate, list, remove, update } from './operations';
+
+export const handler = httpHandler('single-sends', { list, create, duplicate, details, update, delete: remove, bulkDelete });

@@ -1,0 +1,182 @@
+// The create and update fields of a single send, validated as one request: every failing field is
+// named at once, shape errors and references to records of the account alike, in the spec's order.
+import { contactTypeExists } from '../../shared/data/contact-types';
+import { RecordNotFound } from '../../shared/data/errors';
+import { segmentExists } from '../../shared/data/segments';
+import { getSender, type Sender } from '../../shared/data/senders';
+import { senderDetails } from '../../shared/data/single-send-sender';
+import type { RecipientEntry, SingleSendContent } from '../../shared/data/single-send-record';
+import { findDesignTemplate } from '../../shared/data/templates';
+import { unsubscribeGroupExists } from '../../shared/data/unsubscribe-groups';
+import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { currentTime } from '../../shared/time';
+import { flag, format, integer, messages, string, type Field, type Infer } from '../../shared/validation';
+import { invalidEntryMessage, parseRecipientEntries, parseRecipientEntry, resolveDesign, resolveSchedule } from './input-rules';
+
+/** A design is stored in the send's item, which DynamoDB caps at 400 KB in all. */
+const maxDesignKilobytes = 300;
+
+function design(field: string): Field<string> {
+  return string().check((value) =>
+    Buffer.byteLength(value, 'utf8') > maxDesignKilobytes * 1024 ? `The ${field} field must not be greater than ${maxDesignKilobytes} kilobytes.` : undefined,
+  );
+}
+
+const validJson = (value: string) => {
+  try {
+    JSON.parse(value);
+    return undefined;
+  } catch {
+    return 'The template json field must be a valid JSON string.';
+  }
+};
+
+const schema = {
+  template_id: integer().required().min(1),
+  template_json: design('template json').check(validJson),
+  template_html: design('template html'),
+  sender_id: integer().required().min(1),
+  unsubscribe_group_id: integer().required().min(1),
+  single_send_name: string().required().max(255),
+  subject: string().required().max(255),
+  preheader: string().required().max(255),
+  schedule_type: flag().required(),
+  schedule_date: string(),
+  schedule_time: string(),
+};
+
+/** The order fields are reported in: the spec's create and update table. */
+const fieldOrder = [
+  'utr',
+  'template_id',
+  'template_json',
+  'template_html',
+  'sender_id',
+  'unsubscribe_group_id',
+  'single_send_name',
+  'subject',
+  'preheader',
+  'recipient_id',
+  'exclude_specific_recipient_id',
+  'schedule_type',
+  'schedule_date',
+  'schedule_time',
+];
+
+type Values = Partial<Infer<typeof schema>>;
+
+export interface SingleSendInput {
+  content: SingleSendContent;
+  /** When the send's scheduler job is due: now for an immediate send. */
+  dispatchAt: Date;
+}
+
+const invalid = (attribute: string) => format(messages.exists, { attribute });
+
+/** The entries that name no contact type or segment of the account, keyed by their index as given. */
+async function missingEntries(accountId: number, entries: RecipientEntry[], field: string, given: unknown): Promise<FieldErrors> {
+  const found = await Promise.all(
+    entries.map((entry) => (entry.table === 'contacts_' ? contactTypeExists(accountId, Number(entry.id)) : segmentExists(accountId, Number(entry.id)))),
+  );
+  const errors: FieldErrors = {};
+  if (!Array.isArray(given)) return errors;
+  given.forEach((item, index) => {
+    const entry = parseRecipientEntry(item);
+    const at = entry ? entries.findIndex((candidate) => candidate.table === entry.table && candidate.id === entry.id) : -1;
+    if (at !== -1 && !found[at]) errors[`${field}.${index}`] = [invalidEntryMessage(field, index)];
+  });
+  return errors;
+}
+
+/** The sender when it exists in the account and is verified; otherwise the message for sender_id. */
+async function usableSender(accountId: number, senderId: number): Promise<Sender | string> {
+  try {
+    const sender = await getSender(accountId, senderId);
+    return sender.is_verified === 1 ? sender : 'The selected sender is not verified.';
+  } catch (error) {
+    if (error instanceof RecordNotFound) return invalid('sender id');
+    throw error;
+  }
+}
+
+/** Errors in the spec's field order; an array's item errors (`recipient_id.2`) sit where the array does, by index. */
+function ordered(errors: FieldErrors): FieldErrors {
+  const position = (key: string): [number, number] => {
+    const [field, index] = key.split('.');
+    return [fieldOrder.indexOf(field as string), index === undefined ? -1 : Number(index)];
+  };
+  const keys = Object.keys(errors).sort((a, b) => {
+    const [fieldA, indexA] = position(a);
+    const [fieldB, indexB] = position(b);
+    return fieldA - fieldB || indexA - indexB;
+  });
+  return Object.fromEntries(keys.map((key) => [key, errors[key] as string[]]));
+}
+
+/**
+ * Validate a create or update body for the account; the stored content (with the sender's details
+ * copied) and the dispatch time, or a ValidationError naming every failing field.
+ */
+export async function readSingleSendInput(accountId: number, fields: Record<string, unknown>, extraErrors: FieldErrors = {}): Promise<SingleSendInput> {
+  const errors: FieldErrors = { ...extraErrors };
+  const values: Values = {};
+  for (const [name, field] of Object.entries(schema)) {
+    const parsed = field.parse(fields[name], name);
+    if (parsed.ok) Object.assign(values, { [name]: parsed.value });
+    else errors[name] = [parsed.message];
+  }
+  const recipients = parseRecipientEntries(fields.recipient_id, 'recipient_id', true);
+  const exclusions = parseRecipientEntries(fields.exclude_specific_recipient_id, 'exclude_specific_recipient_id', false);
+  Object.assign(errors, recipients.errors, exclusions.errors);
+
+  // References to the account's records, checked for the fields whose shape passed.
+  const templateId = values.template_id;
+  if (templateId !== undefined && !findDesignTemplate(templateId)) errors.template_id = [invalid('template id')];
+  const [sender, groupExists, missingRecipients, missingExclusions] = await Promise.all([
+    values.sender_id === undefined ? undefined : usableSender(accountId, values.sender_id),
+    values.unsubscribe_group_id === undefined ? undefined : unsubscribeGroupExists(accountId, values.unsubscribe_group_id),
+    missingEntries(accountId, recipients.entries, 'recipient_id', fields.recipient_id),
+    missingEntries(accountId, exclusions.entries, 'exclude_specific_recipient_id', fields.exclude_specific_recipient_id),
+  ]);
+  if (typeof sender === 'string') errors.sender_id = [sender];
+  if (groupExists === false) errors.unsubscribe_group_id = [invalid('unsubscribe group id')];
+  Object.assign(errors, missingRecipients, missingExclusions);
+
+  const designChoice = resolveDesign(values.template_json, values.template_html);
+  if (!designChoice.ok && !errors.template_json && !errors.template_html) Object.assign(errors, designChoice.errors);
+  let schedule: ReturnType<typeof resolveSchedule> | undefined;
+  if (values.schedule_type !== undefined && !errors.schedule_date && !errors.schedule_time) {
+    schedule = resolveSchedule(
+      {
+        schedule_type: values.schedule_type,
+        schedule_date: values.schedule_date,
+        schedule_time: values.schedule_time,
+      },
+      currentTime(),
+    );
+    if (!schedule.ok) Object.assign(errors, schedule.errors);
+  }
+
+  if (Object.keys(errors).length > 0 || !schedule?.ok || !designChoice.ok || !sender || typeof sender === 'string') {
+    throw new ValidationError(ordered(errors));
+  }
+  return {
+    content: {
+      template_id: templateId as number,
+      sender_id: sender.id,
+      unsubscribe_group_id: values.unsubscribe_group_id as number,
+      recipient_id: recipients.entries,
+      exclude_specific_recipient_id: exclusions.entries,
+      single_send_name: values.single_send_name as string,
+      subject: values.subject as string,
+      preheader: values.preheader as string,
+      ...(await senderDetails(sender)),
+      schedule_type: values.schedule_type as 0 | 1,
+      schedule_date: schedule.schedule_date,
+      schedule_time: schedule.schedule_time,
+      template_json: designChoice.template_json,
+      template_html: designChoice.template_html,
+    },
+    dispatchAt: schedule.dispatchAt,
+  };
+}

@@ -1,0 +1,182 @@
+// Single sends: every table access of the API side (create, read, duplicate, update, delete). The
+// sending pipeline's own writes to the same item live in single-send-progress.ts.
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isoTimestamp } from '../time';
+import { deleteAllOrNothing } from './bulk-delete';
+import { db, tableName } from './client';
+import { RecordNotFound } from './errors';
+import { nextId } from './ids';
+import { idSortKey, SINGLE_SEND, singleSendIdIndexKey, singleSendIdIndexPartition, singleSendKey, type Key } from './keys';
+import { deleteExistingItem, getItem, isConditionFailure, putNewItem, queryAll, queryPage, type Item } from './records';
+import {
+  dispatchAtAttribute,
+  singleSendStatus,
+  statisticNames,
+  toSingleSend,
+  type SingleSend,
+  type SingleSendContent,
+  type SingleSendStatistics,
+} from './single-send-record';
+
+export * from './single-send-record';
+
+/** The send is running or completed, so its content can no longer change. */
+export class SingleSendLocked extends Error {
+  constructor(readonly utr: string, readonly status: number) {
+    super(`Single send ${utr} is in status ${status} and cannot be changed`);
+    this.name = 'SingleSendLocked';
+  }
+}
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** Whether text can be a single send's utr at all; anything else is not found without a read. */
+export function isSingleSendUtr(text: string): boolean {
+  return uuidPattern.test(text);
+}
+
+function keyOf(accountId: number, utr: string): Key {
+  if (!isSingleSendUtr(utr)) throw new RecordNotFound(SINGLE_SEND, utr);
+  return singleSendKey(accountId, utr);
+}
+
+const zeroStatistics: SingleSendStatistics = Object.fromEntries(statisticNames.map((name) => [name, 0])) as unknown as SingleSendStatistics;
+
+async function putSingleSend(accountId: number, record: SingleSend, dispatchAt: Date | null): Promise<void> {
+  const created = await putNewItem({
+    ...singleSendKey(accountId, record.utr),
+    ...singleSendIdIndexKey(accountId, record.id),
+    entity: SINGLE_SEND,
+    ...record,
+    ...(dispatchAt ? { [dispatchAtAttribute]: dispatchAt.toISOString() } : {}),
+  });
+  if (!created) throw new Error(`Single send ${record.utr} of account ${accountId} already exists`);
+}
+
+/** Every single send of the account, in id order (one Query of the id index). */
+export async function listSingleSends(accountId: number): Promise<SingleSend[]> {
+  const items = await queryAll({ partition: singleSendIdIndexPartition(accountId), index: 'gsi1' });
+  return items.map(toSingleSend);
+}
+
+/** One single send of the account; RecordNotFound when it does not exist there. */
+export async function getSingleSend(accountId: number, utr: string): Promise<SingleSend> {
+  const item = await getItem(keyOf(accountId, utr));
+  if (!item) throw new RecordNotFound(SINGLE_SEND, utr);
+  return toSingleSend(item);
+}
+
+/** Store a new send, ready to go (status 1) at `dispatchAt`; the caller schedules its job. */
+export async function createSingleSend(accountId: number, content: SingleSendContent, dispatchAt: Date): Promise<SingleSend> {
+  const id = await nextId(accountId, SINGLE_SEND);
+  const now = isoTimestamp();
+  const record: SingleSend = {
+    id,
+    user_id: accountId,
+    ...content,
+    status: singleSendStatus.ready,
+    utr: randomUUID(),
+    ...zeroStatistics,
+    unique_open_token: {},
+    sent_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await putSingleSend(accountId, record, dispatchAt);
+  return toSingleSend({ ...record });
+}
+
+/** Copy a send as a draft (status 0): new id and utr, statistics zeroed, never sent, name marked as a copy. */
+export async function duplicateSingleSend(accountId: number, utr: string): Promise<SingleSend> {
+  const original = await getSingleSend(accountId, utr);
+  const id = await nextId(accountId, SINGLE_SEND);
+  const now = isoTimestamp();
+  const copy: SingleSend = {
+    ...original,
+    ...zeroStatistics,
+    id,
+    single_send_name: `${original.single_send_name} (copy)`,
+    status: singleSendStatus.initiate,
+    utr: randomUUID(),
+    unique_open_token: {},
+    sent_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await putSingleSend(accountId, copy, null);
+  return toSingleSend({ ...copy });
+}
+
+/**
+ * Replace a send's content and make it ready (status 1) to go at `dispatchAt`, only while it is a
+ * draft or ready: the status check and the write are one conditional update, so a send the
+ * dispatcher has just claimed is never changed under it. SingleSendLocked when running or completed.
+ */
+export async function updateSingleSend(accountId: number, utr: string, content: SingleSendContent, dispatchAt: Date): Promise<SingleSend> {
+  const key = keyOf(accountId, utr);
+  const changes: Record<string, unknown> = {
+    ...content,
+    status: singleSendStatus.ready,
+    updated_at: isoTimestamp(),
+    [dispatchAtAttribute]: dispatchAt.toISOString(),
+  };
+  const names: Record<string, string> = { '#status_read': 'status' };
+  const values: Record<string, unknown> = { ':initiate': singleSendStatus.initiate, ':ready': singleSendStatus.ready };
+  const sets = Object.entries(changes).map(([name, value], i) => {
+    names[`#a${i}`] = name;
+    values[`:v${i}`] = value;
+    return `#a${i} = :v${i}`;
+  });
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk) AND #status_read IN (:initiate, :ready)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSingleSend(result.Attributes as Item);
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const current = await getSingleSend(accountId, utr);
+    throw new SingleSendLocked(utr, current.status);
+  }
+}
+
+/** Delete one send; the record as it was, so the caller can cancel its job. */
+export async function deleteSingleSend(accountId: number, utr: string): Promise<SingleSend> {
+  const deleted = await deleteExistingItem(keyOf(accountId, utr));
+  if (!deleted) throw new RecordNotFound(SINGLE_SEND, utr);
+  return toSingleSend(deleted);
+}
+
+/** The utr of the send with this integer id, from the id index; RecordNotFound when there is none. */
+async function utrOfId(accountId: number, id: number): Promise<string> {
+  const page = await queryPage({ partition: singleSendIdIndexPartition(accountId), index: 'gsi1', beginsWith: idSortKey(id), limit: 1 });
+  const item = page.items[0];
+  if (!item) throw new RecordNotFound(SINGLE_SEND, id);
+  return String(item.utr);
+}
+
+/** Lookups of ids run this many at a time: fast for a long list without a burst that throttles the table. */
+const idLookupConcurrency = 25;
+
+/**
+ * Delete many sends named by integer id or by utr, all or nothing: any unknown or foreign one
+ * deletes none. The records as they were, so the caller can cancel their jobs.
+ */
+export async function deleteSingleSends(accountId: number, references: readonly (number | string)[]): Promise<SingleSend[]> {
+  const keys: Key[] = [];
+  for (let start = 0; start < references.length; start += idLookupConcurrency) {
+    const group = references.slice(start, start + idLookupConcurrency);
+    const utrs = await Promise.all(group.map((reference) => (typeof reference === 'number' ? utrOfId(accountId, reference) : reference)));
+    keys.push(...utrs.map((utr) => keyOf(accountId, utr)));
+  }
+  const deleted = await deleteAllOrNothing(keys, SINGLE_SEND);
+  return deleted.map(toSingleSend);
+}

@@ -7,17 +7,19 @@ import {
   duplicateAutomation,
   exitCriteria,
   getAutomation,
-  listAutomations,
+  listAutomationsPage,
   pauseAutomation,
   setAutomationLive,
   type AutomationTarget,
   type AutomationTypeName,
 } from '../../shared/data/automations';
+import { automationWentLive } from '../../shared/automation/going-live';
 import { contactTypeExists } from '../../shared/data/contact-types';
 import { segmentExists } from '../../shared/data/segments';
 import { unsubscribeGroupExists } from '../../shared/data/unsubscribe-groups';
 import { ConflictError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { array, Field, format, integer, maxBulkIds, messages, string, validate } from '../../shared/validation';
 import { validateWithReferences } from './references';
@@ -54,7 +56,9 @@ const automationIdentifier = new Field<number | string>((value) => {
 
 const strIds = array(automationIdentifier).required().min(1).max(maxBulkIds);
 
-export const list = accountOperation(async ({ account }) => ok({ automations: await listAutomations(account.id) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('automations', await listAutomationsPage(account.id, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const create = accountOperation(async ({ account, request }) => {
   const input = await validateWithReferences(request.fields, createSchema, {
@@ -94,7 +98,8 @@ export const setLive = accountOperation(async ({ account, request }) => {
   // The group is stored as text; it is usable only while it still exists in the account.
   const groupId = /^\d{1,15}$/.test(automation.unsubscribe_group_id) ? Number(automation.unsubscribe_group_id) : undefined;
   if (groupId === undefined || !(await unsubscribeGroupExists(account.id, groupId))) throw new ConflictError(groupRequiredText);
-  await setAutomationLive(account.id, utr);
+  // Enrols a custom automation's members and resumes parked enrolments (shared/automation/going-live.ts).
+  await automationWentLive(account.id, await setAutomationLive(account.id, utr));
   return ok('Automation has been set live');
 });
 

@@ -1,12 +1,14 @@
 // Automation schedule (step) operations: list an automation's steps, add one, delete one.
-import { addAutomationStep, deleteAutomationStep, listAutomationSteps, waitingTypes, type AutomationStep, type WaitingType } from '../../shared/data/automation-steps';
+import { addAutomationStep, deleteAutomationStep, listAutomationStepsPage, waitingTypes, type AutomationStep, type WaitingType } from '../../shared/data/automation-steps';
 import { getAutomation, type Automation } from '../../shared/data/automations';
 import { RecordNotFound } from '../../shared/data/errors';
 import { getSender } from '../../shared/data/senders';
 import { findDesignTemplate } from '../../shared/data/templates';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
+import { mapPage } from '../../shared/data/pages';
 import { attributeName, format, integer, messages, string, validate } from '../../shared/validation';
 import { validateWithReferences } from './references';
 import { stepLinks } from './step-preview';
@@ -58,10 +60,10 @@ function withLinks(accountId: number, step: AutomationStep) {
 }
 
 export const schedules = accountOperation(async ({ account, request }) => {
-  const { utr } = validate(request.query, { utr: string().required() });
-  await getAutomation(account.id, utr);
-  const steps = await listAutomationSteps(account.id, utr);
-  return ok({ automation_schedules: steps.map((step) => withLinks(account.id, step)) });
+  const input = validate(request.query, { utr: string().required(), ...pageQuery() });
+  await getAutomation(account.id, input.utr);
+  const steps = await mapPage(await listAutomationStepsPage(account.id, input.utr, pageOf(input)), (step) => withLinks(account.id, step));
+  return ok(withNextCursor('automation_schedules', steps));
 });
 
 export const createSchedule = accountOperation(async ({ account, request }) => {

@@ -1,5 +1,8 @@
 // Lambda for the public pages: reached from links in mail without credentials, each guarded by a signed token.
 import { httpHandler } from '../../shared/http/pipeline';
+import { oneClickUnsubscribe } from './one-click';
+import { openPixel } from './open-pixel';
+import { changePreferences, showPreferences } from './preferences';
 import { confirmSender } from './sender-confirmation';
 
-export const handler = httpHandler('public-pages', { confirmSender });
+export const handler = httpHandler('public-pages', { confirmSender, openPixel, showPreferences, changePreferences, oneClickUnsubscribe });

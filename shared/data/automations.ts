@@ -5,9 +5,11 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import { copyAutomationSteps, deleteStepsOfAutomation, isUuidUtr, listAutomationSteps } from './automation-steps';
 import { db, tableName } from './client';
+import { deleteEnrolments } from './enrolments';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
-import { AUTOMATION, automationKey, automationPartition, type Key } from './keys';
+import { AUTOMATION, automationIdIndexKey, automationIdIndexPartition, automationKey, automationPartition, type Key } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { deleteExistingItem, getItem, isConditionFailure, queryAll, updateExistingItem, withoutKeys, type Item } from './records';
 
 /** `automation_type`: the spec's `type` input as an integer. */
@@ -117,16 +119,29 @@ async function putAutomation(accountId: number, automation: Automation, schedule
   await db().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...automationKey(accountId, automation.utr), entity: AUTOMATION, ...automation, automation_schedule_count: scheduleCount },
+      Item: {
+        ...automationKey(accountId, automation.utr),
+        ...automationIdIndexKey(accountId, automation.id),
+        entity: AUTOMATION,
+        ...automation,
+        automation_schedule_count: scheduleCount,
+      },
       ConditionExpression: 'attribute_not_exists(pk)',
     }),
   );
 }
 
-/** Every automation of the account in id order, with its step count (one Query). */
-export async function listAutomations(accountId: number): Promise<AutomationWithCount[]> {
+/** One page of the account's automations in id order (the id index: their items are keyed by utr). */
+export async function listAutomationsPage(accountId: number, page: PageRequest): Promise<ListPage<AutomationWithCount>> {
+  return mapPage(await queryListPage({ partition: automationIdIndexPartition(accountId), index: 'gsi1' }, page), withCount);
+}
+
+/** The account's live automations on one target (the automation engine enrols the target's joiners in them). */
+export async function liveAutomationsOn(accountId: number, target: AutomationTarget): Promise<Automation[]> {
   const items = await queryAll({ partition: automationPartition(accountId) });
-  return items.map(withCount).sort((a, b) => a.id - b.id);
+  return items
+    .filter((item) => item.automation_for_table === target.table && Number(item.automation_for) === target.id && Number(item.status) === automationStatus.live && item.closing === undefined)
+    .map(toAutomation);
 }
 
 /** One automation; RecordNotFound when the account has none with this utr. */
@@ -246,6 +261,7 @@ export async function deleteAutomation(accountId: number, utr: string): Promise<
   const closing = await updateExistingItem(keyOf(accountId, utr), { closing: 1 });
   if (!closing) throw new RecordNotFound(AUTOMATION, utr);
   await deleteStepsOfAutomation(accountId, utr);
+  await deleteEnrolments(accountId, utr);
   const deleted = await deleteExistingItem(keyOf(accountId, utr));
   if (!deleted) throw new RecordNotFound(AUTOMATION, utr);
 }

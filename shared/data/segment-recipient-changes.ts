@@ -2,6 +2,7 @@
 // their new content in memory, and write only what differs, with the segment's counter in the same
 // transaction. Optimistic: every write is conditional and a lost race is read again and retried.
 import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { onSegmentJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
 import type { TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
@@ -42,6 +43,11 @@ const writesPerTransaction = 99;
 
 function addressKey(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** Whether the contact already matched at this address before the change (then it did not join). */
+function wasMatched(before: Map<string, Item>, joiner: { contactId: number; email: string }): boolean {
+  return recipientState(before.get(addressKey(joiner.email)))?.contact?.contact_id === joiner.contactId;
 }
 
 function pause(attempt: number): Promise<void> {
@@ -233,6 +239,9 @@ export async function applyMembershipChanges(
         const actions = [...group.map((write) => write.action), segmentAction(accountId, segmentId, delta, rulesVersion)];
         await db().send(new TransactWriteCommand({ TransactItems: actions }));
       }
+      // Contacts that started to match enter the segment's live automations.
+      const joined = [...after].flatMap(([, state]) => (state?.contact ? [{ contactId: state.contact.contact_id, email: state.contact.email }] : []));
+      await onSegmentJoined(accountId, segmentId, joined.filter((joiner) => !wasMatched(before, joiner)));
       return { manualTaken };
     } catch (error) {
       if ((error as Error).name !== 'TransactionCanceledException') throw error;

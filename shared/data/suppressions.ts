@@ -20,9 +20,12 @@ import {
   unsubscribeGroupAddressKey,
   unsubscribeGroupAddressPartition,
   unsubscribeGroupKey,
+  unsubscribeGroupRecipientIdIndexKey,
+  unsubscribeGroupRecipientIdIndexPartition,
   unsubscribeGroupRecipientKey,
   type Key,
 } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, queryAll, withoutKeys, type Item } from './records';
 
 /** The spec's global unsubscribe entry; a group recipient has the same shape with its group's id. */
@@ -172,7 +175,13 @@ async function addChunk(list: SuppressionList, addresses: string[]): Promise<Sup
       {
         Put: {
           TableName: tableName(),
-          Item: { ...entryKey(list.accountId, kindOf(list), entry.id), entity: entityOf(kindOf(list)), ...entry },
+          Item: {
+            ...entryKey(list.accountId, kindOf(list), entry.id),
+            // A group's records also sit in its id-ordered index, so its list pages in id order.
+            ...(list.groupId !== null ? unsubscribeGroupRecipientIdIndexKey(list.accountId, list.groupId, entry.id) : {}),
+            entity: entityOf(kindOf(list)),
+            ...entry,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -222,6 +231,15 @@ export async function listSuppressionList(list: SuppressionList): Promise<Suppre
   // A group's entries live in its address partition (address order), so its list is one Query.
   const items = await queryAll({ partition: unsubscribeGroupAddressPartition(list.accountId, list.groupId) });
   return items.map(toEntry).sort((a, b) => a.id - b.id);
+}
+
+/** One page of a list in id order: the global list's own partition, or a group's id index. */
+export async function listSuppressionListPage(list: SuppressionList, page: PageRequest): Promise<ListPage<SuppressionEntry>> {
+  const source =
+    list.groupId === null
+      ? { partition: globalUnsubscribePartition(list.accountId) }
+      : { partition: unsubscribeGroupRecipientIdIndexPartition(list.accountId, list.groupId), index: 'gsi1' as const };
+  return mapPage(await queryListPage(source, page), toEntry);
 }
 
 /** The writes that must go with deleting these entries: their address items and group counters. */
@@ -296,4 +314,32 @@ export async function addGlobalUnsubscribe(accountId: number, email: string): Pr
 /** Put an address in an unsubscribe group; idempotent. True when it was not in the group before. */
 export async function addToUnsubscribeGroup(accountId: number, groupId: number, email: string): Promise<boolean> {
   return (await addToSuppressionList({ accountId, groupId }, [email])).length > 0;
+}
+
+/**
+ * Take an address off one list (a recipient re-joining a group from the preferences page); idempotent.
+ * True when it was on the list. The address item names the entry, so no listing is needed.
+ */
+export async function removeFromSuppressionList(list: SuppressionList, email: string): Promise<boolean> {
+  const key = addressKey(list.accountId, list.groupId, email.trim());
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  if (!result.Item) return false;
+  const entry = toEntry(result.Item);
+  const actions: TransactionItem[] = [
+    { Delete: { TableName: tableName(), Key: entryKey(list.accountId, kindOf(list), entry.id), ConditionExpression: 'attribute_exists(pk)' } },
+    ...deletionCompanions(list.accountId, [result.Item]),
+  ];
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: actions }));
+    return true;
+  } catch (error) {
+    // Removed by a concurrent request (or the group deleted) between the read and the write.
+    if (cancellationReasons(error)) return false;
+    throw error;
+  }
+}
+
+/** Take an address out of an unsubscribe group, so the group's mail reaches it again; idempotent. */
+export function removeFromUnsubscribeGroup(accountId: number, groupId: number, email: string): Promise<boolean> {
+  return removeFromSuppressionList({ accountId, groupId }, email);
 }

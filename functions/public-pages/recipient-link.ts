@@ -1,0 +1,50 @@
+// What the recipient pages share: reading the signed token from a link, the page for a refused link,
+// the partly hidden address, and counting a recipient's unsubscribe on the send the link came from.
+import { describeError, log } from '../../shared/log';
+import { verifyRecipientToken, type RecipientClaims } from '../../shared/mail/links';
+import { recordSendEvent, type SendEvent } from '../../shared/sending/statistics';
+import { encodeSendRef } from '../../shared/sending/send-ref';
+import type { Reply } from '../../shared/http/reply';
+import { htmlPage } from './page';
+
+/** The token's claims, or undefined (logged with the reason, never the token) when it is refused. */
+export function readRecipientLink(token: unknown, requestId: string): RecipientClaims | undefined {
+  const check = verifyRecipientToken(typeof token === 'string' ? token : undefined);
+  if (check.valid) return check.claims;
+  log.info('recipient link refused', { requestId, reason: check.reason });
+  return undefined;
+}
+
+// One text for every refused link, so the page tells nothing about why or whose link it was.
+export function invalidLinkPage(): Reply {
+  return htmlPage(400, {
+    title: 'This link is not valid',
+    paragraphs: [
+      'The link you followed is incomplete or damaged. Open the link from the email again, making sure the whole address is copied.',
+    ],
+  });
+}
+
+/**
+ * The address with most of its local part hidden (`r***r@example.com`): enough for the reader to
+ * recognise it, little for anyone the mail was forwarded to.
+ */
+export function maskedAddress(email: string): string {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return '***';
+  const local = email.slice(0, at);
+  const hidden = local.length >= 3 ? `${local[0]}***${local[local.length - 1]}` : `${local[0]}***`;
+  return `${hidden}${email.slice(at)}`;
+}
+
+/**
+ * Count an event for the send the link came from. The recipient's change (or the pixel) must not
+ * fail because a statistic could not be written, so a failure is logged and swallowed.
+ */
+export async function countRecipientEvent(claims: RecipientClaims, event: Extract<SendEvent, 'open' | 'unsubscribe'>, requestId: string): Promise<void> {
+  try {
+    await recordSendEvent(claims.ref, event, claims.email);
+  } catch (error) {
+    log.error('recipient event not counted', { requestId, event, send: encodeSendRef(claims.ref), ...describeError(error) });
+  }
+}

@@ -1,0 +1,5 @@
+// SES configuration-set events (delivery, bounce, complaint) through SNS or EventBridge: statistics and suppressions.
+import { eventHandler } from '../../shared/event-entry';
+import { handleSesFeedback } from '../../shared/sending/ses-feedback';
+
+export const handler = eventHandler(handleSesFeedback);

@@ -1,0 +1,77 @@
+// The recipient's links in every marketing mail (open pixel, preferences page, RFC 8058 one-click
+// unsubscribe), all carrying one signed token that names the send, the address and the send's group.
+import { signToken, verifyToken, type TokenCheck } from '../auth/signed-token';
+import { config } from '../config';
+import { decodeSendRef, encodeSendRef, type SendRef } from '../sending/send-ref';
+
+const purpose = 'recipient';
+
+/** What a recipient token says about the mail it came in. */
+export interface RecipientClaims {
+  ref: SendRef;
+  /** The address the mail went to, as it was sent. */
+  email: string;
+  /** The send's unsubscribe group, or null when the send has none. */
+  groupId: number | null;
+}
+
+export type RecipientTokenCheck =
+  | { valid: true; claims: RecipientClaims }
+  | { valid: false; reason: Extract<TokenCheck, { valid: false }>['reason'] };
+
+/**
+ * The token for one recipient of one send. It never expires: RFC 8058 and CAN-SPAM expect an
+ * unsubscribe link to keep working for at least 30 days after the mail, and a mail read a year later
+ * must still let its reader leave. It is an HMAC over its claims, so it cannot be forged, and its
+ * claims are not guessable ids, so links cannot be enumerated; the worst a leaked token does is
+ * unsubscribe (or re-subscribe) the one address it was sent to.
+ */
+export function recipientToken(ref: SendRef, email: string, groupId: number | null): string {
+  return signToken(purpose, {
+    a: ref.accountId,
+    s: encodeSendRef(ref),
+    e: email,
+    // A claim cannot be null; a send without a group simply has no `g`.
+    ...(groupId !== null ? { g: groupId } : {}),
+  });
+}
+
+function decodedRef(text: string): SendRef | undefined {
+  try {
+    return decodeSendRef(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Check a token from a link; anything not signed by this service for a recipient is refused. */
+export function verifyRecipientToken(token: string | undefined): RecipientTokenCheck {
+  const check = verifyToken(purpose, token);
+  if (!check.valid) return check;
+  const { a, s, e, g } = check.claims;
+  // Only this service signs, so a wrong shape means a bug or an old format, never an attacker.
+  if (!Number.isSafeInteger(a) || typeof s !== 'string' || typeof e !== 'string' || e === '') return { valid: false, reason: 'malformed' };
+  if (g !== undefined && !Number.isSafeInteger(g)) return { valid: false, reason: 'malformed' };
+  const ref = decodedRef(s);
+  if (!ref || ref.accountId !== a) return { valid: false, reason: 'malformed' };
+  return { valid: true, claims: { ref, email: e, groupId: g === undefined ? null : (g as number) } };
+}
+
+function publicUrl(path: string, token: string): string {
+  return `${config().publicBaseUrl}${path}?token=${encodeURIComponent(token)}`;
+}
+
+/** The unsubscribe preferences page (HTML forms, works without JavaScript). */
+export function preferencesUrl(token: string): string {
+  return publicUrl('public/preferences', token);
+}
+
+/** The `List-Unsubscribe` URL: a POST of `List-Unsubscribe=One-Click` unsubscribes (RFC 8058); a GET shows the preferences page. */
+export function oneClickUnsubscribeUrl(token: string): string {
+  return publicUrl('public/unsubscribe', token);
+}
+
+/** The open-tracking pixel: always a 1x1 transparent GIF; a valid token counts an open. */
+export function openPixelUrl(token: string): string {
+  return publicUrl('public/open', token);
+}

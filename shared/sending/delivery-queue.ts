@@ -1,0 +1,87 @@
+// The delivery queue's consumer: each message is one batch of one send. Delivers it, settles it once
+// it is finished (which may complete the send), and answers which messages SQS must redeliver.
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { getSendingSingleSend, settleDeliveryBatch, singleSendExists } from '../data/single-send-progress';
+import { singleSendStatus } from '../data/single-send-record';
+import { describeError, log } from '../log';
+import { sendMessages } from '../queue/queue';
+import { deliverToRecipients, type DeliveryOutcome } from './deliver';
+import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage } from './delivery-message';
+import { singleSendContent, type SendContent } from './send-content';
+import { encodeSendRef } from './send-ref';
+import { finishIfComplete } from './send-summary';
+import { sendingSettings } from './settings';
+
+type RecordResult = 'done' | 'retry';
+
+/** The content of a message's send, read once per invocation; undefined when the send is gone. */
+type ContentCache = Map<string, SendContent | undefined>;
+
+async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise<SendContent | undefined> {
+  const { ref } = message;
+  if (ref.kind !== 'single-send') {
+    // Automation steps call deliverToRecipients with their step's content; they do not use this queue.
+    throw new Error(`The delivery queue carries single sends only, got a ${ref.kind} reference`);
+  }
+  const key = encodeSendRef(ref);
+  if (cache.has(key)) {
+    // Before each batch: a send deleted since the last batch stops delivering.
+    return (await singleSendExists(ref.accountId, ref.utr)) ? cache.get(key) : undefined;
+  }
+  const singleSend = await getSendingSingleSend(ref.accountId, ref.utr);
+  const content = singleSend && singleSend.status >= singleSendStatus.running ? singleSendContent(singleSend) : undefined;
+  cache.set(key, content);
+  return content;
+}
+
+/** Count the batch as settled (once) and complete the send if it was the last. */
+async function settle(message: DeliveryMessage, outcome: { sent: number; skipped: number; failed: number }): Promise<void> {
+  const { ref, batchId } = message;
+  if (ref.kind !== 'single-send' || batchId === undefined) return;
+  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, outcome);
+  await finishIfComplete(ref.accountId, ref.utr);
+}
+
+function receiveCount(record: SQSRecord): number {
+  return Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
+}
+
+async function processRecord(record: SQSRecord, cache: ContentCache): Promise<RecordResult> {
+  const message = parseDeliveryMessage(record.body);
+  const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0 };
+  const content = await contentOf(message, cache);
+  if (!content) return 'done';
+  const outcome: DeliveryOutcome = await deliverToRecipients(message.ref, content, message.recipients);
+  const lastReceive = receiveCount(record) >= sendingSettings().maxReceives;
+  // Uncertain recipients are settled as failed: they are never tried again.
+  const tally = { sent: earlier.sent + outcome.sent, skipped: earlier.skipped + outcome.skipped, failed: earlier.failed + outcome.uncertain };
+  if (outcome.failed.length === 0 && outcome.deferred.length === 0) {
+    await settle(message, tally);
+    return 'done';
+  }
+  if (!lastReceive) return 'retry';
+  // Last receive: errors are final (the message goes on to the dead-letter queue for inspection),
+  // but throttled recipients are never dropped: they continue in a fresh message of the same batch.
+  tally.failed += outcome.failed.length;
+  if (outcome.deferred.length > 0) {
+    await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients: outcome.deferred, settledBefore: tally })]);
+    return outcome.failed.length > 0 ? 'retry' : 'done';
+  }
+  await settle(message, tally);
+  return 'retry';
+}
+
+/** Handle one SQS event: every message is tried; the failed ones are reported for redelivery. */
+export async function handleDeliveryEvent(event: SQSEvent): Promise<SQSBatchResponse> {
+  const cache: ContentCache = new Map();
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    try {
+      if ((await processRecord(record, cache)) === 'retry') batchItemFailures.push({ itemIdentifier: record.messageId });
+    } catch (error) {
+      log.error('delivery message failed', { messageId: record.messageId, ...describeError(error) });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures };
+}

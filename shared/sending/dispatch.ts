@@ -1,0 +1,141 @@
+// The dispatcher of a single send: moves it to running, resolves its recipients page by page
+// (audience entries minus exclusions, unsubscribes, the send's group, bounces and complaints, each
+// address once per page) and fans them out to the delivery queue in batches. Resumable: the cursor
+// is written with each page's fan-out, so a run that stops (time budget, crash) continues where the
+// last recorded page ended, and a page replayed after a crash yields the same batch ids.
+import { bouncedAmong } from '../data/bounces';
+import {
+  getDispatchState,
+  getSendingSingleSend,
+  saveDispatchPage,
+  singleSendExists,
+  startDispatch,
+  type DispatchCursor,
+  type DispatchState,
+  type SendingSingleSend,
+} from '../data/single-send-progress';
+import { singleSendJobName, singleSendStatus } from '../data/single-send-record';
+import { suppressedAmong } from '../data/suppressions';
+import { sendMessages } from '../queue/queue';
+import { scheduleAt } from '../scheduling/scheduler';
+import { currentTime } from '../time';
+import { deliveryMessageBody, recipientsPerMessage, type DeliveryRecipient } from './delivery-message';
+import { excludedAddresses, nextAudiencePage, orderedAudience } from './recipients';
+import type { SendRef } from './send-ref';
+import { finishIfComplete } from './send-summary';
+import { sendingSettings } from './settings';
+
+export type DispatchOutcome =
+  /** The send no longer exists (deleted before or during dispatch). */
+  | 'gone'
+  /** A draft (0) or an already completed send (3): nothing to do. */
+  | 'not-ready'
+  /** Fired before the send's time: an update moved the send later and a newer job will fire. */
+  | 'not-due'
+  /** Every recipient fanned out (the send completes when the last batch settles). */
+  | 'dispatched'
+  /** Stopped to stay inside the time budget; a resume job continues. */
+  | 'yielded'
+  /** Another dispatcher run of the same send recorded the page first; it carries on. */
+  | 'superseded';
+
+export interface DispatchOptions {
+  /** Asked after each page: true makes the run schedule its resumption and return. */
+  shouldYield?: () => boolean;
+  pageSize?: number;
+}
+
+/** A scheduler may fire a moment early; anything earlier than this means the job is stale. */
+const earlyToleranceMs = 2_000;
+
+async function suppressedInPage(send: SendingSingleSend, addresses: string[]): Promise<Set<string>> {
+  const groupId = send.unsubscribe_group_id > 0 ? send.unsubscribe_group_id : null;
+  const [unsubscribed, bounced] = await Promise.all([suppressedAmong(send.user_id, addresses, groupId), bouncedAmong(send.user_id, addresses)]);
+  return new Set([...unsubscribed, ...bounced]);
+}
+
+/** The page's recipients that may be mailed, each address once. */
+async function mailable(send: SendingSingleSend, recipients: DeliveryRecipient[], excluded: Set<string>): Promise<DeliveryRecipient[]> {
+  const seen = new Set<string>();
+  const candidates = recipients.filter((recipient) => {
+    const address = recipient.email.trim().toLowerCase();
+    if (address === '' || excluded.has(address) || seen.has(address)) return false;
+    seen.add(address);
+    return true;
+  });
+  if (candidates.length === 0) return [];
+  const suppressed = await suppressedInPage(send, candidates.map((recipient) => recipient.email));
+  return candidates.filter((recipient) => !suppressed.has(recipient.email.trim().toLowerCase()));
+}
+
+/** Move a ready send to running; the dispatch state of a running one. Undefined: nothing to dispatch. */
+async function claimSend(send: SendingSingleSend): Promise<DispatchState | DispatchOutcome> {
+  if (send.status === singleSendStatus.ready) {
+    if (send.dispatchAt && Date.parse(send.dispatchAt) > currentTime().getTime() + earlyToleranceMs) return 'not-due';
+    if (!(await startDispatch(send.user_id, send.utr))) {
+      // Another run started it a moment ago (a duplicate fire), or it was deleted or changed.
+      const again = await getSendingSingleSend(send.user_id, send.utr);
+      if (!again) return 'gone';
+      if (again.status !== singleSendStatus.running) return 'not-ready';
+    }
+  } else if (send.status !== singleSendStatus.running) {
+    return 'not-ready';
+  }
+  return (await getDispatchState(send.user_id, send.utr)) ?? 'not-ready';
+}
+
+async function scheduleResume(send: SendingSingleSend): Promise<void> {
+  // The send's one job name: deleting the send cancels a pending resume like any other of its jobs.
+  await scheduleAt({
+    name: singleSendJobName(send.user_id, send.utr),
+    at: currentTime(),
+    target: 'send-dispatch',
+    payload: { accountId: send.user_id, utr: send.utr, resume: true },
+  });
+}
+
+/** Run (or continue) the dispatch of one single send. */
+export async function dispatchSingleSend(accountId: number, utr: string, options: DispatchOptions = {}): Promise<DispatchOutcome> {
+  const pageSize = options.pageSize ?? sendingSettings().dispatchPageSize;
+  const send = await getSendingSingleSend(accountId, utr);
+  if (!send) return 'gone';
+  const claimed = await claimSend(send);
+  if (typeof claimed === 'string') return claimed;
+  const state = claimed;
+  const ref: SendRef = { kind: 'single-send', accountId, utr };
+  const audience = orderedAudience(send.recipient_id);
+  const excluded = state.done ? new Set<string>() : await excludedAddresses(accountId, send.exclude_specific_recipient_id, pageSize);
+  while (!state.done) {
+    const cursor: DispatchCursor = state.cursor;
+    const entry = audience[cursor.source];
+    const page = entry ? await nextAudiencePage(accountId, entry, cursor.after, pageSize) : undefined;
+    // A page's batch ids are its page number and position: replaying the page reproduces them.
+    const batches: DeliveryRecipient[][] = [];
+    let next: DispatchCursor;
+    if (page) {
+      const recipients = await mailable(send, page.recipients, excluded);
+      for (let start = 0; start < recipients.length; start += recipientsPerMessage) batches.push(recipients.slice(start, start + recipientsPerMessage));
+      next = { source: cursor.source, after: page.last };
+    } else {
+      next = { source: cursor.source + 1, after: null };
+    }
+    const done = !page && next.source >= audience.length;
+    if (!(await singleSendExists(accountId, utr))) return 'gone';
+    await sendMessages(
+      'deliveries',
+      batches.map((recipients, index) => deliveryMessageBody({ ref, recipients, batchId: `${state.page}.${index}` })),
+    );
+    const recipientCount = batches.reduce((sum, batch) => sum + batch.length, 0);
+    const saved = await saveDispatchPage(accountId, utr, { expectedPage: state.page, cursor: next, batches: batches.length, recipients: recipientCount, done });
+    if (!saved) return 'superseded';
+    state.page += 1;
+    state.cursor = next;
+    state.done = done;
+    if (!done && options.shouldYield?.()) {
+      await scheduleResume(send);
+      return 'yielded';
+    }
+  }
+  await finishIfComplete(accountId, utr);
+  return 'dispatched';
+}

@@ -1,0 +1,154 @@
+// Who a single send reaches, read page by page so a dispatcher can stop and resume: the contacts of
+// each `contacts_<id>` entry and the recipients of each `segments_<id>` entry, with the placeholder
+// values of each, and the addresses its exclusion entries name.
+import { forEachContactOfType } from '../data/contacts';
+import type { ContactRecord } from '../data/contact-record';
+import { findCountry } from '../data/reference-data';
+import { forEachSegmentRecipient, type SegmentRecipient } from '../data/segment-membership';
+import type { RecipientEntry } from '../data/single-send-record';
+import type { DeliveryRecipient } from './delivery-message';
+
+/** One page of an audience entry, and the key to resume after it. */
+export interface AudiencePage {
+  recipients: DeliveryRecipient[];
+  /** The last contact id (contact types) or lower-cased address (segments) in the page. */
+  last: number | string;
+}
+
+/** Thrown inside a repository's page loop to stop it once the page we want has been read. */
+class PageRead extends Error {}
+
+/**
+ * Contact types come before segments: a contact reached both ways is then mailed with its full
+ * contact record (custom fields and all), which a segment recipient does not carry.
+ */
+export function orderedAudience(entries: readonly RecipientEntry[]): RecipientEntry[] {
+  const seen = new Set<string>();
+  const distinct = entries.filter((entry) => {
+    const key = `${entry.table}${entry.id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return [...distinct.filter((entry) => entry.table === 'contacts_'), ...distinct.filter((entry) => entry.table === 'segments_')];
+}
+
+/** Country names by id, for `((country))`; the contact holds the id. Unknown ids (or no reference data) show as stored. */
+async function countryNames(contacts: readonly ContactRecord[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const id of new Set(contacts.map((contact) => contact.country))) {
+    if (!/^\d+$/.test(id)) continue;
+    const country = await findCountry(Number(id)).catch(() => undefined);
+    if (country) names.set(id, country.name);
+  }
+  return names;
+}
+
+/** A contact's placeholder values: every contact field, `full_name`, and each custom field by its name. */
+export function contactFields(contact: ContactRecord, countryName?: string): Record<string, string> {
+  const text = (value: string | null | undefined) => value ?? '';
+  const fields: Record<string, string> = {};
+  for (const [name, custom] of Object.entries(contact.custom_field ?? {})) fields[name] = text(custom.field_value);
+  return Object.assign(fields, {
+    first_name: text(contact.first_name),
+    last_name: text(contact.last_name),
+    email: contact.email,
+    alt_email: text(contact.alt_email),
+    country: countryName ?? text(contact.country),
+    state: text(contact.state),
+    city: text(contact.city),
+    address_line1: text(contact.address_line1),
+    address_line2: text(contact.address_line2),
+    state_province_region: text(contact.state_province_region),
+    postal_code: text(contact.postal_code),
+    full_name: `${text(contact.first_name)} ${text(contact.last_name)}`.trim(),
+  });
+}
+
+/** A segment recipient's placeholder values: the fields a segment keeps for each address. */
+export function segmentRecipientFields(recipient: SegmentRecipient): Record<string, string> {
+  const text = (value: string | null | undefined) => value ?? '';
+  return {
+    first_name: text(recipient.first_name),
+    last_name: text(recipient.last_name),
+    email: recipient.email,
+    country: text(recipient.country),
+    state: text(recipient.state),
+    city: text(recipient.city),
+    address_line1: text(recipient.address_line1),
+    full_name: `${text(recipient.first_name)} ${text(recipient.last_name)}`.trim(),
+  };
+}
+
+async function contactPage(accountId: number, contactTypeId: number, after: number | null, pageSize: number): Promise<AudiencePage | undefined> {
+  let page: ContactRecord[] = [];
+  try {
+    // The contacts repository pages from the start; pages up to the cursor are skipped in memory
+    // (reads are cheap next to fan-out, and a resume happens once per Lambda run, not per page).
+    await forEachContactOfType(
+      accountId,
+      contactTypeId,
+      async (contacts) => {
+        page = contacts.filter((contact) => after === null || contact.id > after);
+        if (page.length > 0) throw new PageRead();
+      },
+      pageSize,
+    );
+  } catch (error) {
+    if (!(error instanceof PageRead)) throw error;
+  }
+  const contacts: ContactRecord[] = page;
+  const last = contacts[contacts.length - 1];
+  if (!last) return undefined;
+  const names = await countryNames(contacts);
+  return {
+    recipients: contacts.map((contact) => ({ email: contact.email, contactId: contact.id, fields: contactFields(contact, names.get(contact.country)) })),
+    last: last.id,
+  };
+}
+
+async function segmentPage(accountId: number, segmentId: number, after: string | null, pageSize: number): Promise<AudiencePage | undefined> {
+  let page: SegmentRecipient[] = [];
+  try {
+    await forEachSegmentRecipient(
+      accountId,
+      segmentId,
+      async (recipients) => {
+        // Segment recipients are keyed, and so ordered, by lower-cased address.
+        page = recipients.filter((recipient) => after === null || recipient.email.toLowerCase() > after);
+        if (page.length > 0) throw new PageRead();
+      },
+      pageSize,
+    );
+  } catch (error) {
+    if (!(error instanceof PageRead)) throw error;
+  }
+  const recipients: SegmentRecipient[] = page;
+  const last = recipients[recipients.length - 1];
+  if (!last) return undefined;
+  return {
+    recipients: recipients.map((recipient) => ({ email: recipient.email, contactId: recipient.contact_id, fields: segmentRecipientFields(recipient) })),
+    last: last.email.toLowerCase(),
+  };
+}
+
+/** The next page of an entry after `after` (null: from the start); undefined when none is left. */
+export function nextAudiencePage(accountId: number, entry: RecipientEntry, after: number | string | null, pageSize: number): Promise<AudiencePage | undefined> {
+  const id = Number(entry.id);
+  if (entry.table === 'contacts_') return contactPage(accountId, id, typeof after === 'number' ? after : null, pageSize);
+  return segmentPage(accountId, id, typeof after === 'string' ? after : null, pageSize);
+}
+
+/** Every address (lower-cased) the exclusion entries reach, each entry read in one pass. */
+export async function excludedAddresses(accountId: number, entries: readonly RecipientEntry[], pageSize: number): Promise<Set<string>> {
+  const excluded = new Set<string>();
+  for (const entry of orderedAudience(entries)) {
+    const id = Number(entry.id);
+    if (entry.table === 'contacts_') {
+      await forEachContactOfType(accountId, id, async (contacts) => contacts.forEach((contact) => excluded.add(contact.email.toLowerCase())), pageSize);
+    } else {
+      await forEachSegmentRecipient(accountId, id, async (recipients) => recipients.forEach((recipient) => excluded.add(recipient.email.toLowerCase())), pageSize);
+    }
+  }
+  return excluded;
+}

@@ -1,0 +1,104 @@
+// Renders one marketing mail for one recipient: `((name))` placeholders, the preheader, the
+// compliance footer when the design has no preferences link, the open pixel, the RFC 8058 headers
+// and a plain-text part. Pure: the links come in already built, so it needs no I/O.
+import { placeholderPattern } from '../data/dynamic-content';
+import type { MailHeader } from '../mail/mailer';
+import { escapeHtml } from '../mail/templates/html';
+import { htmlToText } from './html-text';
+
+export interface RecipientLinks {
+  /** The unsubscribe preferences page; fills `((unsubscribe_preferences))` and the footer link. */
+  preferences: string;
+  /** The RFC 8058 one-click URL for `List-Unsubscribe`. */
+  oneClickUnsubscribe: string;
+  /** The open-tracking pixel. */
+  openPixel: string;
+}
+
+export interface RenderInput {
+  /** The design as HTML, with placeholders still in it. */
+  designHtml: string;
+  subject: string;
+  preheader: string;
+  /** The recipient's values by placeholder name (contact fields, custom fields, full_name). */
+  fields: Readonly<Record<string, string>>;
+  senderName: string;
+  senderAddress: string;
+  links: RecipientLinks;
+}
+
+export interface RenderedMail {
+  subject: string;
+  html: string;
+  text: string;
+  headers: MailHeader[];
+}
+
+const preferencesPlaceholder = '((unsubscribe_preferences))';
+
+/** Every `((name))` replaced by its value, or by nothing when the recipient has none (never left showing). */
+export function fillPlaceholders(text: string, values: Readonly<Record<string, string>>, escape: (value: string) => string = (value) => value): string {
+  return text.replace(placeholderPattern, (_, name: string) => escape(Object.hasOwn(values, name) ? (values[name] ?? '') : ''));
+}
+
+/** Insert before `</body>`, or at the end of a fragment that has none. */
+function beforeBodyEnd(html: string, addition: string): string {
+  const index = html.search(/<\/body\s*>/i);
+  return index === -1 ? `${html}${addition}` : `${html.slice(0, index)}${addition}${html.slice(index)}`;
+}
+
+/** Insert right after `<body ...>`, or at the start of a fragment that has none. */
+function afterBodyStart(html: string, addition: string): string {
+  const match = /<body\b[^>]*>/i.exec(html);
+  if (!match) return `${addition}${html}`;
+  const end = match.index + match[0].length;
+  return `${html.slice(0, end)}${addition}${html.slice(end)}`;
+}
+
+const preheaderStyle = 'display:none!important;visibility:hidden;mso-hide:all;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;';
+
+/** The send's preheader replaces the design's own (library designs carry a `preheader` span), or is added first in the body. */
+function withPreheader(html: string, preheader: string): string {
+  if (preheader === '') return html;
+  const span = /(<span\b[^>]*class="preheader"[^>]*>)[\s\S]*?(<\/span>)/i;
+  if (span.test(html)) return html.replace(span, (_, open: string, close: string) => `${open}${preheader}${close}`);
+  return afterBodyStart(html, `<span class="preheader" style="${preheaderStyle}">${preheader}</span>`);
+}
+
+/** Whether the design already offers the preferences page (as the placeholder or as the link itself). */
+export function hasPreferencesLink(designHtml: string, preferencesUrl: string): boolean {
+  return designHtml.includes(preferencesPlaceholder) || designHtml.includes(preferencesUrl) || designHtml.includes(escapeHtml(preferencesUrl));
+}
+
+/** The footer every mail must carry (CAN-SPAM: who sent it, where, and how to stop it), in placeholders. */
+export const complianceFooter =
+  '<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0"><tr>' +
+  '<td align="center" style="padding:24px 12px;font-family:Arial,Helvetica,sans-serif;font-size:12px;line-height:1.5;color:#6b7280;">' +
+  '<p style="margin:0 0 8px 0;">((sender_name))<br>((sender_address))</p>' +
+  `<p style="margin:0;"><a href="${preferencesPlaceholder}" target="_blank" style="color:#6b7280;text-decoration:underline;">Unsubscribe or manage your preferences</a></p>` +
+  '</td></tr></table>';
+
+export function renderMail(input: RenderInput): RenderedMail {
+  const values: Record<string, string> = {
+    ...input.fields,
+    sender_name: input.senderName,
+    sender_address: input.senderAddress,
+    unsubscribe_preferences: input.links.preferences,
+  };
+  let design = input.designHtml;
+  if (!hasPreferencesLink(design, input.links.preferences)) design = beforeBodyEnd(design, complianceFooter);
+  // The preheader is filled (and escaped) first, so a value holding `((...))` is never filled again.
+  const preheader = escapeHtml(fillPlaceholders(input.preheader, values));
+  let html = fillPlaceholders(design, values, escapeHtml);
+  html = withPreheader(html, preheader);
+  html = beforeBodyEnd(html, `<img src="${escapeHtml(input.links.openPixel)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px;">`);
+  return {
+    subject: fillPlaceholders(input.subject, values).replace(/[\r\n]+/g, ' '),
+    html,
+    text: htmlToText(html),
+    headers: [
+      { name: 'List-Unsubscribe', value: `<${input.links.oneClickUnsubscribe}>` },
+      { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+    ],
+  };
+}

@@ -1,0 +1,71 @@
+// The short mail a completed single send leaves the account's notification recipients, and the
+// completion step that sends it: whoever settles a send last completes it, exactly once.
+import { config } from '../config';
+import { listNotificationRecipients } from '../data/notification-recipients';
+import { completeIfSettled, getDispatchState, getSendingSingleSend, type DispatchState } from '../data/single-send-progress';
+import type { SingleSend } from '../data/single-send-record';
+import { describeError, log } from '../log';
+import { sendMail } from '../mail/mailer';
+import { escapeHtml } from '../mail/templates/html';
+
+export interface SendSummaryMail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+export function sendSummaryMail(singleSend: SingleSend, totals: DispatchState): SendSummaryMail {
+  const subject = `Single send completed: ${singleSend.single_send_name}`.replace(/[\r\n]+/g, ' ');
+  // Recipients are the distinct addresses the send tried to mail; suppressed and duplicate entries are not.
+  const rows: [string, number][] = [
+    ['Recipients', singleSend.triggered + totals.failed],
+    ['Delivered', singleSend.delivered],
+    ['Bounces', singleSend.bounces],
+    ['Unsubscribes', singleSend.unsubscribes],
+  ];
+  const lead = `Your single send "${singleSend.single_send_name}" (subject "${singleSend.subject}") finished sending at ${singleSend.sent_at ?? ''} UTC.`;
+  const note = 'Delivered, bounces and unsubscribes keep counting as events arrive; the single send details show the latest figures.';
+  const html = `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
+<body style="font-family: Arial, Helvetica, sans-serif; color: #222; line-height: 1.5;">
+<p>${escapeHtml(lead)}</p>
+<table cellpadding="6" cellspacing="0" border="0">
+${rows.map(([label, value]) => `<tr><td>${escapeHtml(label)}</td><td align="right"><strong>${value}</strong></td></tr>`).join('\n')}
+</table>
+<p style="color: #666; font-size: 13px;">${escapeHtml(note)}</p>
+</body>
+</html>
+`;
+  const text = [lead, '', ...rows.map(([label, value]) => `${label}: ${value}`), '', note].join('\n');
+  return { subject, html, text };
+}
+
+/** Mail the summary to every notification recipient of the account (one mail each: they need not see each other). */
+async function mailSummary(accountId: number, utr: string, totals: DispatchState): Promise<void> {
+  const [singleSend, recipients] = await Promise.all([getSendingSingleSend(accountId, utr), listNotificationRecipients(accountId)]);
+  if (!singleSend || recipients.length === 0) return;
+  const mail = sendSummaryMail(singleSend, totals);
+  for (const recipient of recipients) {
+    await sendMail({ from: config().systemFromEmail, to: [recipient.email_address], subject: mail.subject, html: mail.html, text: mail.text });
+  }
+}
+
+/**
+ * Complete the send if its dispatch is done and every batch settled, and then send the summary.
+ * True when this call completed it. A summary that cannot be sent is logged: the send is complete.
+ */
+export async function finishIfComplete(accountId: number, utr: string): Promise<boolean> {
+  // A read first: the completing transaction holds the send's item, and running it after every batch
+  // would make the deliveries' counter updates on that item conflict with it.
+  const progress = await getDispatchState(accountId, utr);
+  if (!progress?.done || progress.completedAt !== null || progress.settledBatches < progress.fannedBatches) return false;
+  const totals = await completeIfSettled(accountId, utr);
+  if (!totals) return false;
+  try {
+    await mailSummary(accountId, utr, totals);
+  } catch (error) {
+    log.error('send summary could not be mailed', { accountId, utr, ...describeError(error) });
+  }
+  return true;
+}

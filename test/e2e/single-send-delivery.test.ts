@@ -1,0 +1,169 @@
+// Single sends on the whole local stack, through the HTTP API only (the sender's confirmation aside):
+// an immediate send to 5 contacts puts exactly 3 mails in the sink, and a scheduled send fires at its time.
+import { confirmSenderAddress } from '../../shared/data/senders';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import type { SinkMail } from '../support/sending';
+
+let stack: TestStack;
+
+async function api<T>(path: string, form?: Record<string, string | number>): Promise<T> {
+  const response = await fetch(`${stack.apiUrl}${path}`, {
+    method: form ? 'POST' : 'GET',
+    headers: stack.demoHeaders,
+    ...(form ? { body: new URLSearchParams(Object.entries(form).map(([name, value]): [string, string] => [name, String(value)])) } : {}),
+  });
+  const body = (await response.json()) as { status: string; message: T };
+  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.message;
+}
+
+async function sinkMails(addresses: readonly string[]): Promise<SinkMail[]> {
+  const store = (await (await fetch(stack.mailStoreUrl)).json()) as { emails: SinkMail[] };
+  return store.emails.filter((mail) => addresses.includes(mail.destination.to[0] as string));
+}
+
+/** Poll the sink until `count` mails reached `addresses`; fails after `timeoutMs`. */
+async function waitForMails(addresses: readonly string[], count: number, timeoutMs = 15_000): Promise<SinkMail[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const mails = await sinkMails(addresses);
+    if (mails.length >= count || Date.now() > deadline) return mails;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+async function sendDetails(utr: string) {
+  const { singleSend } = await api<{ singleSend: { status: number; triggered: number; delivered: number; sent_at: string | null }[] }>(`single-send/details?utr=${utr}`);
+  return singleSend[0];
+}
+
+/** The send's details once it reached `status` (or as they are after `timeoutMs`). */
+async function detailsOnceStatus(utr: string, status: number, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  let details = await sendDetails(utr);
+  while (details?.status !== status && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 100));
+    details = await sendDetails(utr);
+  }
+  return details;
+}
+
+const utcParts = (at: Date) => ({ date: at.toISOString().slice(0, 10), time: at.toISOString().slice(11, 19) });
+
+interface Audience {
+  contactTypeId: number;
+  segmentId: number;
+  groupId: number;
+  senderId: number;
+  people: Record<'ada' | 'unsubscribed' | 'grouped' | 'inSegment' | 'eve', string>;
+}
+
+let audience: Audience;
+
+async function setUpAudience(): Promise<Audience> {
+  await api('contacts-type/add', { name: 'Readers' });
+  const { contactTypes } = await api<{ contactTypes: { id: number; name: string }[] }>('contacts-type');
+  const contactTypeId = (contactTypes.find((type) => type.name === 'Readers') as { id: number }).id;
+  await api('segment/save', { contact_type_id: contactTypeId, segment_name: 'Arlington', 'select_field[0]': 'city', 'select_operator[0]': 'is', 'value[0]': 'Arlington' });
+  const { segments } = await api<{ segments: { id: number }[] }>('segment/list');
+  await api('unsubscribes-groups/save', { group_name: 'Newsletter', description: 'Monthly news', is_display: 1 });
+  const { unsubscribesGroups } = await api<{ unsubscribesGroups: { id: number }[] }>('unsubscribes-groups');
+  const people = {
+    ada: 'ada@readers.example',
+    unsubscribed: 'bob@readers.example',
+    grouped: 'cy@readers.example',
+    inSegment: 'dee@readers.example',
+    eve: 'eve@readers.example',
+  };
+  for (const [name, email] of Object.entries(people)) {
+    await api('contacts/add', { contact_type_id: contactTypeId, first_name: name, last_name: 'Reader', email, country: 233, city: name === 'inSegment' ? 'Arlington' : 'Springfield' });
+  }
+  const groupId = (unsubscribesGroups[0] as { id: number }).id;
+  await api('global-unsubscribes/save', { email_address: people.unsubscribed });
+  await api('unsubscribes-groups/manually-add', { unsubscribe_groups_id: groupId, email_address: people.grouped });
+  await api('sender/save', {
+    from_name: 'Acme News',
+    from_email: 'news@acme.example',
+    reply_to_email: 'support@acme.example',
+    country_id: 233,
+    company_address: '1 Main Street',
+    nickname: 'News',
+  });
+  const { senders } = await api<{ senders: { id: number; from_email: string }[] }>('senders');
+  const sender = senders[0] as { id: number; from_email: string };
+  // The confirmation link's effect, without reading the verification mail.
+  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+  return { contactTypeId, segmentId: (segments[0] as { id: number }).id, groupId, senderId: sender.id, people };
+}
+
+function sendForm(overrides: Record<string, string | number> = {}): Record<string, string | number> {
+  return {
+    template_id: 2,
+    sender_id: audience.senderId,
+    unsubscribe_group_id: audience.groupId,
+    single_send_name: 'Spring news',
+    subject: 'Hello ((first_name))',
+    preheader: 'What is new this spring',
+    'recipient_id[0]': `contacts_${audience.contactTypeId}`,
+    'recipient_id[1]': `segments_${audience.segmentId}`,
+    schedule_type: 0,
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  audience = await setUpAudience();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+}, 60_000);
+
+test('an immediate send reaches exactly the 3 mailable contacts within seconds and completes with triggered 3', async () => {
+  const addresses = Object.values(audience.people);
+  const started = Date.now();
+
+  const { utr } = await api<{ utr: string }>('single/send/create', sendForm());
+  const mails = await waitForMails(addresses, 3);
+  const elapsed = Date.now() - started;
+
+  expect(mails.map((mail) => mail.destination.to[0]).sort()).toEqual([audience.people.ada, audience.people.eve, audience.people.inSegment].sort());
+  expect(elapsed).toBeLessThan(10_000);
+  for (const mail of mails) {
+    expect(mail.subject).toMatch(/^Hello (ada|eve|inSegment)$/);
+    expect(mail.headers?.find((header) => header.name === 'List-Unsubscribe')?.value).toMatch(/^<http:\/\/localhost:\d+\/api\/public\/unsubscribe\?token=.+>$/);
+    expect(mail.headers?.find((header) => header.name === 'List-Unsubscribe-Post')?.value).toBe('List-Unsubscribe=One-Click');
+    expect(mail.body.html).toMatch(/<img src="http:\/\/localhost:\d+\/api\/public\/open\?token=[^"]+" width="1" height="1" alt=""/);
+    expect(mail.body.html).toContain('1 Main Street');
+    expect(mail.body.html).toMatch(/href="http:\/\/localhost:\d+\/api\/public\/preferences\?token=/);
+  }
+  // The pixel works through the gateway: fetching it counts an open.
+  const pixel = /<img src="([^"]+\/public\/open\?token=[^"]+)"/.exec(mails[0]?.body.html ?? '')?.[1] as string;
+  expect((await fetch(pixel.replace(/&amp;/g, '&'))).headers.get('content-type')).toBe('image/gif');
+  const details = await detailsOnceStatus(utr, 3);
+  expect(details).toMatchObject({ status: 3, triggered: 3, delivered: 3, unique_opens: 1 });
+  expect(details?.sent_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  // No more mail arrives later (nobody twice).
+  await new Promise((done) => setTimeout(done, 500));
+  expect(await sinkMails(addresses)).toHaveLength(3);
+});
+
+test('a scheduled send a few seconds ahead fires at its time, not before', async () => {
+  const addresses = Object.values(audience.people);
+  const at = new Date(Math.ceil((Date.now() + 4_000) / 1000) * 1000);
+  const { date, time } = utcParts(at);
+  const scheduledMails = async () => (await sinkMails(addresses)).filter((mail) => mail.subject.startsWith('Scheduled for'));
+
+  const { utr } = await api<{ utr: string }>('single/send/create', sendForm({ schedule_type: 1, schedule_date: date, schedule_time: time, subject: 'Scheduled for ((first_name))' }));
+  await new Promise((done) => setTimeout(done, Math.max(0, at.getTime() - Date.now() - 1_000)));
+  expect(await scheduledMails()).toHaveLength(0);
+  expect((await sendDetails(utr))?.status).toBe(1);
+  await waitForMails(addresses, 6, 10_000);
+
+  const scheduled = await scheduledMails();
+  expect(scheduled.map((mail) => mail.subject).sort()).toEqual(['Scheduled for ada', 'Scheduled for eve', 'Scheduled for inSegment']);
+  // The sink stamps each mail with the second it arrived.
+  for (const mail of scheduled) expect((mail.at ?? 0) * 1000).toBeGreaterThanOrEqual(at.getTime());
+  expect(await detailsOnceStatus(utr, 3)).toMatchObject({ status: 3, triggered: 3 });
+});

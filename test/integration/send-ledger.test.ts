@@ -1,0 +1,109 @@
+// The delivery ledger: a batch delivered twice (a crash after SES and before the queue's ack), two
+// deliverers on one batch at once, and a deliverer killed mid-batch and run again never mail anyone twice.
+import { handler as deliverHandler } from '../../functions/send-deliver/handler';
+import { resetConfig } from '../../shared/config';
+import { getDispatchState, startDispatch } from '../../shared/data/single-send-progress';
+import { getSingleSend } from '../../shared/data/single-sends';
+import { resetMailClient } from '../../shared/mail/mailer';
+import { resetSendingSettings } from '../../shared/sending/settings';
+import { newAccount } from '../support/accounts';
+import { waitFor } from '../support/local-stack';
+import { mailsTo, readySend, sqsEvent, startSendingEnvironment, startSesProxy, type SendingEnvironment } from '../support/sending';
+
+let env: SendingEnvironment;
+
+beforeAll(async () => {
+  env = await startSendingEnvironment();
+});
+
+afterAll(async () => {
+  await env.stop();
+});
+
+afterEach(() => {
+  delete process.env.DELIVERY_CONCURRENCY;
+  process.env.SES_ENDPOINT = env.sink.endpoint;
+  resetConfig();
+  resetSendingSettings();
+  resetMailClient();
+});
+
+/** A running send and one queue message for `count` recipients of it. */
+async function runningBatch(count: number) {
+  const account = await newAccount();
+  const send = await readySend(account.account_id);
+  expect(await startDispatch(account.account_id, send.utr)).toBe(true);
+  const tag = Math.random().toString(36).slice(2, 8);
+  const emails = Array.from({ length: count }, (_, i) => `ledger-${tag}-${i}@example.com`);
+  const message = {
+    ref: { kind: 'single-send', accountId: account.account_id, utr: send.utr },
+    recipients: emails.map((email, i) => ({ email, contactId: i + 1, fields: { first_name: `Reader ${i}` } })),
+    batchId: '0.0',
+  };
+  return { accountId: account.account_id, utr: send.utr, emails, message };
+}
+
+/** How many mails each address got. */
+async function mailCounts(emails: string[]): Promise<number[]> {
+  const mails = await mailsTo(env.sink, emails);
+  return emails.map((email) => mails.filter((mail) => mail.destination.to[0] === email).length);
+}
+
+describe('the ledger', () => {
+  test('the same batch delivered twice mails everyone once and counts once', async () => {
+    // Prepare
+    const batch = await runningBatch(20);
+
+    // Act: the first run sends everything, but its ack is "lost": the queue delivers the batch again.
+    const first = await deliverHandler(sqsEvent([batch.message], 1));
+    const second = await deliverHandler(sqsEvent([batch.message], 2));
+
+    // Assess
+    expect(first).toEqual({ batchItemFailures: [] });
+    expect(second).toEqual({ batchItemFailures: [] });
+    expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
+    expect(await getSingleSend(batch.accountId, batch.utr)).toMatchObject({ triggered: 20, delivered: 20 });
+    // The batch settles once: the second run finds it settled already.
+    expect(await getDispatchState(batch.accountId, batch.utr)).toMatchObject({ settledBatches: 1, sent: 20, skipped: 0 });
+  });
+
+  test('two deliverers on the same batch at once mail everyone once', async () => {
+    const batch = await runningBatch(30);
+
+    await Promise.all([deliverHandler(sqsEvent([batch.message])), deliverHandler(sqsEvent([batch.message]))]);
+
+    expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
+    expect((await getSingleSend(batch.accountId, batch.utr)).triggered).toBe(30);
+  });
+
+  test('a deliverer killed mid-batch, after SES took a mail and before it answered, and run again mails nobody twice', async () => {
+    // Prepare: SES answers the first 5 mails, takes the next 2 and never answers (the Lambda dies
+    // there, so it retries nothing), then answers normally again for the next run.
+    const batch = await runningBatch(20);
+    const proxy = await startSesProxy(env.sink, (call) => (call === 6 || call === 7 ? 'forward-then-hang' : 'forward'));
+    process.env.SES_ENDPOINT = proxy.endpoint;
+    process.env.DELIVERY_CONCURRENCY = '2';
+    resetConfig();
+    resetSendingSettings();
+    resetMailClient();
+
+    // Act: the first run hangs in its two SES calls and is abandoned; the queue delivers the batch again.
+    const killed = deliverHandler(sqsEvent([batch.message], 1));
+    await waitFor(() => proxy.calls.length === 7, 10_000, 'the two hanging SES calls');
+    const rerun = await deliverHandler(sqsEvent([batch.message], 2));
+
+    // Assess: everyone exactly once: 7 by the killed run (2 of them unanswered), the other 13 by the re-run.
+    expect(rerun).toEqual({ batchItemFailures: [] });
+    expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
+    expect(proxy.calls).toEqual([...Array(5).fill('forward'), 'forward-then-hang', 'forward-then-hang', ...Array(13).fill('forward')]);
+    // A batch counts its mails when it ends: a run that dies loses its count, never doubles one.
+    expect((await getSingleSend(batch.accountId, batch.utr)).triggered).toBe(13);
+
+    // Here the "killed" run was only abandoned: its calls now end without an answer. Those two
+    // recipients stay claimed and are never mailed again; its 5 answered mails are counted as it ends.
+    await proxy.stop();
+    await killed;
+    expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
+    expect((await getSingleSend(batch.accountId, batch.utr)).triggered).toBe(18);
+  });
+});

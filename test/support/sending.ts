@@ -1,0 +1,211 @@
+// Fixtures for the sending pipeline's tests: a table of the file's own, the SES sink in process, the
+// in-process delivery queue wired to the real deliver handler, and ready-to-dispatch single sends.
+import type { SQSEvent } from 'aws-lambda';
+import type { SesSink } from '../../infra/local/ses-sink';
+import { handler as deliverHandler } from '../../functions/send-deliver/handler';
+import { addContactType } from '../../shared/data/contact-types';
+import { addContact, type ContactFields } from '../../shared/data/contacts';
+import { createSingleSend, type SingleSend, type SingleSendContent } from '../../shared/data/single-sends';
+import { configureLocalQueue, registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
+import { resetSendBucket } from '../../shared/sending/deliver';
+import { resetSendingSettings } from '../../shared/sending/settings';
+import { newAccount } from './accounts';
+import { useTestTable, type TestTable } from './local-stack';
+import { startMailSink, stopMailSink } from './senders';
+
+export interface SinkMail {
+  messageId: string;
+  from: string;
+  replyTo: string[];
+  destination: { to: string[] };
+  subject: string;
+  body: { html?: string; text?: string };
+  headers?: { name: string; value: string }[];
+  /** When the sink took the mail, in whole seconds since the epoch. */
+  at?: number;
+}
+
+export interface SendingEnvironment {
+  table: TestTable;
+  sink: SesSink;
+  stop(): Promise<void>;
+}
+
+/** A table, the sink and the delivery queue (consumer: functions/send-deliver), with quick redelivery. */
+export async function startSendingEnvironment(): Promise<SendingEnvironment> {
+  const table = await useTestTable();
+  const sink = await startMailSink();
+  resetSendingSettings();
+  resetSendBucket();
+  configureLocalQueue({ redeliveryDelayMs: 50, log: () => undefined });
+  const unregister = registerLocalConsumer('deliveries', (event) => deliverHandler(event));
+  return {
+    table,
+    sink,
+    async stop() {
+      unregister();
+      await stopLocalQueues();
+      await stopMailSink(sink);
+      await table.stop();
+    },
+  };
+}
+
+/** Every mail in the sink (the store is shared by the process: filter by recipient). */
+export async function sinkMails(sink: SesSink): Promise<SinkMail[]> {
+  const response = await fetch(`${sink.endpoint}/store`);
+  return ((await response.json()) as { emails: SinkMail[] }).emails;
+}
+
+export async function mailsTo(sink: SesSink, addresses: readonly string[]): Promise<SinkMail[]> {
+  const wanted = new Set(addresses.map((address) => address.toLowerCase()));
+  return (await sinkMails(sink)).filter((mail) => mail.destination.to.some((to) => wanted.has(to.toLowerCase())));
+}
+
+export function headerOf(mail: SinkMail, name: string): string | undefined {
+  return mail.headers?.find((header) => header.name.toLowerCase() === name.toLowerCase())?.value;
+}
+
+let contactCounter = 0;
+
+export function contactFields(contactTypeId: number, email: string, overrides: Partial<ContactFields> = {}): ContactFields {
+  contactCounter++;
+  return {
+    contact_type_id: contactTypeId,
+    first_name: `First${contactCounter}`,
+    last_name: 'Tester',
+    email,
+    alt_email: null,
+    country: '',
+    state: 'Virginia',
+    city: 'Springfield',
+    address_line1: '7 Elm Street',
+    address_line2: '',
+    state_province_region: '',
+    postal_code: '22202',
+    ...overrides,
+  };
+}
+
+/** A fresh account with one contact type holding `count` contacts at unique addresses. */
+export async function accountWithContacts(count: number, concurrency = 16): Promise<{ accountId: number; typeId: number; emails: string[] }> {
+  const account = await newAccount();
+  const type = await addContactType(account.account_id, 'Newsletter');
+  const tag = Math.random().toString(36).slice(2, 8);
+  const emails = Array.from({ length: count }, (_, i) => `reader-${tag}-${String(i).padStart(6, '0')}@example.com`);
+  const pending = [...emails];
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, count) }, async () => {
+      for (let email = pending.shift(); email; email = pending.shift()) await addContact(account.account_id, contactFields(type.id, email), {});
+    }),
+  );
+  return { accountId: account.account_id, typeId: type.id, emails };
+}
+
+export function sendContent(overrides: Partial<SingleSendContent> = {}): SingleSendContent {
+  return {
+    template_id: 1,
+    sender_id: 1,
+    unsubscribe_group_id: 0,
+    recipient_id: [],
+    exclude_specific_recipient_id: [],
+    single_send_name: 'Spring news',
+    subject: 'Hello ((first_name))',
+    preheader: 'Our spring issue',
+    from_sender: 'news@acme.example',
+    reply_to: 'support@acme.example',
+    sender_name: 'Acme News',
+    sender_address: '1 Main Street, Springfield, 90001, United States',
+    schedule_type: 0,
+    schedule_date: '0000-00-00',
+    schedule_time: '00:00:00',
+    template_json: null,
+    template_html: '<!DOCTYPE html><html><head><title>News</title></head><body><p>Dear ((full_name)),</p><p>Plan: ((plan))</p></body></html>',
+    ...overrides,
+  };
+}
+
+/** A send in status 1 (ready), due now, as the API leaves an immediate send before its job fires. */
+export function readySend(accountId: number, overrides: Partial<SingleSendContent> = {}): Promise<SingleSend> {
+  return createSingleSend(accountId, sendContent(overrides), new Date());
+}
+
+/** An SQS event as Lambda hands it over, for calling the deliver handler directly. */
+export function sqsEvent(bodies: unknown[], receiveCount = 1): SQSEvent {
+  return {
+    Records: bodies.map((body, index) => ({
+      messageId: `message-${index}`,
+      receiptHandle: `receipt-${index}`,
+      body: JSON.stringify(body),
+      attributes: {
+        ApproximateReceiveCount: String(receiveCount),
+        SentTimestamp: String(Date.now()),
+        SenderId: 'TEST',
+        ApproximateFirstReceiveTimestamp: String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:deliveries',
+      awsRegion: 'us-east-1',
+    })),
+  };
+}
+
+/** What the SES stand-in does with the n-th SendEmail call (1-based). */
+export type SesBehaviour = 'forward' | 'throttle' | 'forward-then-hang';
+
+export interface SesProxy {
+  endpoint: string;
+  /** SendEmail calls seen, and how each was answered. */
+  calls: SesBehaviour[];
+  /** When each call arrived (ms since the epoch). */
+  arrivals: number[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A stand-in SES endpoint in front of the sink: it forwards calls to the real sink, answers some with
+ * SES's 429 TooManyRequestsException, or forwards and then never answers (a Lambda killed while SES
+ * was taking the mail). Only the transport misbehaves; the mail still goes through the real sink.
+ */
+export async function startSesProxy(sink: SesSink, behaviour: (call: number) => SesBehaviour): Promise<SesProxy> {
+  const { createServer } = await import('node:http');
+  const calls: SesBehaviour[] = [];
+  const arrivals: number[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const action = behaviour(calls.length + 1);
+      calls.push(action);
+      arrivals.push(Date.now());
+      if (action === 'throttle') {
+        response.writeHead(429, { 'content-type': 'application/json', 'x-amzn-errortype': 'TooManyRequestsException' });
+        response.end(JSON.stringify({ message: 'Maximum sending rate exceeded.' }));
+        return;
+      }
+      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))) as Record<string, string>;
+      void fetch(`${sink.endpoint}${request.url ?? '/'}`, { method: request.method, headers, body })
+        .then(async (forwarded) => {
+          if (action === 'forward-then-hang') return;
+          response.writeHead(forwarded.status, { 'content-type': forwarded.headers.get('content-type') ?? 'application/json' });
+          response.end(Buffer.from(await forwarded.arrayBuffer()));
+        })
+        .catch(() => response.destroy());
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const port = (server.address() as { port: number }).port;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    calls,
+    arrivals,
+    stop: () =>
+      new Promise<void>((closed) => {
+        server.close(() => closed());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,17 +1,16 @@
-// Contact CSV operations: the sample file in the import layout, and the import itself.
+// Contact CSV operations: the sample file in the import layout, the import, and an import job's status.
 import { stringify } from 'csv-stringify/sync';
-import { fieldsByName } from '../../shared/data/contact-items';
-import { importContacts, type ImportRow } from '../../shared/data/contact-import';
+import { contactColumns } from '../../shared/contacts/contact-input';
+import { runImportJob } from '../../shared/contacts/import-job';
+import { enqueueImport } from '../../shared/contacts/import-queue';
+import { createImportJob, getContactImport } from '../../shared/data/contact-import-jobs';
 import { contactTypeExists } from '../../shared/data/contact-types';
-import { ContactTypeUnavailable } from '../../shared/data/contacts';
 import { listCustomFields, type CustomField } from '../../shared/data/custom-fields';
-import { findCountry, findCountryByCode } from '../../shared/data/reference-data';
 import { CsvUnreadable, readCsvTable } from '../../shared/csv/read-csv';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
-import { jsonResult, raw } from '../../shared/http/reply';
-import { file, format, integer, messages } from '../../shared/validation';
-import { contactColumns, readContactInput } from './contact-input';
+import { jsonResult, ok, raw } from '../../shared/http/reply';
+import { file, format, integer, messages, validate } from '../../shared/validation';
 
 /** What the sample row shows for each custom field type. */
 const sampleCustomValues: Record<CustomField['field_type'], string> = {
@@ -64,19 +63,13 @@ async function readUploadInput(accountId: number, fields: Record<string, unknown
   return { contactTypeId: typeId.value, content: csv.value.content };
 }
 
-/** A country cell: an id, an ISO2 or ISO3 code, or a name; each distinct cell is looked up once. */
-function countryResolver(): (value: number | string) => Promise<number | undefined> {
-  const seen = new Map<string, Promise<number | undefined>>();
-  return (value) => {
-    const cell = String(value).trim();
-    let found = seen.get(cell.toLowerCase());
-    if (!found) {
-      found = (/^\d+$/.test(cell) ? findCountry(Number(cell)) : findCountryByCode(cell)).then((country) => country?.id);
-      seen.set(cell.toLowerCase(), found);
-    }
-    return found;
-  };
-}
+/**
+ * Files of up to this many rows import during the request and answer their counts; larger ones
+ * (10,000 rows take longer than API Gateway's 30 s on a cold table) become a job on the queue.
+ */
+export const maxSynchronousRows = 1000;
+
+const unknownType = () => ValidationError.of('contact_type_id', format(messages.exists, { attribute: 'contact type id' }));
 
 export const uploadCsv = accountOperation(async ({ account, request }) => {
   const upload = await readUploadInput(account.id, request.fields, request.files.find((candidate) => candidate.field === 'file'));
@@ -89,50 +82,30 @@ export const uploadCsv = accountOperation(async ({ account, request }) => {
   }
   if (!table.columns.includes('email')) throw ValidationError.of('file', noEmailColumn);
 
-  const customFields = fieldsByName(await listCustomFields(account.id));
-  const customByColumn = new Map([...customFields.values()].map((field) => [field.field_name.toLowerCase(), field.field_name]));
-  const standardColumns = new Set<string>(contactColumns.filter((column) => table.columns.includes(column)));
-  const context = { customFields, contactTypeExists: async () => true, resolveCountry: countryResolver(), countryInput: 'id-code-or-name' as const };
-
-  const errors: { row: number; messages: string[] }[] = [];
-  // By lower-cased email: a later row of the same email replaces an earlier one.
-  const valid = new Map<string, ImportRow>();
-  for (const row of table.rows) {
-    const input: Record<string, unknown> = { contact_type_id: upload.contactTypeId };
-    const custom: Record<string, string> = {};
-    for (const [column, cell] of row.cells) {
-      if (standardColumns.has(column)) input[column] = cell;
-      else if (customByColumn.has(column)) custom[customByColumn.get(column) as string] = cell;
-    }
-    input.custom_field = custom;
-    try {
-      const contact = await readContactInput(input, context);
-      const email = contact.fields.email.toLowerCase();
-      valid.delete(email);
-      valid.set(email, { line: row.line, ...contact });
-    } catch (error) {
-      if (!(error instanceof ValidationError) || typeof error.errors === 'string') throw error;
-      errors.push({ row: row.line, messages: Object.values(error.errors).flat() });
-    }
+  if (table.rows.length > maxSynchronousRows) {
+    const job = await createImportJob(account.id, upload.contactTypeId, table.rows.length, upload.content);
+    await enqueueImport({ accountId: account.id, importId: job.id });
+    return raw(jsonResult(200, { status: 'success', message: 'Imported Successfully', import_id: job.id }));
   }
-
-  let result;
-  try {
-    result = await importContacts(account.id, upload.contactTypeId, [...valid.values()], standardColumns);
-  } catch (error) {
-    if (error instanceof ContactTypeUnavailable) throw ValidationError.of('contact_type_id', format(messages.exists, { attribute: 'contact type id' }));
-    throw error;
-  }
-  for (const refused of result.refused) errors.push({ row: refused.line, messages: [refused.message] });
-  errors.sort((a, b) => a.row - b.row);
+  const job = await createImportJob(account.id, upload.contactTypeId, table.rows.length);
+  const finished = await runImportJob(account.id, job.id, table);
+  // The type was deleted between the check above and the writes.
+  if (finished.status === 'failed') throw unknownType();
+  const result = await getContactImport(account.id, job.id);
   return raw(
     jsonResult(200, {
       status: 'success',
       message: 'Imported Successfully',
       imported: result.imported,
       updated: result.updated,
-      failed: errors.length,
-      errors,
+      failed: result.failed,
+      errors: result.errors,
+      import_id: job.id,
     }),
   );
+});
+
+export const importStatus = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { id: integer().required().min(1) });
+  return ok({ import: await getContactImport(account.id, input.id) });
 });

@@ -1,6 +1,6 @@
 // Lambda for the contacts family: wires its routes to its operations.
 import { httpHandler } from '../../shared/http/pipeline';
-import { csvSample, uploadCsv } from './csv-operations';
+import { csvSample, importStatus, uploadCsv } from './csv-operations';
 import { add, bulkDelete, details, list, remove, update } from './operations';
 
-export const handler = httpHandler('contacts', { list, add, details, update, delete: remove, bulkDelete, csvSample, uploadCsv });
+export const handler = httpHandler('contacts', { list, add, details, update, delete: remove, bulkDelete, csvSample, uploadCsv, importStatus });

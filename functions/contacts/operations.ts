@@ -1,7 +1,7 @@
 // Contact operations: list, details, add, update, delete and bulk delete.
 import type { ContactRecord } from '../../shared/data/contact-record';
 import { fieldsByName, fullName } from '../../shared/data/contact-items';
-import { contactTypeExists, listContactTypes, type ContactType } from '../../shared/data/contact-types';
+import { contactTypeExists, getContactTypes } from '../../shared/data/contact-types';
 import {
   addContact,
   ContactEmailTaken,
@@ -9,16 +9,18 @@ import {
   deleteContact,
   deleteContacts,
   getContact,
-  listContacts,
+  listContactsPage,
   updateContact,
 } from '../../shared/data/contacts';
 import { listCustomFields } from '../../shared/data/custom-fields';
+import { mapPage } from '../../shared/data/pages';
 import { findCountry } from '../../shared/data/reference-data';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { format, idList, integer, messages, validate } from '../../shared/validation';
-import { readContactInput, type ContactInput } from './contact-input';
+import { readContactInput, type ContactInput } from '../../shared/contacts/contact-input';
 
 const contactId = integer().required().min(1);
 
@@ -48,17 +50,15 @@ async function countryName(countryId: string): Promise<string> {
   return (await findCountry(Number(countryId)))?.name ?? countryId;
 }
 
-export const list = accountOperation(async ({ account }) => {
-  // One Query for the types, joined in memory: never one read per contact.
-  const [contacts, contactTypes] = await Promise.all([listContacts(account.id), listContactTypes(account.id)]);
-  const typesById = new Map<number, ContactType>(contactTypes.map(({ contacts_count: _count, ...type }) => [type.id, type]));
-  const rows = await Promise.all(
-    contacts.map(async (contact) => ({
-      ...withFullName({ ...contact, country: await countryName(contact.country) }),
-      contact_type: typesById.get(contact.contact_type_id) ?? null,
-    })),
-  );
-  return ok({ contacts: rows });
+export const list = accountOperation(async ({ account, request }) => {
+  const page = await listContactsPage(account.id, pageOf(validate(request.query, pageQuery())));
+  // The page's types in one BatchGetItem, joined in memory: never one read per contact.
+  const typesById = await getContactTypes(account.id, page.items.map((contact) => contact.contact_type_id));
+  const rows = await mapPage(page, async (contact) => ({
+    ...withFullName({ ...contact, country: await countryName(contact.country) }),
+    contact_type: typesById.get(contact.contact_type_id) ?? null,
+  }));
+  return ok(withNextCursor('contacts', rows));
 });
 
 export const details = accountOperation(async ({ account, request }) => {

@@ -1,5 +1,5 @@
 // Custom values checked by their field's type, as contact add, update and CSV rows read them.
-import { readCustomValues } from '../../functions/contacts/contact-input';
+import { readCustomValues } from '../../shared/contacts/contact-input';
 import { fieldsByName } from '../../shared/data/contact-items';
 import type { CustomField } from '../../shared/data/custom-fields';
 

@@ -1,9 +1,9 @@
 // Contact input, shared by add, update and each CSV row: the standard fields, the references
 // (contact type, country) and the custom values, every failing field reported at once.
-import type { ContactFields, CustomValues } from '../../shared/data/contacts';
-import type { CustomField } from '../../shared/data/custom-fields';
-import { ValidationError, type FieldErrors } from '../../shared/http/errors';
-import { email, format, integer, messages, record, string, type Schema } from '../../shared/validation';
+import type { ContactFields, CustomValues } from '../data/contacts';
+import type { CustomField } from '../data/custom-fields';
+import { ValidationError, type FieldErrors } from '../http/errors';
+import { email, format, integer, messages, record, string, type Schema } from '../validation';
 
 /** Longest text accepted in a standard contact field, and in a text custom field. */
 export const maxContactText = 255;

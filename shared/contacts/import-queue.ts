@@ -1,0 +1,44 @@
+// The `imports` queue: a message names one import job; its consumer runs the job from its checkpoint
+// and, when the Lambda's time runs short, puts the job back on the queue to continue there.
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { readCsvTable } from '../csv/read-csv';
+import { loadImportFile } from '../data/contact-import-jobs';
+import { describeError, log } from '../log';
+import { sendMessages } from '../queue/queue';
+import { runImportJob } from './import-job';
+
+export interface ImportMessage {
+  accountId: number;
+  importId: number;
+}
+
+/** Time kept in hand beyond twice the longest chunk so far, for the checkpoint and the requeue. */
+const reserveMs = 5_000;
+
+export async function enqueueImport(message: ImportMessage): Promise<void> {
+  await sendMessages('imports', [message]);
+}
+
+function parseImportMessage(body: string): ImportMessage {
+  const value = JSON.parse(body) as Partial<ImportMessage>;
+  if (!Number.isSafeInteger(value.accountId) || !Number.isSafeInteger(value.importId)) throw new Error(`Not an import message: ${body}`);
+  return value as ImportMessage;
+}
+
+/** Run each job named in the batch; a failed one is redelivered (SQS partial batch response). */
+export async function handleImportEvent(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
+  const failures: SQSBatchResponse['batchItemFailures'] = [];
+  for (const record of event.Records) {
+    try {
+      const message = parseImportMessage(record.body);
+      const table = readCsvTable(await loadImportFile(message.accountId, message.importId));
+      const keepGoing = (longestChunkMs: number) => !context || context.getRemainingTimeInMillis() > 2 * longestChunkMs + reserveMs;
+      const job = await runImportJob(message.accountId, message.importId, table, { keepGoing });
+      if (job.status === 'running' || job.status === 'queued') await enqueueImport(message);
+    } catch (error) {
+      log.error('import job failed', { messageId: record.messageId, ...describeError(error) });
+      failures.push({ itemIdentifier: record.messageId });
+    }
+  }
+  return { batchItemFailures: failures };
+}

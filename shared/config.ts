@@ -22,6 +22,17 @@ export interface Config {
   systemFromEmail: string;
 }
 
+/** Values loaded at run time from Secrets Manager (shared/secrets.ts); they win over the environment. */
+export interface SecretValues {
+  tokenSigningKey?: string;
+}
+
+const secretValues: SecretValues = {};
+
+export function provideSecretValues(values: SecretValues): void {
+  Object.assign(secretValues, values);
+}
+
 function required(name: string): string {
   const value = process.env[name];
   if (value === undefined || value === '') {
@@ -48,10 +59,11 @@ function readConfig(): Config {
     sesEndpoint: optional('SES_ENDPOINT'),
     publicBaseUrl: optional('PUBLIC_BASE_URL') ?? 'http://localhost:3000/api/',
     credentialCacheMs: Number(optional('CREDENTIAL_CACHE_MS') ?? 60_000),
-    // Deployed, these must be set; they are read on first use, so a function that never signs a
-    // link or sends system mail does not need them. Locally, fixed development values keep links
-    // working across restarts without setup.
+    // Deployed, these must be set (the key through its secret, see shared/secrets.ts); they are read on
+    // first use, so a function that never signs a link or sends system mail does not need them.
+    // Locally, fixed development values keep links working across restarts without setup.
     get tokenSigningKey() {
+      if (secretValues.tokenSigningKey) return secretValues.tokenSigningKey;
       return runtime === 'aws' ? required('TOKEN_SIGNING_KEY') : (optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key');
     },
     get systemFromEmail() {

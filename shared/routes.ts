@@ -47,6 +47,7 @@ export const routes: readonly Route[] = [
   { method: 'DELETE', path: 'contacts-type/delete', family: 'contact-types', operation: 'delete' },
 
   // Contacts
+  { method: 'GET', path: 'contacts/import-status', family: 'contacts', operation: 'importStatus' },
   { method: 'GET', path: 'contacts/list', family: 'contacts', operation: 'list' },
   { method: 'POST', path: 'contacts/add', family: 'contacts', operation: 'add' },
   { method: 'GET', path: 'contacts/csv-sample/download', family: 'contacts', operation: 'csvSample' },
@@ -110,6 +111,11 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: 'sender/resend-mail', family: 'senders', operation: 'resendMail' },
 
   // Public pages (no credentials; signed tokens)
+  { method: 'GET', path: 'public/open', family: 'public-pages', operation: 'openPixel', auth: 'public' },
+  { method: 'GET', path: 'public/preferences', family: 'public-pages', operation: 'showPreferences', auth: 'public' },
+  { method: 'POST', path: 'public/preferences', family: 'public-pages', operation: 'changePreferences', auth: 'public' },
+  { method: 'GET', path: 'public/unsubscribe', family: 'public-pages', operation: 'showPreferences', auth: 'public' },
+  { method: 'POST', path: 'public/unsubscribe', family: 'public-pages', operation: 'oneClickUnsubscribe', auth: 'public' },
   { method: 'GET', path: 'assets/previews/{file}', family: 'templates', operation: 'previewImageFile', auth: 'public' },
   { method: 'GET', path: 'public/senders/confirm', family: 'public-pages', operation: 'confirmSender', auth: 'public' },
 

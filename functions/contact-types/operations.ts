@@ -3,19 +3,22 @@ import {
   addContactType,
   deleteContactType,
   getContactType,
-  listContactTypes,
+  listContactTypesPage,
   renameContactType,
 } from '../../shared/data/contact-types';
 import { RecordNotFound } from '../../shared/data/errors';
 import { HttpError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';
 import { integer, messages, string, validate, format } from '../../shared/validation';
 
 const name = string().required().min(2).max(255);
 const contactTypeId = integer().required().min(1);
 
-export const list = accountOperation(async ({ account }) => ok({ contactTypes: await listContactTypes(account.id) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('contactTypes', await listContactTypesPage(account.id, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const add = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, { name });

@@ -1,8 +1,9 @@
 // Field operations: the reserved fields every contact has, and the account's custom fields.
-import { addCustomField, customFieldTypes, CustomFieldNameTaken, deleteCustomField, listCustomFields } from '../../shared/data/custom-fields';
+import { addCustomField, customFieldTypes, CustomFieldNameTaken, deleteCustomField, listCustomFieldsPage } from '../../shared/data/custom-fields';
 import { isReservedFieldName, reservedFields } from '../../shared/data/reserved-fields';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { format, integer, messages, string, validate } from '../../shared/validation';
 
@@ -18,7 +19,9 @@ const fieldType = string().required().in(customFieldTypes);
 
 export const reserved = accountOperation(async () => ok({ reservedFields }));
 
-export const list = accountOperation(async ({ account }) => ok({ customFields: await listCustomFields(account.id) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('customFields', await listCustomFieldsPage(account.id, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const save = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, { field_name: fieldName, field_type: fieldType });

@@ -3,14 +3,17 @@ import {
   addToSuppressionList,
   deleteSuppressionEntries,
   deleteSuppressionEntry,
-  listSuppressionList,
+  listSuppressionListPage,
 } from '../../shared/data/suppressions';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { emailList } from '../../shared/validation/email-list';
 import { idList, integer, validate } from '../../shared/validation';
 
-export const list = accountOperation(async ({ account }) => ok({ unSubscribers: await listSuppressionList({ accountId: account.id, groupId: null }) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('unSubscribers', await listSuppressionListPage({ accountId: account.id, groupId: null }, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const save = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, { email_address: emailList().required() });

@@ -3,10 +3,11 @@ import {
   addNotificationRecipient,
   deleteNotificationRecipient,
   deleteNotificationRecipients,
-  listNotificationRecipients,
+  listNotificationRecipientsPage,
 } from '../../shared/data/notification-recipients';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { email, format, idList, integer, messages, string, validate } from '../../shared/validation';
 
@@ -19,7 +20,9 @@ const recipientFields = {
   email_owner: string().required().max(maxOwnerLength).label('name').message('required', 'The name field is required'),
 };
 
-export const list = accountOperation(async ({ account }) => ok({ notifications: await listNotificationRecipients(account.id) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('notifications', await listNotificationRecipientsPage(account.id, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const save = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, recipientFields);

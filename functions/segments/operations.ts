@@ -4,9 +4,10 @@ import { contactTypeExists } from '../../shared/data/contact-types';
 import { listCustomFields } from '../../shared/data/custom-fields';
 import { reservedFieldNames } from '../../shared/data/reserved-fields';
 import { rebuildSegmentMembership } from '../../shared/data/segment-rebuild';
-import { addSegment, deleteSegment, listSegments, updateSegment, type SegmentInput } from '../../shared/data/segments';
+import { addSegment, deleteSegment, listSegmentsPage, updateSegment, type SegmentInput } from '../../shared/data/segments';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';
 import { parseConditions } from '../../shared/segments/conditions';
 import { isFieldType, type FieldType } from '../../shared/segments/rules';
@@ -42,7 +43,9 @@ async function segmentInput(accountId: number, fields: Record<string, unknown>, 
   return { contact_type_id: typeId.value, segment_name: name.value, conditions: conditions.conditions };
 }
 
-export const list = accountOperation(async ({ account }) => ok({ segments: await listSegments(account.id) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('segments', await listSegmentsPage(account.id, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const save = accountOperation(async ({ account, request }) => {
   const input = await segmentInput(account.id, request.fields);

@@ -1,9 +1,10 @@
 // Segment recipient operations: list a segment's recipients, store one by hand, delete one.
 import { SegmentChanged, applyMembershipChanges } from '../../shared/data/segment-recipient-changes';
-import { deleteSegmentRecipient, listSegmentRecipients, manualEntry } from '../../shared/data/segment-recipients';
+import { deleteSegmentRecipient, listSegmentRecipientsPage, manualEntry } from '../../shared/data/segment-recipients';
 import { getSegment, segmentExists } from '../../shared/data/segments';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { email, format, integer, messages, string, validate } from '../../shared/validation';
 
@@ -15,10 +16,10 @@ const recordId = integer().required().min(1);
 const unknownSegment = () => ValidationError.of('segment_id', format(messages.exists, { attribute: 'segment id' }));
 
 export const emailList = accountOperation(async ({ account, request }) => {
-  const input = validate(request.query, { segment_id: recordId });
+  const input = validate(request.query, { segment_id: recordId, ...pageQuery() });
   // An unknown segment is not found, not an empty list.
   await getSegment(account.id, input.segment_id);
-  return ok({ contactEmails: await listSegmentRecipients(account.id, input.segment_id) });
+  return ok(withNextCursor('contactEmails', await listSegmentRecipientsPage(account.id, input.segment_id, pageOf(input))));
 });
 
 export const emailStore = accountOperation(async ({ account, request }) => {

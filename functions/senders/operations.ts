@@ -1,13 +1,16 @@
 // Sender operations: list, save, details, update, delete and resend of the verification mail.
-import { addSender, deleteSender, getSender, listSenders, updateSender } from '../../shared/data/senders';
+import { addSender, deleteSender, getSender, listSendersPage, updateSender } from '../../shared/data/senders';
 import { HttpError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';
 import { validate } from '../../shared/validation';
 import { readSenderInput, senderId } from './sender-input';
 import { resendIntervalSeconds, sendVerificationMail, sendVerificationMailAfterChange } from './verification';
 
-export const list = accountOperation(async ({ account }) => ok({ senders: await listSenders(account.id) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('senders', await listSendersPage(account.id, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const save = accountOperation(async ({ account, request }) => {
   const input = await readSenderInput(request.fields, false);

@@ -5,12 +5,13 @@ import {
   deleteSingleSends,
   duplicateSingleSend,
   getSingleSend,
-  listSingleSends,
+  listSingleSendsPage,
   SingleSendLocked,
   updateSingleSend,
 } from '../../shared/data/single-sends';
 import { ConflictError, ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { array, Field, maxBulkIds, string, validate } from '../../shared/validation';
 import { cancelDispatch, scheduleDispatch } from './dispatch-schedule';
@@ -33,7 +34,9 @@ const cancelConcurrency = 10;
 
 const strIds = array(idOrUtr()).required().min(1).max(maxBulkIds);
 
-export const list = accountOperation(async ({ account }) => ok({ singleSends: await listSingleSends(account.id) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('singleSends', await listSingleSendsPage(account.id, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const create = accountOperation(async ({ account, request }) => {
   const input = await readSingleSendInput(account.id, request.fields);

@@ -4,18 +4,19 @@ import {
   addToSuppressionList,
   deleteSuppressionEntries,
   deleteSuppressionEntry,
-  listSuppressionList,
+  listSuppressionListPage,
 } from '../../shared/data/suppressions';
 import {
   addUnsubscribeGroup,
   getUnsubscribeGroup,
-  listUnsubscribeGroups,
+  listUnsubscribeGroupsPage,
   unsubscribeGroupExists,
   updateUnsubscribeGroup,
 } from '../../shared/data/unsubscribe-groups';
 import { RecordNotFound } from '../../shared/data/errors';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
+import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { emailList } from '../../shared/validation/email-list';
 import { flag, format, idList, integer, messages, string, validate } from '../../shared/validation';
@@ -31,7 +32,9 @@ const groupFields = {
 };
 const recordId = integer().required().min(1);
 
-export const list = accountOperation(async ({ account }) => ok({ unsubscribesGroups: await listUnsubscribeGroups(account.id) }));
+export const list = accountOperation(async ({ account, request }) =>
+  ok(withNextCursor('unsubscribesGroups', await listUnsubscribeGroupsPage(account.id, pageOf(validate(request.query, pageQuery()))))),
+);
 
 export const save = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, groupFields);
@@ -67,10 +70,10 @@ export const manuallyAdd = accountOperation(async ({ account, request }) => {
 });
 
 export const recipientsList = accountOperation(async ({ account, request }) => {
-  const input = validate(request.query, { groupId: recordId });
+  const input = validate(request.query, { groupId: recordId, ...pageQuery() });
   // An unknown group is not found, not an empty list.
   await getUnsubscribeGroup(account.id, input.groupId);
-  return ok({ recipients: await listSuppressionList({ accountId: account.id, groupId: input.groupId }) });
+  return ok(withNextCursor('recipients', await listSuppressionListPage({ accountId: account.id, groupId: input.groupId }, pageOf(input))));
 });
 
 export const recipientsDelete = accountOperation(async ({ account, request }) => {

@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { apiPrefix, findRoute, pathBelowApi, routeKey, type HttpFamily, type RouteMatch } from '../../shared/routes';
+import { openApiDocument } from '../openapi/openapi-document';
 import { FunctionMissingError, loadFunctionHandler } from './function-modules';
 import { lambdaContext } from './lambda-context';
 
@@ -226,6 +227,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     let result: APIGatewayProxyStructuredResultV2;
     if (rawPath === '/_local/health') {
       result = { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"status":"ok"}' };
+    } else if (method === 'GET' && rawPath === `${apiPrefix}openapi.json`) {
+      // The API's description, generated from the routing table (`npm run openapi` writes the same).
+      const document = openApiDocument({ serverUrl: `http://${request.headers.host ?? 'localhost'}` });
+      result = { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(document) };
     } else {
       try {
         const body = await readBody(request);

@@ -1,12 +1,18 @@
-// The one stack: the table, the HTTP API built from the routing table, and one function per family.
+// The one stack: the table, the HTTP API built from the routing table, one function per family and
+// per event function, the queues, the scheduler, SES, the signing key's secret, alarms and a dashboard.
 import { CfnOutput, Stack, Tags, type App, type StackProps } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { createDataTable } from './data-table';
+import { EventWiring } from './event-wiring';
 import { createHttpApi } from './http-api';
-import { HttpFunctions, type HandlerSource } from './http-functions';
 import { addRoutes } from './http-routes';
+import type { HandlerSource } from './lambda-bundling';
+import { Monitoring } from './monitoring';
+import { justifyFindings } from './nag-suppressions';
+import { Platform } from './platform';
+import { automationStepsFunction, consumerTimeout, deliveryQueue, eventFunctionNames, ServiceFunctions } from './service-functions';
 import { readSettings, type StackSettings } from './settings';
 
 export interface EmailCampaignStackProps extends StackProps {
@@ -14,32 +20,90 @@ export interface EmailCampaignStackProps extends StackProps {
   handlerSource?: HandlerSource;
 }
 
+// Other senders (sender confirmations, send summaries) share the quota without the deliverers'
+// limiter, so the deliverers together take 90% of it.
+const deliveryShareOfSendRate = 0.9;
+
+/** Mails per second for each delivery container, so all of them together stay under the SES rate. */
+export function perContainerSendRate(sesMaxSendRate: number, deliveryConcurrency: number): number {
+  return Math.floor(((sesMaxSendRate * deliveryShareOfSendRate) / deliveryConcurrency) * 100) / 100;
+}
+
+/** Containers that send campaign mail at once: the deliverers, plus the automation step runner when deployed. */
+export function mailSendingContainers(deliveryConcurrency: number, source?: HandlerSource): number {
+  return deliveryConcurrency + (eventFunctionNames(source).includes(automationStepsFunction) ? 1 : 0);
+}
+
 export class EmailCampaignStack extends Stack {
+  readonly settings: StackSettings;
   readonly table: Table;
   readonly httpApi: HttpApi;
-  readonly httpFunctions: HttpFunctions;
+  readonly platform: Platform;
+  readonly functions: ServiceFunctions;
+  readonly events: EventWiring;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: EmailCampaignStackProps) {
     super(scope, id, props);
     const { settings } = props;
+    this.settings = settings;
     Tags.of(this).add('service', 'email-campaign');
     Tags.of(this).add('stage', settings.stage);
 
     this.table = createDataTable(this, { allowDestroy: settings.allowDestroy });
     // The API exists before the functions so they can know its URL; only the routes depend on the functions.
-    const { api, baseUrl } = createHttpApi(this, settings.stage, settings.apiThrottle);
+    const { api, baseUrl } = createHttpApi(this, {
+      stage: settings.stage,
+      throttle: settings.apiThrottle,
+      logRetention: settings.logRetention,
+      allowDestroy: settings.allowDestroy,
+      corsOrigins: settings.corsOrigins,
+    });
     this.httpApi = api;
-    this.httpFunctions = new HttpFunctions(this, 'HttpFunctions', {
+    this.platform = new Platform(this, 'Platform', {
+      stage: settings.stage,
+      senderDomain: settings.senderDomain,
+      consumerTimeout,
+    });
+    this.functions = new ServiceFunctions(this, 'Functions', {
+      stage: settings.stage,
       table: this.table,
+      platform: this.platform,
       publicBaseUrl: baseUrl,
+      systemFromEmail: settings.systemFromEmail,
+      // The deliverers and the automation step runner (one container at most) share the SES rate.
+      perContainerSendRate: perContainerSendRate(settings.sesMaxSendRate, mailSendingContainers(settings.deliveryConcurrency, props.handlerSource)),
       logRetention: settings.logRetention,
       allowDestroy: settings.allowDestroy,
       handlerSource: props.handlerSource,
     });
-    addRoutes(api, (family) => this.httpFunctions.functionOf(family));
+    addRoutes(api, (family) => this.functions.functionOf(family));
+    this.events = new EventWiring(this, 'Events', {
+      platform: this.platform,
+      functions: this.functions,
+      deliveryConcurrency: settings.deliveryConcurrency,
+    });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage: settings.stage,
+      functions: this.functions,
+      api,
+      queues: Object.fromEntries([...this.platform.queues].map(([name, pair]) => [name, pair.queue])),
+      deliveryQueue: this.platform.queueOf(deliveryQueue).queue,
+      deadLetterQueues: {
+        ...Object.fromEntries([...this.platform.queues].map(([name, pair]) => [name, pair.deadLetters])),
+        feedback: this.events.feedbackDeadLetters,
+      },
+      alarmEmail: settings.alarmEmail,
+    });
+    justifyFindings({ api, functions: this.functions, platform: this.platform, events: this.events });
 
     new CfnOutput(this, 'ApiBaseUrl', { value: baseUrl, description: 'The API root; every route is below it.' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
+    new CfnOutput(this, 'PublicPagesBaseUrl', { value: `${baseUrl}public/`, description: 'Where links in mail lead (preferences, unsubscribe, open pixel).' });
+    new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
+    new CfnOutput(this, 'TokenSigningKeySecretArn', { value: this.platform.tokenSigningKey.secretArn, description: 'The ARN only; the key never leaves Secrets Manager.' });
+    new CfnOutput(this, 'SenderDomainIdentity', { value: settings.senderDomain, description: 'Publish its DKIM records (SES console) to verify it.' });
   }
 }
 

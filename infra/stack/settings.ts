@@ -9,6 +9,18 @@ export interface StackSettings {
   allowDestroy: boolean;
   logRetention: RetentionDays;
   apiThrottle: { burstLimit: number; rateLimit: number };
+  /** The account's SES maximum send rate (mails per second); the delivery function stays under it. */
+  sesMaxSendRate: number;
+  /** Delivery containers at most (the SQS event source's maximum concurrency; Lambda's minimum is 2). */
+  deliveryConcurrency: number;
+  /** The domain mail is sent from: the stack creates its SES identity (DKIM records to publish). */
+  senderDomain: string;
+  /** The From address of system mail (sender confirmation, send summaries). */
+  systemFromEmail: string;
+  /** Where alarm notifications go; without it the alarm topic has no subscriber. */
+  alarmEmail: string | undefined;
+  /** Browser origins allowed to call the API; CORS stays off without them (the API is server to server). */
+  corsOrigins: string[];
 }
 
 export const defaultSettings: StackSettings = {
@@ -16,6 +28,13 @@ export const defaultSettings: StackSettings = {
   allowDestroy: false,
   logRetention: RetentionDays.ONE_MONTH,
   apiThrottle: { burstLimit: 200, rateLimit: 100 },
+  // SES's starting quota out of the sandbox; raise it with the quota (see the README runbook).
+  sesMaxSendRate: 14,
+  deliveryConcurrency: 2,
+  senderDomain: 'example.com',
+  systemFromEmail: 'no-reply@example.com',
+  alarmEmail: undefined,
+  corsOrigins: [],
 };
 
 // `-c key=value` always arrives as a string while cdk.json gives JSON types, so accept both.
@@ -57,8 +76,58 @@ function logRetentionContext(node: Node): RetentionDays {
   return retention;
 }
 
+function positiveNumberContext(node: Node, key: string, fallback: number): number {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined) return fallback;
+  const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof parsed !== 'number' || !Number.isFinite(parsed) || parsed <= 0) {
+    throw new Error(`Context ${key} must be a positive number, got ${JSON.stringify(value)}`);
+  }
+  return parsed;
+}
+
+function optionalStringContext(node: Node, key: string): string | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new Error(`Context ${key} must be a string, got ${JSON.stringify(value)}`);
+  return value.trim();
+}
+
+const domainPattern = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const addressPattern = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
+
+function senderDomainContext(node: Node): string {
+  const domain = (optionalStringContext(node, 'senderDomain') ?? defaultSettings.senderDomain).toLowerCase();
+  if (!domainPattern.test(domain)) throw new Error(`Context senderDomain must be a domain name, got ${JSON.stringify(domain)}`);
+  return domain;
+}
+
+function addressContext(node: Node, key: string): string | undefined {
+  const address = optionalStringContext(node, key);
+  if (address !== undefined && !addressPattern.test(address)) throw new Error(`Context ${key} must be an email address, got ${JSON.stringify(address)}`);
+  return address;
+}
+
+function deliveryConcurrencyContext(node: Node): number {
+  const concurrency = positiveIntegerContext(node, 'deliveryConcurrency', defaultSettings.deliveryConcurrency);
+  // The bounds of an SQS event source mapping's maximum concurrency.
+  if (concurrency < 2 || concurrency > 1000) throw new Error(`Context deliveryConcurrency must be between 2 and 1000, got ${concurrency}`);
+  return concurrency;
+}
+
+function corsOriginsContext(node: Node): string[] {
+  const text = optionalStringContext(node, 'corsOrigins');
+  if (text === undefined) return [];
+  const origins = text.split(',').map((origin) => origin.trim()).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    if (!/^https?:\/\/[^/\s]+$/.test(origin)) throw new Error(`Context corsOrigins must list origins like https://app.example.com, got ${JSON.stringify(origin)}`);
+  }
+  return origins;
+}
+
 /** The settings from the app's context, each falling back to `defaultSettings`. */
 export function readSettings(node: Node): StackSettings {
+  const senderDomain = senderDomainContext(node);
   return {
     stage: stageContext(node),
     allowDestroy: booleanContext(node, 'allowDestroy', defaultSettings.allowDestroy),
@@ -67,5 +136,11 @@ export function readSettings(node: Node): StackSettings {
       burstLimit: positiveIntegerContext(node, 'apiThrottleBurst', defaultSettings.apiThrottle.burstLimit),
       rateLimit: positiveIntegerContext(node, 'apiThrottleRate', defaultSettings.apiThrottle.rateLimit),
     },
+    sesMaxSendRate: positiveNumberContext(node, 'sesMaxSendRate', defaultSettings.sesMaxSendRate),
+    deliveryConcurrency: deliveryConcurrencyContext(node),
+    senderDomain,
+    systemFromEmail: addressContext(node, 'systemFromEmail') ?? `no-reply@${senderDomain}`,
+    alarmEmail: addressContext(node, 'alarmEmail'),
+    corsOrigins: corsOriginsContext(node),
   };
 }

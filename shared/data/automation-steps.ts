@@ -15,6 +15,7 @@ import {
   automationStepPartition,
   automationStepUtrKey,
 } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, queryAll, withoutKeys, type Item } from './records';
 
 export const waitingTypes = ['instantly', 'days', 'hours'] as const;
@@ -137,6 +138,11 @@ async function transact(actions: TransactionItem[], notFound: () => RecordNotFou
 /** An automation's steps in step order. */
 export async function listAutomationSteps(accountId: number, automationUtr: string): Promise<AutomationStep[]> {
   return (await queryAll({ partition: automationStepPartition(accountId, automationUtr) })).map(toStep);
+}
+
+/** One page of an automation's steps, in step order. */
+export async function listAutomationStepsPage(accountId: number, automationUtr: string, page: PageRequest): Promise<ListPage<AutomationStep>> {
+  return mapPage(await queryListPage({ partition: automationStepPartition(accountId, automationUtr) }, page), toStep);
 }
 
 /** Add a step at the end of an automation; RecordNotFound when the automation is gone (or being deleted). */

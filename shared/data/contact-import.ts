@@ -1,6 +1,7 @@
 // Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
 // email claimed atomically with its contact and one count change for the whole import.
 import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { onContactsJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
 import { db, tableName } from './client';
 import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './contact-items';
@@ -24,6 +25,17 @@ export interface ImportResult {
   updated: number;
   /** Rows refused while writing (an email claimed concurrently by another contact). */
   refused: { line: number; message: string }[];
+}
+
+export interface ImportOptions {
+  /**
+   * Called with the lower-cased emails the type does not hold yet, after they are looked up and
+   * before anything is written: an import job records them, so a chunk replayed after a crash still
+   * knows which rows it created.
+   */
+  onClassified?: (freshEmails: string[]) => Promise<void>;
+  /** Leave the type's `contacts_count` to the caller (an import job adds it with its checkpoint). */
+  deferCount?: boolean;
 }
 
 /** DynamoDB's limits: 100 keys per BatchGetItem, 25 puts per BatchWriteItem, 100 actions per transaction. */
@@ -148,7 +160,13 @@ function updatedRecord(before: ContactRecord, row: ImportRow, columns: ReadonlyS
  * updates that contact, a new one creates a contact. `columns` names the standard columns the
  * file has. Keeps the type's count with one update and segment membership with one batch call.
  */
-export async function importContacts(accountId: number, contactTypeId: number, rows: ImportRow[], columns: ReadonlySet<string>): Promise<ImportResult> {
+export async function importContacts(
+  accountId: number,
+  contactTypeId: number,
+  rows: ImportRow[],
+  columns: ReadonlySet<string>,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   const fields = fieldsByName(await listCustomFields(accountId));
   const now = isoTimestamp();
   const changes: ContactChange[] = [];
@@ -156,6 +174,7 @@ export async function importContacts(accountId: number, contactTypeId: number, r
   let existing = await existingByEmail(accountId, contactTypeId, rows.map((row) => row.fields.email));
   const fresh = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()));
   let toUpdate = rows.filter((row) => existing.has(row.fields.email.toLowerCase()));
+  await options.onClassified?.(fresh.map((row) => row.fields.email.toLowerCase()));
 
   // Checked before and after the writes (not inside each transaction, where every group would
   // contend for the type's item): contacts written while the type began closing are removed again.
@@ -189,9 +208,10 @@ export async function importContacts(accountId: number, contactTypeId: number, r
     await removeWritten(accountId, [...created.map(({ record }) => record), ...updates.map(({ after }) => after)]);
     throw new ContactTypeUnavailable(contactTypeId);
   }
-  if (created.length > 0) await addToCount(accountId, contactTypeId, created.length);
+  if (created.length > 0 && !options.deferCount) await addToCount(accountId, contactTypeId, created.length);
 
   await syncContactSegmentsBatch(accountId, changes);
+  await onContactsJoined(accountId, contactTypeId, created.map(({ record }) => record));
   return { imported: created.length, updated: updates.length, refused };
 }
 

@@ -4,7 +4,8 @@ import { contactTypeClosingAttribute, deleteContactsOfType } from './contacts';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { CONTACT_TYPE, contactTypeKey, contactTypePartition } from './keys';
-import { deleteExistingItem, getItem, putNewItem, queryAll, updateExistingItem, withoutKeys, type Item } from './records';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
+import { deleteExistingItem, getItem, getItems, putNewItem, updateExistingItem, withoutKeys, type Item } from './records';
 
 export interface ContactType {
   id: number;
@@ -24,9 +25,19 @@ function toContactType(item: Item): ContactType {
   return { id, user_id, name, deleted_at: deleted_at ?? null, created_at, updated_at };
 }
 
-export async function listContactTypes(accountId: number): Promise<ContactTypeWithCount[]> {
-  const items = await queryAll({ partition: contactTypePartition(accountId) });
-  return items.map((item) => ({ ...toContactType(item), contacts_count: Number(item.contacts_count ?? 0) }));
+function withCount(item: Item): ContactTypeWithCount {
+  return { ...toContactType(item), contacts_count: Number(item.contacts_count ?? 0) };
+}
+
+/** One page of the account's contact types, in id order. */
+export async function listContactTypesPage(accountId: number, page: PageRequest): Promise<ListPage<ContactTypeWithCount>> {
+  return mapPage(await queryListPage({ partition: contactTypePartition(accountId) }, page), withCount);
+}
+
+/** The contact types among `ids` (one BatchGetItem per 100), by id: a page of contacts shows its types without listing them all. */
+export async function getContactTypes(accountId: number, ids: readonly number[]): Promise<Map<number, ContactType>> {
+  const items = await getItems([...new Set(ids)].map((id) => contactTypeKey(accountId, id)));
+  return new Map(items.map((item) => [Number(item.id), toContactType(item)]));
 }
 
 export async function getContactType(accountId: number, id: number): Promise<ContactType> {

@@ -1,5 +1,6 @@
 // Contacts: every table access for a contact, its email claim within its type and its type's count.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { onContactsJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
@@ -9,7 +10,8 @@ import { listCustomFields } from './custom-fields';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { CONTACT, contactEmailKey, contactKey, contactPartition, contactsOfTypePartition, contactTypeKey } from './keys';
-import { getItem, queryAll, queryPage, type Item } from './records';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
+import { getItem, queryPage, type Item } from './records';
 import { syncContactSegments, syncContactSegmentsBatch } from './segment-membership';
 
 export type { ContactFields, CustomValues } from './contact-items';
@@ -77,11 +79,11 @@ export async function getContact(accountId: number, id: number): Promise<Contact
   return toContactRecord(item, fieldsByName(customFields));
 }
 
-/** Every contact of the account in id order (one Query, paged by DynamoDB's cursor). */
-export async function listContacts(accountId: number): Promise<ContactRecord[]> {
-  const [items, customFields] = await Promise.all([queryAll({ partition: contactPartition(accountId) }), listCustomFields(accountId)]);
+/** One page of the account's contacts, in id order. */
+export async function listContactsPage(accountId: number, page: PageRequest): Promise<ListPage<ContactRecord>> {
+  const [items, customFields] = await Promise.all([queryListPage({ partition: contactPartition(accountId) }, page), listCustomFields(accountId)]);
   const fields = fieldsByName(customFields);
-  return items.map((item) => toContactRecord(item, fields));
+  return mapPage(items, (item) => toContactRecord(item, fields));
 }
 
 /** Page through the contacts of one type in id order, handing each page to `onBatch` before reading the next. */
@@ -136,6 +138,7 @@ export async function addContact(accountId: number, input: ContactFields, custom
     throw error;
   }
   await syncContactSegments(accountId, undefined, record);
+  await onContactsJoined(accountId, record.contact_type_id, [record]);
   return record;
 }
 

@@ -6,6 +6,7 @@ import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { CUSTOM_FIELD, customFieldKey, customFieldNameKey, customFieldPartition } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, queryAll, withoutKeys, type Item } from './records';
 import type { FieldDefinition } from './reserved-fields';
 
@@ -37,6 +38,11 @@ function toCustomField(item: Item): CustomField {
 export async function listCustomFields(accountId: number): Promise<CustomField[]> {
   const items = await queryAll({ partition: customFieldPartition(accountId) });
   return items.map(toCustomField);
+}
+
+/** One page of the account's custom fields, in id order. */
+export async function listCustomFieldsPage(accountId: number, page: PageRequest): Promise<ListPage<CustomField>> {
+  return mapPage(await queryListPage({ partition: customFieldPartition(accountId) }, page), toCustomField);
 }
 
 /**

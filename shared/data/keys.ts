@@ -338,3 +338,87 @@ export function automationStepKey(accountId: number, automationUtr: string, step
 export function automationStepUtrKey(accountId: number, stepUtr: string): Key {
   return { pk: entityPartition(accountId, `${AUTOMATION_STEP}-utr`), sk: stepUtr };
 }
+
+// Paged lists and contact import jobs
+
+/** The gsi1 partition listing an account's automations in id order (their items are keyed by utr). */
+export function automationIdIndexPartition(accountId: number): string {
+  return entityPartition(accountId, `${AUTOMATION}-by-id`);
+}
+
+/** The gsi1 keys an automation carries to appear in its account's id-ordered list. */
+export function automationIdIndexKey(accountId: number, id: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: automationIdIndexPartition(accountId), gsi1sk: idSortKey(id) };
+}
+
+export const CONTACT_IMPORT = 'contact-import';
+
+/** A CSV import job's own item: its state, counts and checkpoint. */
+export function contactImportKey(accountId: number, id: number): Key {
+  return entityKey(accountId, CONTACT_IMPORT, id);
+}
+
+/** The partition of one import job's stored file, in pieces numbered from 0. */
+export function contactImportFilePartition(accountId: number, importId: number): string {
+  return entityPartition(accountId, `${CONTACT_IMPORT}-file#${importId}`);
+}
+
+export function contactImportFileKey(accountId: number, importId: number, piece: number): Key {
+  return { pk: contactImportFilePartition(accountId, importId), sk: idSortKey(piece) };
+}
+
+/** The partition of one import job's row errors, one item per chunk, by the chunk's first row. */
+export function contactImportErrorsPartition(accountId: number, importId: number): string {
+  return entityPartition(accountId, `${CONTACT_IMPORT}-errors#${importId}`);
+}
+
+export function contactImportErrorsKey(accountId: number, importId: number, firstRow: number): Key {
+  return { pk: contactImportErrorsPartition(accountId, importId), sk: idSortKey(firstRow) };
+}
+
+/** The gsi1 partition listing one unsubscribe group's recipients in id order (their address items are keyed by address). */
+export function unsubscribeGroupRecipientIdIndexPartition(accountId: number, groupId: number): string {
+  return entityPartition(accountId, `${UNSUBSCRIBE_GROUP_RECIPIENT}-by-id#${groupId}`);
+}
+
+/** The gsi1 keys a group recipient's record carries to appear in its group's id-ordered list. */
+export function unsubscribeGroupRecipientIdIndexKey(accountId: number, groupId: number, id: number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: unsubscribeGroupRecipientIdIndexPartition(accountId, groupId), gsi1sk: idSortKey(id) };
+}
+
+// Automation enrolments
+
+export const AUTOMATION_ENROLMENT = 'automation-enrolment';
+
+/** The partition of one automation's enrolments (resume, delete and tests read it), one item per contact. */
+export function automationEnrolmentPartition(accountId: number, automationUtr: string): string {
+  return entityPartition(accountId, `${AUTOMATION_ENROLMENT}#${automationUtr}`);
+}
+
+/** A contact's enrolment in an automation: the key itself keeps a contact enrolled at most once. */
+export function automationEnrolmentKey(accountId: number, automationUtr: string, contactId: number): Key {
+  return { pk: automationEnrolmentPartition(accountId, automationUtr), sk: idSortKey(contactId) };
+}
+
+/**
+ * The gsi1 partition of enrolments due within one UTC hour (`yyyy-mm-ddThh`), split into shards. It is
+ * global (not per account): the step runner drains every account's due enrolments from it.
+ */
+export function automationDuePartition(hour: string, shard: number): string {
+  return `AUTOMATION-DUE#${hour}#${shard}`;
+}
+
+/** The gsi1 sort key of a due enrolment: its due time first, so one Query reads what is due by now. */
+export function automationDueSortKey(dueAt: Date, accountId: number, automationUtr: string, contactId: number): string {
+  return `${dueAt.toISOString()}#${accountId}#${automationUtr}#${idSortKey(contactId)}`;
+}
+
+/** Exclusive gsi1sk bound for enrolments due at or before `now`: '$' sorts right after the '#' separator. */
+export function automationDueBound(now: Date): string {
+  return `${now.toISOString()}$`;
+}
+
+/** The step runner's own state: the last hour it drained completely. */
+export function automationRunnerStateKey(): Key {
+  return { pk: 'AUTOMATION-RUNNER', sk: 'STATE' };
+}

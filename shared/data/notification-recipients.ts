@@ -7,6 +7,7 @@ import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { NOTIFICATION_RECIPIENT, notificationRecipientAddressKey, notificationRecipientKey, notificationRecipientPartition } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, queryAll, withoutKeys, type Item } from './records';
 
 export interface NotificationRecipient {
@@ -30,6 +31,11 @@ function isCancelled(error: unknown): boolean {
 /** The account's notification recipients in id order (also the address list of the send-summary mail). */
 export async function listNotificationRecipients(accountId: number): Promise<NotificationRecipient[]> {
   return (await queryAll({ partition: notificationRecipientPartition(accountId) })).map(toRecipient);
+}
+
+/** One page of the account's notification recipients, in id order. */
+export async function listNotificationRecipientsPage(accountId: number, page: PageRequest): Promise<ListPage<NotificationRecipient>> {
+  return mapPage(await queryListPage({ partition: notificationRecipientPartition(accountId) }, page), toRecipient);
 }
 
 /**

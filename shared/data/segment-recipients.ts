@@ -4,7 +4,8 @@ import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { SEGMENT_RECIPIENT, segmentKey, segmentRecipientIdIndexKey, segmentRecipientPartition } from './keys';
-import { isConditionFailure, queryAll, queryPage, withoutKeys, type Item } from './records';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
+import { isConditionFailure, queryPage, withoutKeys, type Item } from './records';
 
 /** A manually stored recipient (`segment/email/store`). */
 export interface ManualEntry {
@@ -104,10 +105,12 @@ export function toSegmentRecipient(item: Item): SegmentRecipient {
   };
 }
 
-/** Every recipient of a segment, oldest first. */
-export async function listSegmentRecipients(accountId: number, segmentId: number): Promise<SegmentRecipient[]> {
-  const items = await queryAll({ partition: segmentRecipientPartition(accountId, segmentId) });
-  return items.map(toSegmentRecipient).sort((a, b) => a.id - b.id);
+/**
+ * One page of a segment's recipients in address order (case-insensitive): the partition is keyed by
+ * address, so pages are stable without a second index; the id index serves lookups by id only.
+ */
+export async function listSegmentRecipientsPage(accountId: number, segmentId: number, page: PageRequest): Promise<ListPage<SegmentRecipient>> {
+  return mapPage(await queryListPage({ partition: segmentRecipientPartition(accountId, segmentId) }, page), toSegmentRecipient);
 }
 
 /** A segment's recipients page by page (in address order), for sending to segments of any size. */

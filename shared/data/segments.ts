@@ -6,6 +6,7 @@ import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { SEGMENT, segmentContactTypeIndexKey, segmentKey, segmentPartition, segmentsOfContactTypePartition } from './keys';
 import { deleteAllSegmentRecipients } from './segment-recipients';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { deleteExistingItem, getItem, putNewItem, queryAll, updateExistingItem, withoutKeys, type Item } from './records';
 
 /** A segment as the spec shows it. */
@@ -89,9 +90,13 @@ function toRules(item: Item): SegmentRules {
   };
 }
 
-export async function listSegments(accountId: number): Promise<SegmentWithCount[]> {
-  const items = await queryAll({ partition: segmentPartition(accountId) });
-  return items.map((item) => ({ ...toSegment(item), segment_emails_count: Number(item.segment_emails_count ?? 0) }));
+function withCount(item: Item): SegmentWithCount {
+  return { ...toSegment(item), segment_emails_count: Number(item.segment_emails_count ?? 0) };
+}
+
+/** One page of the account's segments, in id order. */
+export async function listSegmentsPage(accountId: number, page: PageRequest): Promise<ListPage<SegmentWithCount>> {
+  return mapPage(await queryListPage({ partition: segmentPartition(accountId) }, page), withCount);
 }
 
 export async function getSegment(accountId: number, id: number): Promise<Segment> {

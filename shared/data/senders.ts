@@ -6,7 +6,8 @@ import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { SENDER, senderKey, senderPartition, type Key } from './keys';
-import { deleteExistingItem, getItem, isConditionFailure, putNewItem, queryAll, withoutKeys, type Item } from './records';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
+import { deleteExistingItem, getItem, isConditionFailure, putNewItem, withoutKeys, type Item } from './records';
 
 /** What a client sets on save and update; optional fields not given are null. */
 export interface SenderInput {
@@ -96,9 +97,9 @@ async function getSenderItem(accountId: number, id: number): Promise<Item> {
   return item;
 }
 
-export async function listSenders(accountId: number): Promise<Sender[]> {
-  const items = await queryAll({ partition: senderPartition(accountId) });
-  return items.map(toSender);
+/** One page of the account's senders, in id order. */
+export async function listSendersPage(accountId: number, page: PageRequest): Promise<ListPage<Sender>> {
+  return mapPage(await queryListPage({ partition: senderPartition(accountId) }, page), toSender);
 }
 
 /** One sender of the account; RecordNotFound when it does not exist there. `is_verified` says whether mail may use it. */

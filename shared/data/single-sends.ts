@@ -8,7 +8,8 @@ import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { idSortKey, SINGLE_SEND, singleSendIdIndexKey, singleSendIdIndexPartition, singleSendKey, type Key } from './keys';
-import { deleteExistingItem, getItem, isConditionFailure, putNewItem, queryAll, queryPage, type Item } from './records';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
+import { deleteExistingItem, getItem, isConditionFailure, putNewItem, queryPage, type Item } from './records';
 import {
   dispatchAtAttribute,
   singleSendStatus,
@@ -54,10 +55,9 @@ async function putSingleSend(accountId: number, record: SingleSend, dispatchAt: 
   if (!created) throw new Error(`Single send ${record.utr} of account ${accountId} already exists`);
 }
 
-/** Every single send of the account, in id order (one Query of the id index). */
-export async function listSingleSends(accountId: number): Promise<SingleSend[]> {
-  const items = await queryAll({ partition: singleSendIdIndexPartition(accountId), index: 'gsi1' });
-  return items.map(toSingleSend);
+/** One page of the account's single sends, in id order (the id index). */
+export async function listSingleSendsPage(accountId: number, page: PageRequest): Promise<ListPage<SingleSend>> {
+  return mapPage(await queryListPage({ partition: singleSendIdIndexPartition(accountId), index: 'gsi1' }, page), toSingleSend);
 }
 
 /** One single send of the account; RecordNotFound when it does not exist there. */

@@ -5,6 +5,7 @@ import { isoTimestamp } from '../time';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { UNSUBSCRIBE_GROUP, unsubscribeGroupKey, unsubscribeGroupPartition } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, putNewItem, queryAll, updateExistingItem, withoutKeys, type Item } from './records';
 
 export interface UnsubscribeGroup {
@@ -48,6 +49,11 @@ function toGroupWithCount(item: Item): UnsubscribeGroupWithCount {
 
 export async function listUnsubscribeGroups(accountId: number): Promise<UnsubscribeGroupWithCount[]> {
   return (await queryAll({ partition: unsubscribeGroupPartition(accountId) })).map(toGroupWithCount);
+}
+
+/** One page of the account's unsubscribe groups, in id order. */
+export async function listUnsubscribeGroupsPage(accountId: number, page: PageRequest): Promise<ListPage<UnsubscribeGroupWithCount>> {
+  return mapPage(await queryListPage({ partition: unsubscribeGroupPartition(accountId) }, page), toGroupWithCount);
 }
 
 /** The groups a recipient may choose on the unsubscribe preferences page (`is_display` = 1). */

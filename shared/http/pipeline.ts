@@ -3,9 +3,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type AuthenticatedAccount } from '../auth/authenticate';
 import { RecordNotFound } from '../data/errors';
-import { describeError, log } from '../log';
+import { InvalidCursor } from '../data/pages';
+import { describeError, log, setLogAccount, startLogInvocation } from '../log';
 import { routesOf, type HttpFamily, type Route } from '../routes';
-import { HttpError } from './errors';
+import { loadSecrets } from '../secrets';
+import { HttpError, ValidationError } from './errors';
+import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';
 import { matchRoute, readRequest, type ApiRequest } from './request';
 
@@ -56,6 +59,7 @@ export function errorResult(error: unknown, route: Route | undefined, requestId:
   if (error instanceof RecordNotFound) {
     return jsonResult(404, { status: 'failed', errors: route?.notFound ?? 'Record Not Found' });
   }
+  if (error instanceof InvalidCursor) return errorResult(ValidationError.of('cursor', invalidCursorMessage), route, requestId);
   if (error instanceof HttpError && error.statusCode < 500) {
     return jsonResult(error.statusCode, error.toJSON(), error.headers);
   }
@@ -69,12 +73,16 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
   return async (event, context) => {
     const requestId = context?.awsRequestId ?? event.requestContext.requestId;
     let route: Route | undefined;
+    startLogInvocation(context);
     try {
+      // Before any operation: signing and verifying links read the key loaded here.
+      await loadSecrets();
       const match = matchRoute(event, family);
       route = match.route;
       const operation = operations[route.operation] as Operation;
       if (operation.auth === 'account') {
         const account = await authenticate(event.headers ?? {});
+        setLogAccount(account.id);
         const request = await readRequest(event, match);
         return toResult(await operation.run({ account, request, route }));
       }

@@ -1,13 +1,14 @@
 // The queues, the function that consumes each, and the limits SQS puts on a message, so both
 // adapters refuse what SQS would.
 
-export const queueNames = ['deliveries'] as const;
+export const queueNames = ['deliveries', 'imports'] as const;
 
 export type QueueName = (typeof queueNames)[number];
 
 /** The function consuming each queue: `functions/<consumer>/handler.ts`, called with an SQSEvent. */
 export const queueConsumers: Record<QueueName, string> = {
   deliveries: 'send-deliver',
+  imports: 'contact-import',
 };
 
 /** The environment variable holding a queue's URL, e.g. `QUEUE_URL_DELIVERIES`. */

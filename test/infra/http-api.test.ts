@@ -37,7 +37,7 @@ describe('HTTP API', () => {
     return integration.Properties.IntegrationUri;
   }
 
-  const functionArn = (family: HttpFamily): unknown => stack.resolve(stack.httpFunctions.functionOf(family).functionArn);
+  const functionArn = (family: HttpFamily): unknown => stack.resolve(stack.functions.functionOf(family).functionArn);
 
   test('has one route per routing-table entry plus the catch-all', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
@@ -72,7 +72,8 @@ describe('HTTP API', () => {
   });
 
   test('lets API Gateway invoke a function only through the routes it serves', () => {
-    template.resourceCountIs('AWS::Lambda::Permission', routes.length + 1);
+    const fromApiGateway = template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com' } });
+    expect(Object.keys(fromApiGateway)).toHaveLength(routes.length + 1);
     const served = [
       ...routes.map((route) => ({ path: route.path, family: route.family })),
       { path: '{proxy+}', family: 'fallback' as const },
@@ -95,6 +96,18 @@ describe('HTTP API', () => {
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
     });
+  });
+
+  test('writes one JSON access-log line per request to its own log group', () => {
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0] as CfnResource;
+    const settings = stage.Properties.AccessLogSettings as { DestinationArn: unknown; Format: string };
+    expect(settings.DestinationArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^HttpApiAccessLogs/), 'Arn'] });
+    expect(JSON.parse(settings.Format)).toMatchObject({ requestId: '$context.requestId', routeKey: '$context.routeKey', status: '$context.status' });
+  });
+
+  test('answers no CORS preflight unless corsOrigins is given', () => {
+    const api = Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0] as CfnResource;
+    expect(api.Properties.CorsConfiguration).toBeUndefined();
   });
 
   test('outputs the API root ending in /api/', () => {

@@ -1,9 +1,10 @@
-// Context settings change the stack as documented: stage name, allowDestroy, log retention and API throttling.
+// Context settings change the stack as documented: stage name, allowDestroy, log retention, API
+// throttling, SES rate and concurrency, sender domain, system From address, alarm e-mail, CORS.
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { cdkJsonContext } from '../../infra/stack/cdk-json-context';
-import { createEmailCampaignStack, type EmailCampaignStack } from '../../infra/stack/email-campaign-stack';
+import { createEmailCampaignStack, mailSendingContainers, type EmailCampaignStack } from '../../infra/stack/email-campaign-stack';
 import { readSettings } from '../../infra/stack/settings';
 
 // Settings do not touch the bundles, so skip esbuild; `npm run synth` runs CloudFormation's own checks.
@@ -23,6 +24,12 @@ describe('stack settings from context', () => {
       logRetentionDays: '7',
       apiThrottleBurst: '50',
       apiThrottleRate: '25',
+      sesMaxSendRate: '50',
+      deliveryConcurrency: '4',
+      senderDomain: 'Mail.Example.ORG',
+      systemFromEmail: 'robot@mail.example.org',
+      alarmEmail: 'ops@example.org',
+      corsOrigins: 'https://app.example.org, https://admin.example.org',
     });
     stack = createEmailCampaignStack(app);
     template = Template.fromStack(stack);
@@ -57,12 +64,43 @@ describe('stack settings from context', () => {
     });
   });
 
-  test('the defaults are stage dev, retained data, 30-day logs and 200/100 throttling', () => {
+  test('senderDomain names the SES identity; systemFromEmail the From of system mail', () => {
+    template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail.example.org' });
+    expect(stack.settings.systemFromEmail).toBe('robot@mail.example.org');
+  });
+
+  test('alarmEmail subscribes that address to the alarm topic', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.org' });
+  });
+
+  test('corsOrigins turns CORS on for exactly those origins', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: { AllowOrigins: ['https://app.example.org', 'https://admin.example.org'] },
+    });
+  });
+
+  test('sesMaxSendRate and deliveryConcurrency cap the deliverers below the SES rate', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 4 } });
+    const deliverId = (stack.resolve(stack.functions.functionOf('send-deliver').functionArn) as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] as string;
+    const deliver = template.toJSON().Resources[deliverId] as { Properties: { Environment: { Variables: Record<string, string> } } };
+    const rate = Number(deliver.Properties.Environment.Variables.SES_MAX_SEND_RATE);
+    const senders = mailSendingContainers(4);
+    expect(rate * senders).toBeLessThan(50);
+    expect(rate * senders).toBeGreaterThan(40);
+  });
+
+  test('the defaults are stage dev, retained data, 30-day logs, 200/100 throttling and the SES starting quota', () => {
     expect(readSettings(new App().node)).toEqual({
       stage: 'dev',
       allowDestroy: false,
       logRetention: 30,
       apiThrottle: { burstLimit: 200, rateLimit: 100 },
+      sesMaxSendRate: 14,
+      deliveryConcurrency: 2,
+      senderDomain: 'example.com',
+      systemFromEmail: 'no-reply@example.com',
+      alarmEmail: undefined,
+      corsOrigins: [],
     });
   });
 
@@ -77,6 +115,12 @@ describe('stack settings from context', () => {
     [{ apiThrottleBurst: '0' }, /apiThrottleBurst must be a positive integer/],
     [{ apiThrottleRate: 'fast' }, /apiThrottleRate must be a positive integer/],
     [{ stage: 'Prod_1' }, /stage must be lower-case letters/],
+    [{ sesMaxSendRate: '0' }, /sesMaxSendRate must be a positive number/],
+    [{ deliveryConcurrency: '1' }, /deliveryConcurrency must be between 2 and 1000/],
+    [{ senderDomain: 'not a domain' }, /senderDomain must be a domain name/],
+    [{ systemFromEmail: 'nobody' }, /systemFromEmail must be an email address/],
+    [{ alarmEmail: 'ops' }, /alarmEmail must be an email address/],
+    [{ corsOrigins: 'app.example.org' }, /corsOrigins must list origins/],
   ])('rejects %j before building anything', (context, message) => {
     expect(() => createEmailCampaignStack(appWith(context))).toThrow(message);
   });

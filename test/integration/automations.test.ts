@@ -20,6 +20,7 @@ import {
   type AutomationWorld,
 } from '../support/automations';
 import { multipart, urlencoded } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const nf = { status: 404, body: { status: 'failed', errors: 'Record not found' } };
 const NF = { status: 404, body: { status: 'failed', errors: 'Record Not Found' } };
@@ -168,7 +169,7 @@ describe('automations', () => {
 
     it('answers an empty list for a new account', async () => {
       const fresh = await automationWorld();
-      expect(await call(fresh.keys, 'GET', 'automations')).toEqual({ status: 200, body: { status: 'success', message: { automations: [] } } });
+      expect(await call(fresh.keys, 'GET', 'automations')).toEqual({ status: 200, body: { status: 'success', message: { automations: [], next_cursor: null } } });
     });
   });
 
@@ -356,5 +357,25 @@ describe('automations', () => {
       const result = await call({ public_key: world.keys.public_key, secret_key: stranger.keys.secret_key }, 'GET', 'automations');
       expect(result).toEqual({ status: 401, body: { status: 'failed', errors: 'Invalid credentials.' } });
     });
+  });
+});
+
+describe('automations paging', () => {
+  it('pages automations in id order, and refuses a tampered or foreign cursor', async () => {
+    const [own, other] = [await automationWorld(), await automationWorld()];
+    for (let i = 1; i <= 5; i++) await createAutomation(own, { automation_name: `Automation ${i}` });
+    for (let i = 1; i <= 2; i++) await createAutomation(other);
+    const list: ListCall = (keys, query) => call(keys, 'GET', 'automations', { query });
+    await expectFiveItemsToPage({ call: list, listName: 'automations', owner: own.keys, foreign: { call: list, keys: other.keys } });
+    expect((await listOf(own)).map((automation) => automation.id)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("pages an automation's schedules, and refuses another automation's cursor", async () => {
+    const own = await automationWorld();
+    const [paged, otherUtr] = [await createAutomation(own), await createAutomation(own)];
+    for (let i = 1; i <= 5; i++) await addStep(own, paged, { subject: `Step ${i}` });
+    for (let i = 1; i <= 2; i++) await addStep(own, otherUtr, { subject: `Other ${i}` });
+    const schedules = (utr: string): ListCall => (keys, query) => call(keys, 'GET', 'automations/schedule', { query: { utr, ...query } });
+    await expectFiveItemsToPage({ call: schedules(paged), listName: 'automation_schedules', owner: own.keys, foreign: { call: schedules(otherUtr), keys: own.keys } });
   });
 });

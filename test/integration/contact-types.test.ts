@@ -2,6 +2,7 @@
 import { handler } from '../../functions/contact-types/handler';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, json, multipart, parsed, type Keys } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -53,7 +54,7 @@ describe('contact types', () => {
 
     it('answers an empty list for a new account', async () => {
       const keys = await newAccount();
-      expect(await call(keys, 'GET', 'contacts-type')).toEqual({ status: 200, body: { status: 'success', message: { contactTypes: [] } } });
+      expect(await call(keys, 'GET', 'contacts-type')).toEqual({ status: 200, body: { status: 'success', message: { contactTypes: [], next_cursor: null } } });
     });
 
     it.each([
@@ -256,5 +257,15 @@ describe('contact types', () => {
     expect(result.statusCode).toBe(405);
     expect(result.headers?.allow).toBe('POST');
     expect(JSON.parse(result.body as string)).toEqual({ status: 'failed', errors: 'Method Not Allowed.' });
+  });
+});
+
+describe('contacts-type paging', () => {
+  it('pages with limit and cursor, and refuses a tampered or foreign cursor', async () => {
+    const [owner, stranger] = [await newAccount(), await newAccount()];
+    for (const name of ['Ann', 'Bea', 'Cid', 'Dot', 'Eve']) await addType(owner, name);
+    for (const name of ['Xa', 'Yb']) await addType(stranger, name);
+    const list: ListCall = (keys, query) => call(keys, 'GET', 'contacts-type', { query });
+    await expectFiveItemsToPage({ call: list, listName: 'contactTypes', owner, foreign: { call: list, keys: stranger } });
   });
 });

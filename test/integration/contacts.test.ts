@@ -8,6 +8,7 @@ import { findCountryByCode, seedReferenceData } from '../../shared/data/referenc
 import { newAccount } from '../support/accounts';
 import { addField, addType, callContacts as call, contactCounts, contactDetails, deleteField, deleteType, listContacts, type Account } from '../support/contacts';
 import { apiEvent, authHeaders, json, multipart, parsed, urlencoded } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -125,7 +126,7 @@ describe('contacts', () => {
 
     it('answers an empty list for a new account', async () => {
       const keys = await newAccount();
-      expect(await call(keys, 'GET', 'contacts/list')).toEqual({ status: 200, body: { status: 'success', message: { contacts: [] } } });
+      expect(await call(keys, 'GET', 'contacts/list')).toEqual({ status: 200, body: { status: 'success', message: { contacts: [], next_cursor: null } } });
     });
 
     it('takes custom values as form keys and as a JSON object, and shows them by name', async () => {
@@ -480,5 +481,22 @@ describe('contacts', () => {
         body: { status: 'failed', errors: 'Invalid credentials.' },
       });
     });
+  });
+});
+
+describe('contacts/list paging', () => {
+  it('pages with limit and cursor, each contact with its type, and refuses a tampered or foreign cursor', async () => {
+    const [owner, stranger] = [await newAccount(), await newAccount()];
+    const [first, second] = [await addType(owner, 'First'), await addType(owner, 'Second')];
+    for (let i = 1; i <= 5; i++) await add(owner, { contact_type_id: i % 2 ? first : second, email: `person${i}@example.com` });
+    const strangerType = await addType(stranger, 'Theirs');
+    for (let i = 1; i <= 2; i++) await add(stranger, { contact_type_id: strangerType, email: `other${i}@example.com` });
+    const list: ListCall = (keys, query) => call(keys, 'GET', 'contacts/list', { query });
+    await expectFiveItemsToPage({ call: list, listName: 'contacts', owner, foreign: { call: list, keys: stranger } });
+    const page = (await list(owner, { limit: 2 })).body.message as { contacts: { email: string; contact_type: { name: string } }[] };
+    expect(page.contacts.map((contact) => [contact.email, contact.contact_type.name])).toEqual([
+      ['person1@example.com', 'First'],
+      ['person2@example.com', 'Second'],
+    ]);
   });
 });

@@ -3,6 +3,7 @@ import { handler } from '../../functions/custom-fields/handler';
 import { reservedFieldNames } from '../../shared/data/reserved-fields';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, json, multipart, parsed, type Keys } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -62,7 +63,7 @@ describe('reserved and custom fields', () => {
 
     it('answers an empty list for a new account', async () => {
       const keys = await newAccount();
-      expect(await call(keys, 'GET', 'custom-fields')).toEqual({ status: 200, body: { status: 'success', message: { customFields: [] } } });
+      expect(await call(keys, 'GET', 'custom-fields')).toEqual({ status: 200, body: { status: 'success', message: { customFields: [], next_cursor: null } } });
     });
 
     it('accepts a JSON body', async () => {
@@ -178,5 +179,15 @@ describe('reserved and custom fields', () => {
       });
       expect(result).toEqual({ status: 401, body: { status: 'failed', errors: 'Invalid credentials.' } });
     });
+  });
+});
+
+describe('custom-fields paging', () => {
+  it('pages with limit and cursor, and refuses a tampered or foreign cursor', async () => {
+    const [owner, stranger] = [await newAccount(), await newAccount()];
+    for (const name of ['f_one', 'f_two', 'f_three', 'f_four', 'f_five']) await save(owner, name);
+    for (const name of ['x_one', 'x_two']) await save(stranger, name);
+    const list: ListCall = (keys, query) => call(keys, 'GET', 'custom-fields', { query });
+    await expectFiveItemsToPage({ call: list, listName: 'customFields', owner, foreign: { call: list, keys: stranger } });
   });
 });

@@ -8,6 +8,7 @@ import {
 } from '../../shared/data/suppressions';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, json, multipart, parsed, urlencoded, type Keys } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -64,7 +65,7 @@ describe('global unsubscribes', () => {
 
     it('answers an empty list for a new account', async () => {
       const keys = await newAccount();
-      expect(await call(keys, 'GET', 'global-unsubscribes')).toEqual({ status: 200, body: { status: 'success', message: { unSubscribers: [] } } });
+      expect(await call(keys, 'GET', 'global-unsubscribes')).toEqual({ status: 200, body: { status: 'success', message: { unSubscribers: [], next_cursor: null } } });
     });
 
     it('stores an address once whatever its letter case, keeping the first spelling', async () => {
@@ -253,5 +254,15 @@ describe('global unsubscribes', () => {
       expect(result).toEqual({ status: 401, body: { status: 'failed', errors: 'Invalid credentials.' } });
       expect(await entries(keys)).toEqual([]);
     });
+  });
+});
+
+describe('global-unsubscribes paging', () => {
+  it('pages with limit and cursor, and refuses a tampered or foreign cursor', async () => {
+    const [owner, stranger] = [await newAccount(), await newAccount()];
+    await save(owner, 'e@example.com, d@example.com, c@example.com, b@example.com, a@example.com');
+    await save(stranger, 'x@example.com, y@example.com');
+    const list: ListCall = (keys, query) => call(keys, 'GET', 'global-unsubscribes', { query });
+    await expectFiveItemsToPage({ call: list, listName: 'unSubscribers', owner, foreign: { call: list, keys: stranger } });
   });
 });

@@ -4,6 +4,7 @@ import { handler } from '../../functions/notification-recipients/handler';
 import { listNotificationRecipients } from '../../shared/data/notification-recipients';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, json, multipart, parsed, urlencoded, type Keys } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -61,6 +62,7 @@ describe('notification recipients', () => {
               },
               expect.objectContaining({ id: 2, email_address: 'second@example.com', email_owner: 'Sam' }),
             ],
+            next_cursor: null,
           },
         },
       });
@@ -72,7 +74,7 @@ describe('notification recipients', () => {
 
     it('answers an empty list for a new account', async () => {
       const keys = await newAccount();
-      expect(await call(keys, 'GET', 'notification-recipients')).toEqual({ status: 200, body: { status: 'success', message: { notifications: [] } } });
+      expect(await call(keys, 'GET', 'notification-recipients')).toEqual({ status: 200, body: { status: 'success', message: { notifications: [], next_cursor: null } } });
     });
 
     it("gives the missing email_owner the spec's message, without a final period", async () => {
@@ -216,5 +218,15 @@ describe('notification recipients', () => {
       expect(result).toEqual({ status: 401, body: { status: 'failed', errors: 'Invalid credentials.' } });
       expect(await notifications(keys)).toEqual([]);
     });
+  });
+});
+
+describe('notification-recipients paging', () => {
+  it('pages with limit and cursor, and refuses a tampered or foreign cursor', async () => {
+    const [owner, stranger] = [await newAccount(), await newAccount()];
+    for (let i = 1; i <= 5; i++) await save(owner, `ops${i}@example.com`);
+    for (let i = 1; i <= 2; i++) await save(stranger, `other${i}@example.com`);
+    const list: ListCall = (keys, query) => call(keys, 'GET', 'notification-recipients', { query });
+    await expectFiveItemsToPage({ call: list, listName: 'notifications', owner, foreign: { call: list, keys: stranger } });
   });
 });

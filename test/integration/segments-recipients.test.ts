@@ -5,6 +5,7 @@ import { addContactType } from '../../shared/data/contact-types';
 import { addContact, updateContact, type ContactFields } from '../../shared/data/contacts';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 type Account = Keys & { account_id: number };
@@ -74,22 +75,6 @@ describe('segment recipients', () => {
           message: {
             contactEmails: [
               {
-                id: 1,
-                user_id: keys.account_id,
-                segment_id: 1,
-                contact_id: matched.id,
-                first_name: 'Grace',
-                last_name: 'Hopper',
-                email: 'grace@example.com',
-                country: '233',
-                state: 'Virginia',
-                city: 'Arlington',
-                address_line1: '7 Navy Yard',
-                created_at: expect.stringMatching(timestamp),
-                updated_at: expect.stringMatching(timestamp),
-                fullname: 'Grace Hopper',
-              },
-              {
                 id: 2,
                 user_id: keys.account_id,
                 segment_id: 1,
@@ -105,7 +90,25 @@ describe('segment recipients', () => {
                 updated_at: expect.stringMatching(timestamp),
                 fullname: 'Alan Turing',
               },
+              {
+                id: 1,
+                user_id: keys.account_id,
+                segment_id: 1,
+                contact_id: matched.id,
+                first_name: 'Grace',
+                last_name: 'Hopper',
+                email: 'grace@example.com',
+                country: '233',
+                state: 'Virginia',
+                city: 'Arlington',
+                address_line1: '7 Navy Yard',
+                created_at: expect.stringMatching(timestamp),
+                updated_at: expect.stringMatching(timestamp),
+                fullname: 'Grace Hopper',
+              },
             ],
+            // Recipients are listed in address order (the partition's key), so pages stay stable.
+            next_cursor: null,
           },
         },
       });
@@ -234,5 +237,18 @@ describe('segment recipients', () => {
       status: 401,
       body: { status: 'failed', errors: { PublicKey: ['The public key field is required.'], SecretKey: ['The secret key field is required.'] } },
     });
+  });
+});
+
+describe('segment/email/list paging', () => {
+  it("pages a segment's recipients in address order, and refuses another segment's cursor", async () => {
+    const owner = await accountWithSegment();
+    const other = multipart({ contact_type_id: owner.typeId, segment_name: 'Other', 'select_field[0]': 'city', 'select_operator[0]': 'is', 'value[0]': 'Boston' });
+    expect((await call(owner, 'POST', 'segment/save', { body: other })).status).toBe(200);
+    for (const name of ['eve', 'dan', 'cat', 'bob', 'amy']) await store(owner, { segment_id: 1, first_name: name, last_name: 'X', email: `${name}@example.com` });
+    for (const name of ['yan', 'zoe']) await store(owner, { segment_id: 2, first_name: name, last_name: 'Y', email: `${name}@example.com` });
+    const segmentList = (segmentId: number): ListCall => (keys, query) => call(keys, 'GET', 'segment/email/list', { query: { segment_id: segmentId, ...query } });
+    await expectFiveItemsToPage({ call: segmentList(1), listName: 'contactEmails', owner, foreign: { call: segmentList(2), keys: owner } });
+    expect((await recipients(owner)).map((recipient) => recipient.email)).toEqual(['amy@example.com', 'bob@example.com', 'cat@example.com', 'dan@example.com', 'eve@example.com']);
   });
 });

@@ -5,6 +5,7 @@ import { addContact, type ContactFields } from '../../shared/data/contacts';
 import { addCustomField } from '../../shared/data/custom-fields';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, json, multipart, parsed, type Keys } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 type Account = Keys & { account_id: number };
@@ -91,6 +92,7 @@ describe('segments', () => {
                 segment_emails_count: 1,
               },
             ],
+            next_cursor: null,
           },
         },
       });
@@ -102,7 +104,7 @@ describe('segments', () => {
 
     it('answers an empty list for a new account', async () => {
       const keys = await newAccount();
-      expect(await call(keys, 'GET', 'segment/list')).toEqual({ status: 200, body: { status: 'success', message: { segments: [] } } });
+      expect(await call(keys, 'GET', 'segment/list')).toEqual({ status: 200, body: { status: 'success', message: { segments: [], next_cursor: null } } });
     });
 
     it('stores several conditions, canonical field names, operator phrases and a range in two keys as low,high', async () => {
@@ -237,5 +239,17 @@ describe('segments', () => {
       const result = await call({ public_key: owner.public_key, secret_key: stranger.secret_key }, 'GET', 'segment/list');
       expect(result).toEqual({ status: 401, body: { status: 'failed', errors: 'Invalid credentials.' } });
     });
+  });
+});
+
+describe('segment/list paging', () => {
+  it('pages with limit and cursor, and refuses a tampered or foreign cursor', async () => {
+    const [owner, stranger] = [await newAccount(), await newAccount()];
+    const ownerTypeId = (await addContactType(owner.account_id, 'Everyone')).id;
+    const strangerTypeId = (await addContactType(stranger.account_id, 'Everyone')).id;
+    for (let i = 1; i <= 5; i++) await call(owner, 'POST', 'segment/save', { body: segmentForm(ownerTypeId, `Segment ${i}`, [['city', 'is', `City ${i}`]]) });
+    for (let i = 1; i <= 2; i++) await call(stranger, 'POST', 'segment/save', { body: segmentForm(strangerTypeId, `Theirs ${i}`, [['city', 'is', 'X']]) });
+    const list: ListCall = (keys, query) => call(keys, 'GET', 'segment/list', { query });
+    await expectFiveItemsToPage({ call: list, listName: 'segments', owner, foreign: { call: list, keys: stranger } });
   });
 });

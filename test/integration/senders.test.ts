@@ -5,6 +5,7 @@ import { seedReferenceData } from '../../shared/data/reference-data';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, json, multipart, parsed, type Keys } from '../support/events';
 import { place, senderInput, startMailSink, stopMailSink, uniqueAddress } from '../support/senders';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const sqlTime = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
@@ -107,7 +108,7 @@ describe('senders', () => {
 
     it('answers an empty list for a new account', async () => {
       const keys = await newAccount();
-      expect(await call(keys, 'GET', 'senders')).toEqual({ status: 200, body: { status: 'success', message: { senders: [] } } });
+      expect(await call(keys, 'GET', 'senders')).toEqual({ status: 200, body: { status: 'success', message: { senders: [], next_cursor: null } } });
     });
 
     it('lists every missing required field at once', async () => {
@@ -305,6 +306,16 @@ describe('senders', () => {
     it('refuses a wrong secret', async () => {
       const result = await call({ public_key: owner.public_key, secret_key: stranger.secret_key }, 'GET', 'senders');
       expect(result).toEqual({ status: 401, body: { status: 'failed', errors: 'Invalid credentials.' } });
+    });
+  });
+
+  describe('paging', () => {
+    it('pages with limit and cursor, and refuses a tampered or foreign cursor', async () => {
+      const [keys, other] = [await newAccount(), await newAccount()];
+      for (let i = 1; i <= 5; i++) await saveSender(keys, senderInput({ nickname: `Sender ${i}` }));
+      for (let i = 1; i <= 2; i++) await saveSender(other);
+      const list: ListCall = (account, query) => call(account, 'GET', 'senders', { query });
+      await expectFiveItemsToPage({ call: list, listName: 'senders', owner: keys, foreign: { call: list, keys: other } });
     });
   });
 });

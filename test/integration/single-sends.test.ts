@@ -4,6 +4,7 @@ import { resetConfig } from '../../shared/config';
 import { seedReferenceData } from '../../shared/data/reference-data';
 import { multipart, type Keys } from '../support/events';
 import { useTestTable, type TestTable } from '../support/local-stack';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 import {
   callSingleSends as call,
   indexed,
@@ -169,7 +170,7 @@ describe('single-send/list', () => {
 
   it('answers an empty list for a new account', async () => {
     const own = await newSendingAccount();
-    expect(await call(own.keys, 'GET', 'single-send/list')).toEqual({ status: 200, body: { status: 'success', message: { singleSends: [] } } });
+    expect(await call(own.keys, 'GET', 'single-send/list')).toEqual({ status: 200, body: { status: 'success', message: { singleSends: [], next_cursor: null } } });
   });
 });
 
@@ -224,5 +225,15 @@ describe('credentials', () => {
   it('refuses a wrong secret', async () => {
     const result = await call({ public_key: account.keys.public_key, secret_key: stranger.keys.secret_key }, 'GET', 'single-send/list');
     expect(result).toEqual({ status: 401, body: { status: 'failed', errors: 'Invalid credentials.' } });
+  });
+});
+
+describe('single-send/list paging', () => {
+  it('pages with limit and cursor, and refuses a tampered or foreign cursor', async () => {
+    const [own, other] = [await newSendingAccount(), await newSendingAccount()];
+    for (let i = 1; i <= 5; i++) await create(own, { single_send_name: `Send ${i}` });
+    for (let i = 1; i <= 2; i++) await create(other);
+    const listCall: ListCall = (keys, query) => call(keys, 'GET', 'single-send/list', { query });
+    await expectFiveItemsToPage({ call: listCall, listName: 'singleSends', owner: own.keys, foreign: { call: listCall, keys: other.keys } });
   });
 });

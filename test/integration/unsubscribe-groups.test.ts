@@ -13,6 +13,7 @@ import {
 import { listDisplayedUnsubscribeGroups } from '../../shared/data/unsubscribe-groups';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, multipart, parsed, urlencoded, type Keys } from '../support/events';
+import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
@@ -90,7 +91,7 @@ describe('unsubscribe groups', () => {
 
     it('answers an empty list for a new account', async () => {
       const keys = await newAccount();
-      expect(await call(keys, 'GET', 'unsubscribes-groups')).toEqual({ status: 200, body: { status: 'success', message: { unsubscribesGroups: [] } } });
+      expect(await call(keys, 'GET', 'unsubscribes-groups')).toEqual({ status: 200, body: { status: 'success', message: { unsubscribesGroups: [], next_cursor: null } } });
     });
 
     it('lists each missing field', async () => {
@@ -234,6 +235,7 @@ describe('unsubscribe groups', () => {
               },
               expect.objectContaining({ id: 2, unsubscribe_groups_id: 1, email_address: 'Two@example.com' }),
             ],
+            next_cursor: null,
           },
         },
       });
@@ -324,7 +326,7 @@ describe('unsubscribe groups', () => {
       await saveGroup(keys);
       expect(await call(keys, 'GET', 'unsubscribes-groups/recipients-list', { query: { groupId: 1 } })).toEqual({
         status: 200,
-        body: { status: 'success', message: { recipients: [] } },
+        body: { status: 'success', message: { recipients: [], next_cursor: null } },
       });
     });
 
@@ -477,5 +479,27 @@ describe('unsubscribe groups', () => {
       expect(result).toEqual({ status: 401, body: { status: 'failed', errors: 'Invalid credentials.' } });
       expect(await groups(keys)).toEqual([]);
     });
+  });
+});
+
+describe('unsubscribe groups paging', () => {
+  it('pages the groups with limit and cursor, and refuses a tampered or foreign cursor', async () => {
+    const [owner, stranger] = [await newAccount(), await newAccount()];
+    for (const name of ['One', 'Two', 'Three', 'Four', 'Five']) await saveGroup(owner, name);
+    for (const name of ['Other', 'Another']) await saveGroup(stranger, name);
+    const list: ListCall = (keys, query) => call(keys, 'GET', 'unsubscribes-groups', { query });
+    await expectFiveItemsToPage({ call: list, listName: 'unsubscribesGroups', owner, foreign: { call: list, keys: stranger } });
+  });
+
+  it("pages a group's recipients in id order, and refuses another group's cursor", async () => {
+    const owner = await newAccount();
+    await saveGroup(owner, 'Paged');
+    await saveGroup(owner, 'Other');
+    await manuallyAdd(owner, 1, 'e@example.com, d@example.com, c@example.com');
+    await manuallyAdd(owner, 1, 'b@example.com, a@example.com');
+    await manuallyAdd(owner, 2, 'x@example.com, y@example.com');
+    const groupList = (groupId: number): ListCall => (keys, query) => call(keys, 'GET', 'unsubscribes-groups/recipients-list', { query: { groupId, ...query } });
+    await expectFiveItemsToPage({ call: groupList(1), listName: 'recipients', owner, foreign: { call: groupList(2), keys: owner } });
+    expect((await recipients(owner, 1)).map((entry) => entry.email_address)).toEqual(['e@example.com', 'd@example.com', 'c@example.com', 'b@example.com', 'a@example.com']);
   });
 });

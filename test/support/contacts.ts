@@ -41,9 +41,17 @@ export async function deleteField(keys: Keys, id: number) {
   return parsed(await customFieldsHandler(apiEvent({ method: 'DELETE', path: 'custom-fields/delete', headers: authHeaders(keys), query: { id } })));
 }
 
+/** Every contact of the account, following next_cursor page after page. */
 export async function listContacts(keys: Keys): Promise<Record<string, unknown>[]> {
-  const { body } = await callContacts(keys, 'GET', 'contacts/list');
-  return (body.message as { contacts: Record<string, unknown>[] }).contacts;
+  const contacts: Record<string, unknown>[] = [];
+  let cursor: string | null = null;
+  do {
+    const { body } = await callContacts(keys, 'GET', 'contacts/list', { query: cursor ? { cursor } : {} });
+    const message = body.message as { contacts: Record<string, unknown>[]; next_cursor: string | null };
+    contacts.push(...message.contacts);
+    cursor = message.next_cursor;
+  } while (cursor);
+  return contacts;
 }
 
 export async function contactDetails(keys: Keys, contactId: number): Promise<Record<string, unknown>> {

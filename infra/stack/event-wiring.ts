@@ -1,0 +1,116 @@
+// How events reach the event functions: each queue feeds its consumer (partial batch failures, a
+// concurrency cap that keeps SES under its rate), EventBridge Scheduler fires the scheduler targets,
+// and the SES configuration set's events reach the feedback function through EventBridge.
+import { Duration } from 'aws-cdk-lib';
+import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
+import { EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { maxBatchSize, queueConsumers, queueNames } from '../../shared/queue/queues';
+import type { EventTarget } from '../../shared/scheduling/scheduled-job';
+import type { Platform } from './platform';
+import { deliveryQueue, sesEventsFunction, type ServiceFunctions } from './service-functions';
+
+/** Scheduler targets that also run on a fixed rate, besides their one-time jobs. */
+export const recurringSchedules: Partial<Record<EventTarget, string>> = {
+  'automation-steps': 'rate(1 minute)',
+};
+
+/** The SES events the feedback function receives (opens and clicks too: SES counts them for the dashboard). */
+export const sesEvents = [
+  EmailSendingEvent.DELIVERY,
+  EmailSendingEvent.BOUNCE,
+  EmailSendingEvent.COMPLAINT,
+  EmailSendingEvent.OPEN,
+  EmailSendingEvent.CLICK,
+];
+
+// The detail types EventBridge gives those events.
+const sesDetailTypes = ['Email Delivered', 'Email Bounced', 'Email Complaint Received', 'Email Opened', 'Email Clicked'];
+
+export interface EventWiringProps {
+  platform: Platform;
+  functions: ServiceFunctions;
+  /** Delivery containers at most (SQS event source maximum concurrency). */
+  deliveryConcurrency: number;
+}
+
+export class EventWiring extends Construct {
+  /** Feedback events that could not be handled after the retries, kept for inspection. */
+  readonly feedbackDeadLetters: Queue;
+  readonly sesEventsRule: Rule;
+
+  constructor(scope: Construct, id: string, props: EventWiringProps) {
+    super(scope, id);
+    const { platform, functions } = props;
+
+    for (const queue of queueNames) {
+      functions.functionOf(queueConsumers[queue]).addEventSource(
+        new SqsEventSource(platform.queueOf(queue).queue, {
+          batchSize: maxBatchSize,
+          reportBatchItemFailures: true,
+          // The deliverers' cap keeps them under the SES rate; other consumers take Lambda's default.
+          ...(queue === deliveryQueue ? { maxConcurrency: props.deliveryConcurrency } : {}),
+        }),
+      );
+    }
+
+    for (const target of functions.scheduleTargets) {
+      // The unqualified ARN only: schedules target the function, never a version or alias.
+      platform.schedulerRole.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [functions.functionOf(target).functionArn] }),
+      );
+      const rate = recurringSchedules[target];
+      if (!rate) continue;
+      const schedule = new CfnSchedule(this, `${target}-recurring`, {
+        groupName: platform.scheduleGroupName,
+        scheduleExpression: rate,
+        flexibleTimeWindow: { mode: 'OFF' },
+        description: `Runs ${target} on a fixed rate`,
+        target: {
+          arn: functions.functionOf(target).functionArn,
+          roleArn: platform.schedulerRole.roleArn,
+          input: '{}',
+          // The next run comes within the minute; an old run is worth nothing.
+          retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 },
+        },
+      });
+      // The group is named, not referenced, so say that the schedule needs it.
+      schedule.node.addDependency(platform.scheduleGroup);
+    }
+
+    this.feedbackDeadLetters = new Queue(this, 'FeedbackDeadLetters', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const defaultBus = EventBus.fromEventBusName(this, 'DefaultBus', 'default');
+    platform.configurationSet.addEventDestination('ToEventBridge', {
+      destination: EventDestination.eventBus(defaultBus),
+      events: sesEvents,
+    });
+    const feedback = functions.functionOf(sesEventsFunction);
+    // EventBridge invokes asynchronously: when the handler throws, Lambda retries twice, then parks the event.
+    feedback.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(this.feedbackDeadLetters) });
+    this.sesEventsRule = new Rule(this, 'SesEvents', {
+      description: 'SES events of the configuration set to the feedback function',
+      eventPattern: {
+        source: ['aws.ses'],
+        detailType: sesDetailTypes,
+        detail: { mail: { tags: { 'ses:configuration-set': [platform.configurationSetName] } } },
+      },
+      targets: [
+        new LambdaFunction(feedback, {
+          deadLetterQueue: this.feedbackDeadLetters,
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(6),
+        }),
+      ],
+    });
+  }
+}

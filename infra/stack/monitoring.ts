@@ -1,0 +1,116 @@
+// Alarms (to an SNS topic, e-mailed when an address is given) and one dashboard: function errors and
+// throttles, dead letters, the delivery queue's age, SES reputation, and the service's own mail counts.
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  Alarm,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  Metric,
+  TreatMissingData,
+  type IMetric,
+  type IWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { metricsNamespace, type MetricName } from '../../shared/metrics';
+import type { ServiceFunctions } from './service-functions';
+
+/** SES reviews an account at a 5% bounce rate and may pause it at 10%; warn well before. */
+export const bounceRateThreshold = 0.04;
+/** SES reviews at 0.1% complaints and may pause at 0.5%. */
+export const complaintRateThreshold = 0.001;
+/** A queued message older than this means its consumer has stalled or cannot keep up. */
+export const queueAgeThreshold = Duration.minutes(15);
+
+export interface MonitoringProps {
+  stage: string;
+  functions: ServiceFunctions;
+  api: HttpApi;
+  /** Every queue by name: each alarms when its oldest message waits too long. */
+  queues: Record<string, IQueue>;
+  deliveryQueue: IQueue;
+  deadLetterQueues: Record<string, IQueue>;
+  alarmEmail: string | undefined;
+}
+
+export class Monitoring extends Construct {
+  readonly alarmTopic: Topic;
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    // A customer key, because CloudWatch cannot publish to a topic encrypted with the AWS managed one.
+    const topicKey = new Key(this, 'AlarmTopicKey', { enableKeyRotation: true, description: 'Encrypts the alarm topic' });
+    topicKey.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    );
+    this.alarmTopic = new Topic(this, 'AlarmTopic', { displayName: `email-campaign ${props.stage} alarms`, masterKey: topicKey, enforceSSL: true });
+    if (props.alarmEmail) this.alarmTopic.addSubscription(new EmailSubscription(props.alarmEmail));
+    const action = new SnsAction(this.alarmTopic);
+    const alarm = (alarmId: string, metric: IMetric, threshold: number, description: string, evaluationPeriods = 1) =>
+      new Alarm(this, alarmId, {
+        metric,
+        threshold,
+        evaluationPeriods,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+        alarmDescription: description,
+      }).addAlarmAction(action);
+
+    const fiveMinutes = Duration.minutes(5);
+    for (const [name, fn] of props.functions.byName) {
+      alarm(`${name}-errors`, fn.metricErrors({ period: fiveMinutes }), 1, `${name} failed (unhandled errors); see its log group`);
+      alarm(`${name}-throttles`, fn.metricThrottles({ period: fiveMinutes }), 1, `${name} was throttled by Lambda's concurrency limits`);
+    }
+    for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
+      alarm(`${name}-dead-letters`, queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }), 1, `Messages in the ${name} dead-letter queue need a look (README: dashboards and alarms)`);
+    }
+    for (const [name, queue] of Object.entries(props.queues)) {
+      alarm(
+        `${name}-queue-age`,
+        queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }),
+        queueAgeThreshold.toSeconds(),
+        `A message of the ${name} queue waited over ${queueAgeThreshold.toMinutes()} minutes: its consumer stalled or cannot keep up (for deliveries: the SES rate is too low)`,
+        2,
+      );
+    }
+    const sesReputation = (name: string) => new Metric({ namespace: 'AWS/SES', metricName: name, period: Duration.hours(1), statistic: 'Maximum' });
+    alarm('ses-bounce-rate', sesReputation('Reputation.BounceRate'), bounceRateThreshold, 'SES bounce rate is near the level at which AWS reviews or pauses sending');
+    alarm('ses-complaint-rate', sesReputation('Reputation.ComplaintRate'), complaintRateThreshold, 'SES complaint rate is at the level at which AWS reviews sending');
+
+    const serviceMetric = (name: MetricName, statistic = 'Sum') =>
+      new Metric({ namespace: metricsNamespace, metricName: name, dimensionsMap: { service: `email-campaign-${props.stage}` }, period: fiveMinutes, statistic });
+    const functions = [...props.functions.byName.entries()];
+    const widgets: IWidget[] = [
+      new GraphWidget({ title: 'Mails', left: [serviceMetric('MailsSent'), serviceMetric('MailsBounced'), serviceMetric('MailsComplained')] }),
+      new GraphWidget({ title: 'SES reputation', left: [sesReputation('Reputation.BounceRate'), sesReputation('Reputation.ComplaintRate')] }),
+      new GraphWidget({
+        title: 'Delivery queue',
+        left: [props.deliveryQueue.metricApproximateNumberOfMessagesVisible(), props.deliveryQueue.metricApproximateNumberOfMessagesNotVisible()],
+        right: [props.deliveryQueue.metricApproximateAgeOfOldestMessage(), serviceMetric('DeliveryQueueAgeSeconds', 'Maximum')],
+      }),
+      new GraphWidget({ title: 'Dead letters', left: Object.values(props.deadLetterQueues).map((queue) => queue.metricApproximateNumberOfMessagesVisible()) }),
+      new GraphWidget({
+        title: 'API',
+        left: [props.api.metricCount({ period: fiveMinutes }), props.api.metricServerError({ period: fiveMinutes }), props.api.metricClientError({ period: fiveMinutes })],
+        right: [props.api.metricLatency({ period: fiveMinutes, statistic: 'p99' })],
+      }),
+      new GraphWidget({ title: 'Function errors', left: functions.map(([, fn]) => fn.metricErrors({ period: fiveMinutes })) }),
+      new GraphWidget({ title: 'Function throttles', left: functions.map(([, fn]) => fn.metricThrottles({ period: fiveMinutes })) }),
+      new GraphWidget({ title: 'Function duration p99', left: functions.map(([, fn]) => fn.metricDuration({ period: fiveMinutes, statistic: 'p99' })) }),
+    ];
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `email-campaign-${props.stage}`, widgets: [widgets] });
+  }
+}

@@ -1,0 +1,81 @@
+// The cdk-nag AwsSolutions findings this stack accepts, each on the narrowest construct and finding
+// with its reason; anything else fails `cdk synth` and test/infra/nag.test.ts.
+import { Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IConstruct } from 'constructs';
+import type { EventWiring } from './event-wiring';
+import { needsOf } from './function-needs';
+import type { Platform } from './platform';
+import type { ServiceFunctions } from './service-functions';
+
+export interface Acknowledgement {
+  id: string;
+  reason: string;
+}
+
+export interface NagScopes {
+  api: HttpApi;
+  functions: ServiceFunctions;
+  platform: Platform;
+  events: EventWiring;
+}
+
+/** Every accepted finding, by the construct it is accepted on; the test lists them in the report. */
+export function acknowledgements({ api, functions, platform, events }: NagScopes): [IConstruct, Acknowledgement][] {
+  const accepted: [IConstruct, Acknowledgement][] = [
+    [
+      api,
+      {
+        id: 'AwsSolutions-APIG4',
+        reason:
+          'The API contract fixes authentication as the PublicKey/SecretKey headers, checked for every account route in ' +
+          'the one request pipeline (shared/http/pipeline.ts); public routes are pages reached from mail and carry signed ' +
+          'tokens. An API Gateway authorizer would repeat the same table read on every request.',
+      },
+    ],
+    [
+      platform.tokenSigningKey,
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'Unsubscribe and preference links already mailed must keep working (RFC 8058, CAN-SPAM), and they are signed ' +
+          'with this key, so it is not rotated on a timer; the README runbook rotates it by hand.',
+      },
+    ],
+    [
+      events.feedbackDeadLetters,
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself a dead-letter queue: of the SES events rule target and of the feedback function\'s ' +
+          'asynchronous invocations; cdk-nag only recognises queues named in another queue\'s redrive policy.',
+      },
+    ],
+  ];
+  for (const fn of functions.byName.values()) {
+    accepted.push([
+      fn.role as IConstruct,
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions.',
+      },
+    ]);
+  }
+  for (const [name, fn] of functions.byName) {
+    if (!needsOf(name).schedules) continue;
+    accepted.push([
+      fn.role as IConstruct,
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${platform.scheduleGroupName}/*]`,
+        reason:
+          'One-time schedules are named per job at run time (single-send-<account>-<utr>, automation runs); the ARN ' +
+          'pattern confines Create/Update/DeleteSchedule to the service\'s own schedule group.',
+      },
+    ]);
+  }
+  return accepted;
+}
+
+export function justifyFindings(scopes: NagScopes): void {
+  for (const [construct, acknowledgement] of acknowledgements(scopes)) Validations.of(construct).acknowledge(acknowledgement);
+}

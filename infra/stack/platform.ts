@@ -1,0 +1,101 @@
+// What the functions use besides the table: the queues (each with a dead-letter queue), the
+// scheduler group and the role schedules run as, SES (the sender domain's identity and the
+// configuration set whose events come back), and the token-signing key's secret.
+import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { queueNames, type QueueName } from '../../shared/queue/queues';
+import { constructId } from './lambda-bundling';
+
+/** Receives of one delivery message before it moves to the dead-letter queue (and the deliverer gives up). */
+export const maxReceiveCount = 3;
+
+export interface PlatformProps {
+  stage: string;
+  senderDomain: string;
+  /** Longest run of each queue's consumer; the queue hides a received message six times as long. */
+  consumerTimeout: (queue: QueueName) => Duration;
+}
+
+export interface QueuePair {
+  queue: Queue;
+  deadLetters: Queue;
+}
+
+export class Platform extends Construct {
+  readonly queues: ReadonlyMap<QueueName, QueuePair>;
+  readonly scheduleGroupName: string;
+  readonly scheduleGroup: CfnScheduleGroup;
+  /** The role EventBridge Scheduler invokes targets as; it may invoke the scheduler targets only. */
+  readonly schedulerRole: Role;
+  readonly configurationSet: ConfigurationSet;
+  readonly configurationSetName: string;
+  readonly configurationSetArn: string;
+  readonly senderIdentity: EmailIdentity;
+  readonly tokenSigningKey: Secret;
+
+  constructor(scope: Construct, id: string, props: PlatformProps) {
+    super(scope, id);
+    const queues = new Map<QueueName, QueuePair>();
+    for (const name of queueNames) {
+      const queueId = constructId(name);
+      const deadLetters = new Queue(this, `${queueId}DeadLetters`, {
+        retentionPeriod: Duration.days(14),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+      });
+      const queue = new Queue(this, `${queueId}Queue`, {
+        // AWS's advice for Lambda consumers: at least six times the function timeout, so a message
+        // is not handed to a second container while the first still works on it.
+        visibilityTimeout: Duration.seconds(props.consumerTimeout(name).toSeconds() * 6),
+        retentionPeriod: Duration.days(4),
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        deadLetterQueue: { queue: deadLetters, maxReceiveCount },
+      });
+      queues.set(name, { queue, deadLetters });
+    }
+    this.queues = queues;
+
+    this.scheduleGroupName = `email-campaign-${props.stage}`;
+    this.scheduleGroup = new CfnScheduleGroup(this, 'ScheduleGroup', { name: this.scheduleGroupName });
+    const groupArn = Stack.of(this).formatArn({ service: 'scheduler', resource: 'schedule-group', resourceName: this.scheduleGroupName });
+    this.schedulerRole = new Role(this, 'SchedulerRole', {
+      description: 'Invokes the scheduler targets when a schedule of the group fires',
+      // Only schedules of this account's group may assume it (the confused-deputy guard AWS documents).
+      assumedBy: new ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID, 'aws:SourceArn': groupArn } },
+      }),
+    });
+
+    this.configurationSetName = `email-campaign-${props.stage}`;
+    this.configurationSet = new ConfigurationSet(this, 'ConfigurationSet', {
+      configurationSetName: this.configurationSetName,
+      reputationMetrics: true,
+      // SES drops mail to addresses that bounced hard or complained anywhere, before it counts against us.
+      suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
+    });
+    this.configurationSetArn = Stack.of(this).formatArn({ service: 'ses', resource: 'configuration-set', resourceName: this.configurationSetName });
+    this.senderIdentity = new EmailIdentity(this, 'SenderDomain', {
+      identity: Identity.domain(props.senderDomain),
+      configurationSet: this.configurationSet,
+    });
+
+    this.tokenSigningKey = new Secret(this, 'TokenSigningKey', {
+      description: 'HMAC key of the signed links in mail (unsubscribe, open pixel, sender confirmation)',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      // Links already mailed stay valid only with this key: never lose it with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+  }
+
+  queueOf(name: QueueName): QueuePair {
+    const pair = this.queues.get(name);
+    if (!pair) throw new Error(`No queue ${name}`);
+    return pair;
+  }
+}

@@ -1,0 +1,207 @@
+// Every Lambda of the service: one per HTTP family and one per event function, each with the
+// environment and the IAM permissions its needs (function-needs.ts) call for, and nothing more.
+import { existsSync } from 'node:fs';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { tableDefinition } from '../../shared/data/table';
+import { queueConsumers, queueNames, queueUrlEnvName, type QueueName } from '../../shared/queue/queues';
+import { httpFamilies } from '../../shared/routes';
+import { scheduleTargetArnEnvName } from '../../shared/scheduling/aws-scheduler';
+import { eventTargets, type EventTarget } from '../../shared/scheduling/scheduled-job';
+import { metricsNamespace } from '../../shared/metrics';
+import { tokenSigningKeySecretArnEnvName } from '../../shared/secrets';
+import { needsOf } from './function-needs';
+import { bundledFunction, repositoryHandlers, type HandlerSource } from './lambda-bundling';
+import { maxReceiveCount, type Platform } from './platform';
+
+/** The function that receives the SES configuration set's events. */
+export const sesEventsFunction = 'ses-events';
+
+/** The automation step runner: it sends mail at the per-container rate, one container at a time. */
+export const automationStepsFunction = 'automation-steps';
+
+interface FunctionShape {
+  timeout: Duration;
+  memorySize: number;
+  description: string;
+}
+
+// API Gateway gives up on an integration after 30 s; stop first so the client gets our answer.
+const httpShape = (family: string): FunctionShape => ({ timeout: Duration.seconds(29), memorySize: 512, description: `HTTP API: ${family}` });
+
+/** Event functions by name; only those whose handler exists are deployed (automation-steps may not yet). */
+const eventShapes: Readonly<Record<string, FunctionShape>> = {
+  // Stops early to hand over to a resume schedule, so a long timeout costs nothing and saves hand-overs.
+  'send-dispatch': { timeout: Duration.minutes(5), memorySize: 512, description: 'Scheduler target: fans a single send out to the delivery queue' },
+  // Ten messages of up to 50 recipients each at the per-container send rate, with room for backoff.
+  'send-deliver': { timeout: Duration.minutes(5), memorySize: 512, description: 'Delivery queue consumer: renders and sends mail through SES' },
+  [sesEventsFunction]: { timeout: Duration.seconds(30), memorySize: 256, description: 'SES configuration-set events: statistics and suppressions' },
+  // Fired every minute: finish before the next run starts.
+  [automationStepsFunction]: { timeout: Duration.seconds(55), memorySize: 512, description: 'Scheduler target: runs due automation steps' },
+  // Parses CSV chunks: more memory buys CPU; a chunk that runs long hands over to a continuation message.
+  'contact-import': { timeout: Duration.minutes(5), memorySize: 1024, description: 'Import queue consumer: runs contact CSV import jobs' },
+};
+
+/** The shape of a queue consumer not listed above. */
+const defaultConsumerShape = (name: string): FunctionShape => ({ timeout: Duration.minutes(5), memorySize: 512, description: `Queue consumer: ${name}` });
+
+const shapeOf = (name: string): FunctionShape => eventShapes[name] ?? defaultConsumerShape(name);
+
+/** The queue the deliverer consumes; its consumer's rate is held under the SES quota. */
+export const deliveryQueue: QueueName = 'deliveries';
+
+/**
+ * The item actions the repositories use (transactions need the per-item ones), on the table and its
+ * indexes by name: no Scan (lists always Query), no table management.
+ */
+export const tableActions = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:Query',
+  'dynamodb:UpdateItem',
+];
+
+function tableAccess(table: ITable): PolicyStatement {
+  return new PolicyStatement({
+    actions: tableActions,
+    resources: [table.tableArn, ...tableDefinition.indexes.map((index) => `${table.tableArn}/index/${index.name}`)],
+  });
+}
+
+export const consumerTimeout = (queue: QueueName): Duration => shapeOf(queueConsumers[queue]).timeout;
+
+export interface ServiceFunctionsProps {
+  stage: string;
+  table: ITable;
+  platform: Platform;
+  /** The API root as clients see it (ending in `/api/`), for links the functions put in responses and mail. */
+  publicBaseUrl: string;
+  systemFromEmail: string;
+  /** Mails per second one delivery container may send (the SES quota shared by the containers). */
+  perContainerSendRate: number;
+  logRetention: RetentionDays;
+  allowDestroy: boolean;
+  handlerSource?: HandlerSource;
+}
+
+/**
+ * The event functions the stack deploys from this source: every queue's consumer, and each other
+ * event function whose handler file exists (automation-steps may not yet).
+ */
+export function eventFunctionNames(source: HandlerSource = repositoryHandlers): string[] {
+  const names = new Set([...Object.keys(eventShapes), ...queueNames.map((queue) => queueConsumers[queue])]);
+  return [...names].filter((name) => existsSync(source.entryFor(name)));
+}
+
+export class ServiceFunctions extends Construct {
+  readonly byName: ReadonlyMap<string, NodejsFunction>;
+  readonly eventFunctionNames: readonly string[];
+  /** The scheduler targets deployed (a subset of `eventTargets`). */
+  readonly scheduleTargets: readonly EventTarget[];
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
+    super(scope, id);
+    const source = props.handlerSource ?? repositoryHandlers;
+    this.eventFunctionNames = eventFunctionNames(source);
+    this.scheduleTargets = eventTargets.filter((target) => this.eventFunctionNames.includes(target));
+    for (const required of ['send-dispatch', 'send-deliver', sesEventsFunction, ...queueNames.map((queue) => queueConsumers[queue])]) {
+      if (!this.eventFunctionNames.includes(required)) throw new Error(`No handler for event function ${required} at ${source.entryFor(required)}`);
+    }
+    const stack = Stack.of(this);
+    // Scheduler targets get fixed names, so their ARNs are known without a reference to the function
+    // (send-dispatch schedules itself: a reference to its own ARN would be a circular dependency).
+    const targetName = (target: EventTarget) => `email-campaign-${props.stage}-${target}`;
+    const targetArn = (target: EventTarget) => stack.formatArn({ service: 'lambda', resource: 'function', resourceName: targetName(target), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
+
+    const byName = new Map<string, NodejsFunction>();
+    const create = (name: string, shape: FunctionShape) => {
+      const fn = bundledFunction(this, {
+        name,
+        source,
+        ...shape,
+        functionName: (eventTargets as readonly string[]).includes(name) ? targetName(name as EventTarget) : undefined,
+        environment: {
+          TABLE_NAME: props.table.tableName,
+          APP_RUNTIME: 'aws',
+          PUBLIC_BASE_URL: props.publicBaseUrl,
+          POWERTOOLS_SERVICE_NAME: `email-campaign-${props.stage}`,
+          POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+        },
+        logRetention: props.logRetention,
+        allowDestroy: props.allowDestroy,
+      });
+      fn.addToRolePolicy(tableAccess(props.table));
+      this.grantNeeds(name, fn, props, targetArn);
+      byName.set(name, fn);
+    };
+    for (const family of httpFamilies) create(family, httpShape(family));
+    for (const name of this.eventFunctionNames) create(name, shapeOf(name));
+    this.byName = byName;
+
+    const deliverer = this.functionOf(queueConsumers[deliveryQueue]);
+    deliverer.addEnvironment('SES_MAX_SEND_RATE', String(props.perContainerSendRate));
+    deliverer.addEnvironment('DELIVERY_MAX_RECEIVES', String(maxReceiveCount));
+    const stepRunner = byName.get(automationStepsFunction);
+    if (stepRunner) {
+      stepRunner.addEnvironment('SES_MAX_SEND_RATE', String(props.perContainerSendRate));
+      // One run at a time: its share of the SES rate is one container's, and runs must not overlap.
+      (stepRunner.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 1;
+    }
+  }
+
+  private grantNeeds(name: string, fn: NodejsFunction, props: ServiceFunctionsProps, targetArn: (target: EventTarget) => string): void {
+    const needs = needsOf(name);
+    const { platform } = props;
+    if (needs.mail) {
+      fn.addEnvironment('SES_CONFIGURATION_SET', platform.configurationSetName);
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+          resources: [platform.senderIdentity.emailIdentityArn, platform.configurationSetArn],
+        }),
+      );
+    }
+    if (needs.systemMail) fn.addEnvironment('SYSTEM_FROM_EMAIL', props.systemFromEmail);
+    // Every function signs or verifies something (list cursors, links in mail): the key's ARN, never the key.
+    fn.addEnvironment(tokenSigningKeySecretArnEnvName, platform.tokenSigningKey.secretArn);
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [platform.tokenSigningKey.secretArn] }));
+    if (needs.schedules) {
+      fn.addEnvironment('SCHEDULE_GROUP_NAME', platform.scheduleGroupName);
+      fn.addEnvironment('SCHEDULER_ROLE_ARN', platform.schedulerRole.roleArn);
+      for (const target of eventTargets) fn.addEnvironment(scheduleTargetArnEnvName(target), targetArn(target));
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+          resources: [Stack.of(this).formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${platform.scheduleGroupName}/*` })],
+        }),
+      );
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['iam:PassRole'],
+          resources: [platform.schedulerRole.roleArn],
+          conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        }),
+      );
+    }
+    for (const queue of needs.enqueue ?? []) {
+      const { queue: target } = platform.queueOf(queue);
+      fn.addEnvironment(queueUrlEnvName(queue), target.queueUrl);
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [target.queueArn] }));
+    }
+  }
+
+  functionOf(name: string): NodejsFunction {
+    const fn = this.byName.get(name);
+    if (!fn) throw new Error(`No function ${name}`);
+    return fn;
+  }
+}

@@ -1,0 +1,223 @@
+// The event side of the stack: the delivery queue feeding send-deliver (partial failures, a dead-letter
+// queue, a concurrency cap under the SES rate), the scheduler group and the role schedules run as, the
+// SES configuration set and identity whose events reach ses-events, and the signing key's secret.
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
+import { cdkJsonContext } from '../../infra/stack/cdk-json-context';
+import { createEmailCampaignStack, mailSendingContainers, perContainerSendRate } from '../../infra/stack/email-campaign-stack';
+import { constructId, repositoryHandlers, type HandlerSource } from '../../infra/stack/lambda-bundling';
+import { maxReceiveCount } from '../../infra/stack/platform';
+import { queueConsumers, queueNames } from '../../shared/queue/queues';
+import { functionProperties, synthesize, type Synthesized } from './support';
+
+describe('event functions and what feeds them', () => {
+  let synthesized: Synthesized;
+  let template: Template;
+  const resolve = (value: unknown): unknown => synthesized.stack.resolve(value);
+  const functionArn = (name: string) => resolve(synthesized.stack.functions.functionOf(name).functionArn);
+
+  beforeAll(() => {
+    synthesized = synthesize({ sesMaxSendRate: '20', deliveryConcurrency: '3' });
+    template = synthesized.template;
+  });
+
+  describe('delivery queue', () => {
+    test('is encrypted, refuses plain HTTP, and hides a received message six times the consumer timeout', () => {
+      const { queue } = synthesized.stack.platform.queueOf('deliveries');
+      const timeout = functionProperties(synthesized, 'send-deliver').Timeout as number;
+      template.hasResourceProperties('AWS::SQS::Queue', {
+        VisibilityTimeout: timeout * 6,
+        SqsManagedSseEnabled: true,
+        RedrivePolicy: { maxReceiveCount: 3, deadLetterTargetArn: Match.anyValue() },
+      });
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [resolve(queue.queueUrl)],
+        PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+      });
+    });
+
+    test('dead-letters a message after 3 receives, the count the deliverer is told', () => {
+      const { deadLetters } = synthesized.stack.platform.queueOf('deliveries');
+      template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { maxReceiveCount, deadLetterTargetArn: resolve(deadLetters.queueArn) } });
+      expect(functionProperties(synthesized, 'send-deliver').Environment.Variables.DELIVERY_MAX_RECEIVES).toBe(String(maxReceiveCount));
+    });
+
+    test('feeds send-deliver in batches of 10 with partial batch failures and at most deliveryConcurrency containers', () => {
+      template.resourceCountIs('AWS::Lambda::EventSourceMapping', queueNames.length);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsSendDeliver') },
+        EventSourceArn: resolve(synthesized.stack.platform.queueOf('deliveries').queue.queueArn),
+        BatchSize: 10,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: 3 },
+      });
+    });
+
+    test('every queue feeds its consumer with partial batch failures; only the deliverers are capped', () => {
+      for (const queue of queueNames) {
+        const expected = {
+          FunctionName: { Ref: Match.stringLikeRegexp(`^Functions${constructId(queueConsumers[queue])}`) },
+          EventSourceArn: resolve(synthesized.stack.platform.queueOf(queue).queue.queueArn),
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+          ScalingConfig: queue === 'deliveries' ? { MaximumConcurrency: 3 } : Match.absent(),
+        };
+        template.hasResourceProperties('AWS::Lambda::EventSourceMapping', expected);
+      }
+    });
+
+    test('containers x per-container send rate stays under the SES rate, the step runner included', () => {
+      const rate = Number(functionProperties(synthesized, 'send-deliver').Environment.Variables.SES_MAX_SEND_RATE);
+      const senders = mailSendingContainers(3);
+      expect(senders).toBe(synthesized.stack.functions.byName.has('automation-steps') ? 4 : 3);
+      expect(rate).toBe(perContainerSendRate(20, senders));
+      expect(rate * senders).toBeLessThan(20);
+      if (synthesized.stack.functions.byName.has('automation-steps')) {
+        expect(functionProperties(synthesized, 'automation-steps')).toMatchObject({ ReservedConcurrentExecutions: 1 });
+        expect(functionProperties(synthesized, 'automation-steps').Environment.Variables.SES_MAX_SEND_RATE).toBe(String(rate));
+      }
+      for (const [sesRate, containers] of [[14, 2], [1, 2], [500, 1000], [3.5, 7]] as const) {
+        const perContainer = perContainerSendRate(sesRate, containers);
+        expect(perContainer).toBeGreaterThan(0);
+        expect(perContainer * containers).toBeLessThan(sesRate);
+      }
+    });
+  });
+
+  describe('scheduler', () => {
+    test('has the stage\'s schedule group', () => {
+      template.hasResourceProperties('AWS::Scheduler::ScheduleGroup', { Name: 'email-campaign-dev' });
+    });
+
+    test('runs schedules as a role only EventBridge Scheduler of this account and group can assume', () => {
+      const role = synthesized.stack.platform.schedulerRole;
+      const roleResource = template.toJSON().Resources[(resolve(role.roleName) as { Ref: string }).Ref] as { Properties: Record<string, unknown> };
+      expect(roleResource.Properties.AssumeRolePolicyDocument).toMatchObject({
+        Statement: [
+          {
+            Action: 'sts:AssumeRole',
+            Principal: { Service: 'scheduler.amazonaws.com' },
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' }, 'aws:SourceArn': expect.anything() } },
+          },
+        ],
+      });
+      expect(JSON.stringify(roleResource.Properties.AssumeRolePolicyDocument)).toContain(':schedule-group/email-campaign-dev');
+      expect(roleResource.Properties.ManagedPolicyArns).toBeUndefined();
+    });
+
+    test('the scheduler role may invoke the scheduler targets and nothing else', () => {
+      const role = synthesized.stack.platform.schedulerRole;
+      const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [resolve(role.roleName)] } }));
+      expect(policies).toHaveLength(1);
+      const statements = (policies[0] as { Properties: { PolicyDocument: { Statement: { Action: string; Resource: unknown }[] } } }).Properties.PolicyDocument.Statement;
+      const targets = synthesized.stack.functions.scheduleTargets;
+      expect(targets).toContain('send-dispatch');
+      expect(statements).toHaveLength(1);
+      expect(statements[0]?.Action).toBe('lambda:InvokeFunction');
+      const resources = [statements[0]?.Resource].flat();
+      expect(resources).toHaveLength(targets.length);
+      expect(resources).toEqual(expect.arrayContaining(targets.map(functionArn)));
+    });
+
+    test('scheduler targets have the fixed names their ARNs are built from', () => {
+      for (const target of synthesized.stack.functions.scheduleTargets) {
+        expect(functionProperties(synthesized, target).FunctionName).toBe(`email-campaign-dev-${target}`);
+      }
+    });
+  });
+
+  describe('automation-steps', () => {
+    // Entries of the repository, except that automation-steps is present or absent as the test needs.
+    const sourceWith = (automationSteps: boolean): HandlerSource => ({
+      projectRoot: repositoryHandlers.projectRoot,
+      entryFor: (name) =>
+        name === 'automation-steps'
+          ? automationSteps
+            ? repositoryHandlers.entryFor('send-dispatch')
+            : join(repositoryHandlers.projectRoot, 'functions', 'no-such-function', 'handler.ts')
+          : repositoryHandlers.entryFor(name),
+    });
+    const synthesizeWith = (source: HandlerSource) => {
+      const app = new App({ builtinCloudFormationValidation: false, context: { ...cdkJsonContext(), [BUNDLING_STACKS]: [] } });
+      const stack = createEmailCampaignStack(app, source);
+      return { stack, template: Template.fromStack(stack) };
+    };
+
+    test('when its handler exists, it is deployed and runs every minute as a scheduler target', () => {
+      const { stack, template: withSteps } = synthesizeWith(sourceWith(true));
+      expect(stack.functions.scheduleTargets).toEqual(['send-dispatch', 'automation-steps']);
+      withSteps.hasResourceProperties('AWS::Scheduler::Schedule', {
+        GroupName: 'email-campaign-dev',
+        ScheduleExpression: 'rate(1 minute)',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: { Arn: stack.resolve(stack.functions.functionOf('automation-steps').functionArn), RoleArn: stack.resolve(stack.platform.schedulerRole.roleArn) },
+      });
+    });
+
+    test('without its handler, the stack has no such function and no recurring schedule', () => {
+      const { stack, template: withoutSteps } = synthesizeWith(sourceWith(false));
+      expect(stack.functions.scheduleTargets).toEqual(['send-dispatch']);
+      withoutSteps.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    });
+  });
+
+  describe('SES', () => {
+    test('has a configuration set with reputation metrics and the suppression list on', () => {
+      template.hasResourceProperties('AWS::SES::ConfigurationSet', {
+        Name: 'email-campaign-dev',
+        ReputationOptions: { ReputationMetricsEnabled: true },
+        SuppressionOptions: { SuppressedReasons: ['BOUNCE', 'COMPLAINT'] },
+      });
+    });
+
+    test('has the sender domain identity, sending through the configuration set by default', () => {
+      template.hasResourceProperties('AWS::SES::EmailIdentity', {
+        EmailIdentity: 'example.com',
+        ConfigurationSetAttributes: { ConfigurationSetName: Match.anyValue() },
+      });
+    });
+
+    test('publishes delivery, bounce, complaint, open and click events to EventBridge', () => {
+      template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
+        EventDestination: {
+          Enabled: true,
+          MatchingEventTypes: Match.arrayEquals(['delivery', 'bounce', 'complaint', 'open', 'click']),
+          EventBridgeDestination: { EventBusArn: Match.anyValue() },
+        },
+      });
+    });
+
+    test('an EventBridge rule sends the configuration set\'s events to ses-events, keeping failures', () => {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        EventPattern: {
+          source: ['aws.ses'],
+          'detail-type': ['Email Delivered', 'Email Bounced', 'Email Complaint Received', 'Email Opened', 'Email Clicked'],
+          detail: { mail: { tags: { 'ses:configuration-set': ['email-campaign-dev'] } } },
+        },
+        Targets: [Match.objectLike({ Arn: functionArn('ses-events'), DeadLetterConfig: { Arn: resolve(synthesized.stack.events.feedbackDeadLetters.queueArn) } })],
+      });
+      template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+        FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsSesEvents') },
+        MaximumRetryAttempts: 2,
+        DestinationConfig: { OnFailure: { Destination: resolve(synthesized.stack.events.feedbackDeadLetters.queueArn) } },
+      });
+    });
+  });
+
+  describe('token-signing key', () => {
+    test('is a generated secret that outlives the stack, never written in the template', () => {
+      template.hasResource('AWS::SecretsManager::Secret', {
+        DeletionPolicy: 'Retain',
+        UpdateReplacePolicy: 'Retain',
+        Properties: { GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true }, SecretString: Match.absent() },
+      });
+    });
+  });
+
+  test('outputs the API root, the table name and the public pages root', () => {
+    template.hasOutput('ApiBaseUrl', { Value: Match.anyValue() });
+    template.hasOutput('TableName', { Value: resolve(synthesized.stack.table.tableName) });
+    template.hasOutput('PublicPagesBaseUrl', { Value: { 'Fn::Join': ['', [resolve(synthesized.stack.httpApi.apiEndpoint), '/api/public/']] } });
+  });
+});

@@ -1,0 +1,64 @@
+// The needs in infra/stack/function-needs.ts match the code: a function whose imports reach a port
+// (SES, system mail, the scheduler, a queue) is granted it, and one granted it reaches it, so IAM
+// stays least-privilege as the code changes.
+import { buildSync } from 'esbuild';
+import { functionNeeds, needsOf, type FunctionNeeds } from '../../infra/stack/function-needs';
+import { repositoryHandlers } from '../../infra/stack/lambda-bundling';
+import { eventFunctionNames } from '../../infra/stack/service-functions';
+import { httpFamilies } from '../../shared/routes';
+
+/** The repository module each need is the gateway of. */
+const gateways: Record<'mail' | 'schedules' | 'enqueue' | 'systemMail', RegExp> = {
+  mail: /^shared\/mail\/mailer\.ts$/,
+  schedules: /^shared\/scheduling\/aws-scheduler\.ts$/,
+  enqueue: /^shared\/queue\/aws-queue\.ts$/,
+  systemMail: /^(shared\/sending\/send-summary|functions\/senders\/verification)\.ts$/,
+};
+
+// Imports that reach a gateway without calling it. ses-events imports shared/sending/deliver.ts for
+// the name of the SES tag only, which drags the mailer in.
+const reachedButUnused: Record<string, (keyof typeof gateways)[]> = {
+  'ses-events': ['mail'],
+};
+
+/** The repository files a function's bundle is made of (packages left out: only our imports matter). */
+function repositoryModules(name: string): string[] {
+  const result = buildSync({
+    entryPoints: [repositoryHandlers.entryFor(name)],
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    packages: 'external',
+    absWorkingDir: repositoryHandlers.projectRoot,
+    logLevel: 'silent',
+  });
+  return Object.keys(result.metafile.inputs);
+}
+
+const granted = (needs: FunctionNeeds, need: keyof typeof gateways): boolean =>
+  need === 'enqueue' ? (needs.enqueue ?? []).length > 0 : needs[need] === true;
+
+describe('function needs', () => {
+  const functions = [...httpFamilies, ...eventFunctionNames()];
+
+  test('name only functions that exist', () => {
+    for (const name of Object.keys(functionNeeds)) {
+      if (name === 'automation-steps') continue;
+      expect(functions).toContain(name);
+    }
+  });
+
+  test.each(functions)('%s reaches the token signer, whose key every function is given', (name) => {
+    expect(repositoryModules(name)).toContain('shared/auth/signed-token.ts');
+  });
+
+  test.each(functions)('%s is granted exactly what its imports reach', (name) => {
+    const modules = repositoryModules(name);
+    for (const need of Object.keys(gateways) as (keyof typeof gateways)[]) {
+      const reached = modules.some((path) => gateways[need].test(path));
+      const excused = reachedButUnused[name]?.includes(need) ?? false;
+      expect({ need, granted: granted(needsOf(name), need) }).toEqual({ need, granted: reached && !excused });
+    }
+  });
+});

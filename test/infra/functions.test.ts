@@ -1,0 +1,169 @@
+// Every function (one per HTTP family, one per event function) is configured alike, logs to its own
+// log group, and holds exactly the permissions and environment its needs call for.
+import { join } from 'node:path';
+import { repositoryHandlers } from '../../infra/stack/lambda-bundling';
+import { functionNeeds, needsOf } from '../../infra/stack/function-needs';
+import { eventFunctionNames, tableActions } from '../../infra/stack/service-functions';
+import { httpFamilies } from '../../shared/routes';
+import { actionsOf, functionProperties, logicalIdOf, policyStatementsOf, statementsFor, synthesize, type Synthesized } from './support';
+
+const eventFunctions = eventFunctionNames();
+const allFunctions = [...httpFamilies, ...eventFunctions];
+const withNeed = (need: 'mail' | 'schedules' | 'systemMail') => allFunctions.filter((name) => needsOf(name)[need] === true);
+
+describe('functions', () => {
+  let synthesized: Synthesized;
+  const resolve = (value: unknown): unknown => synthesized.stack.resolve(value);
+
+  beforeAll(() => {
+    synthesized = synthesize({ senderDomain: 'mail.example.org' });
+  });
+
+  test('takes each handler from functions/<name>/handler.ts by default', () => {
+    expect(repositoryHandlers.entryFor('contact-types')).toBe(join(repositoryHandlers.projectRoot, 'functions', 'contact-types', 'handler.ts'));
+    expect(repositoryHandlers.projectRoot).toBe(join(__dirname, '..', '..'));
+  });
+
+  test('deploys one function per HTTP family and per event function, and no other', () => {
+    expect(eventFunctions).toEqual(expect.arrayContaining(['send-dispatch', 'send-deliver', 'ses-events']));
+    synthesized.template.resourceCountIs('AWS::Lambda::Function', allFunctions.length);
+    expect(new Set(allFunctions.map((name) => logicalIdOf(synthesized, name))).size).toBe(allFunctions.length);
+  });
+
+  test.each(allFunctions)('%s runs on arm64 Node 24 with active tracing and source maps', (name) => {
+    const properties = functionProperties(synthesized, name);
+    expect(properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler', TracingConfig: { Mode: 'Active' } });
+    expect(properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+  });
+
+  test.each([...httpFamilies])('%s answers within API Gateway\'s 30 s with 512 MB', (family) => {
+    expect(functionProperties(synthesized, family)).toMatchObject({ MemorySize: 512, Timeout: 29 });
+  });
+
+  test('a family with no needs knows only the table, the runtime, the API root, the key\'s secret and its metrics names', () => {
+    expect(needsOf('custom-fields')).toEqual({});
+    expect(functionProperties(synthesized, 'custom-fields').Environment.Variables).toEqual({
+      TOKEN_SIGNING_KEY_SECRET_ARN: resolve(synthesized.stack.platform.tokenSigningKey.secretArn),
+      TABLE_NAME: resolve(synthesized.stack.table.tableName),
+      APP_RUNTIME: 'aws',
+      PUBLIC_BASE_URL: { 'Fn::Join': ['', [resolve(synthesized.stack.httpApi.apiEndpoint), '/api/']] },
+      POWERTOOLS_SERVICE_NAME: 'email-campaign-dev',
+      POWERTOOLS_METRICS_NAMESPACE: 'EmailCampaign',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+  });
+
+  test('each function logs to its own log group kept for 30 days; the API has one for access logs', () => {
+    const { template } = synthesized;
+    template.resourceCountIs('AWS::Logs::LogGroup', allFunctions.length + 1);
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    const used = allFunctions.map((name) => (functionProperties(synthesized, name).LoggingConfig.LogGroup as { Ref: string }).Ref);
+    expect(new Set(used).size).toBe(allFunctions.length);
+  });
+
+  test.each(allFunctions)('%s has its own role with no managed policy, writing only to its own log group', (name) => {
+    const roleRef = resolve(synthesized.stack.functions.functionOf(name).role?.roleName) as { Ref: string };
+    const roleResource = synthesized.template.toJSON().Resources[roleRef.Ref] as { Properties: Record<string, unknown> };
+    expect(roleResource.Properties.ManagedPolicyArns).toBeUndefined();
+    const logStatements = statementsFor(synthesized, name, 'logs:');
+    expect(logStatements).toHaveLength(1);
+    const logGroupRef = (functionProperties(synthesized, name).LoggingConfig.LogGroup as { Ref: string }).Ref;
+    expect(logStatements[0]?.Resource).toEqual({ 'Fn::GetAtt': [logGroupRef, 'Arn'] });
+  });
+
+  test.each(allFunctions)('%s uses DynamoDB items only, on the table and its gsi1 index by name, never Scan', (name) => {
+    const tableArn = resolve(synthesized.stack.table.tableArn);
+    const statements = statementsFor(synthesized, name, 'dynamodb:');
+    expect(statements).toHaveLength(1);
+    expect(statements[0]?.Resource).toEqual([tableArn, { 'Fn::Join': ['', [tableArn, '/index/gsi1']] }]);
+    expect([...actionsOf(statements[0] as never)].sort()).toEqual([...tableActions].sort());
+    expect(tableActions).not.toContain('dynamodb:Scan');
+  });
+
+  test.each(allFunctions)('%s has no wildcard resource except for X-Ray, which has no resource-level permissions', (name) => {
+    for (const statement of policyStatementsOf(synthesized, name)) {
+      if (statement.Resource !== '*') continue;
+      expect(actionsOf(statement).every((action) => action.startsWith('xray:'))).toBe(true);
+    }
+  });
+
+  test('only the functions that send mail may, from the sender identity with the configuration set', () => {
+    const { platform } = synthesized.stack;
+    expect(withNeed('mail')).toEqual(expect.arrayContaining(['send-deliver', 'senders', 'send-dispatch']));
+    for (const name of allFunctions) {
+      const statements = statementsFor(synthesized, name, 'ses:');
+      const environment = functionProperties(synthesized, name).Environment.Variables;
+      if (!needsOf(name).mail) {
+        expect(statements).toEqual([]);
+        expect(environment.SES_CONFIGURATION_SET).toBeUndefined();
+        continue;
+      }
+      expect(statements).toHaveLength(1);
+      expect([...actionsOf(statements[0] as never)].sort()).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
+      const resources = statements[0]?.Resource as unknown[];
+      expect(resources).toHaveLength(2);
+      expect(resources).toEqual(expect.arrayContaining([resolve(platform.senderIdentity.emailIdentityArn), resolve(platform.configurationSetArn)]));
+      expect(environment.SES_CONFIGURATION_SET).toBe('email-campaign-dev');
+    }
+  });
+
+  test('system mail comes from no-reply at the sender domain, for the functions that send it', () => {
+    for (const name of allFunctions) {
+      const expected = needsOf(name).systemMail ? 'no-reply@mail.example.org' : undefined;
+      expect(functionProperties(synthesized, name).Environment.Variables.SYSTEM_FROM_EMAIL).toBe(expected);
+    }
+  });
+
+  test('every function reads the signing key by its ARN, from that one secret, and never holds the key itself', () => {
+    const secretArn = resolve(synthesized.stack.platform.tokenSigningKey.secretArn);
+    for (const name of allFunctions) {
+      const environment = functionProperties(synthesized, name).Environment.Variables;
+      expect(environment.TOKEN_SIGNING_KEY).toBeUndefined();
+      expect(environment.TOKEN_SIGNING_KEY_SECRET_ARN).toEqual(secretArn);
+      expect(statementsFor(synthesized, name, 'secretsmanager:')).toEqual([expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: secretArn })]);
+    }
+  });
+
+  test('only the functions that schedule manage schedules, in the group only, and pass only the scheduler role', () => {
+    const { platform } = synthesized.stack;
+    expect(withNeed('schedules')).toEqual(expect.arrayContaining(['send-dispatch', 'single-sends']));
+    expect(withNeed('schedules')).not.toEqual(expect.arrayContaining(['reference-data']));
+    for (const name of allFunctions) {
+      const scheduler = statementsFor(synthesized, name, 'scheduler:');
+      const passRole = statementsFor(synthesized, name, 'iam:');
+      const environment = functionProperties(synthesized, name).Environment.Variables;
+      if (!needsOf(name).schedules) {
+        expect([...scheduler, ...passRole]).toEqual([]);
+        expect(environment.SCHEDULER_ROLE_ARN).toBeUndefined();
+        continue;
+      }
+      expect(scheduler).toHaveLength(1);
+      expect([...actionsOf(scheduler[0] as never)].sort()).toEqual(['scheduler:CreateSchedule', 'scheduler:DeleteSchedule', 'scheduler:UpdateSchedule']);
+      expect(JSON.stringify(scheduler[0]?.Resource)).toContain(':schedule/email-campaign-dev/*');
+      expect(passRole).toEqual([
+        expect.objectContaining({
+          Action: 'iam:PassRole',
+          Resource: resolve(platform.schedulerRole.roleArn),
+          Condition: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
+        }),
+      ]);
+      expect(environment).toMatchObject({
+        SCHEDULE_GROUP_NAME: 'email-campaign-dev',
+        SCHEDULER_ROLE_ARN: resolve(platform.schedulerRole.roleArn),
+      });
+      expect(JSON.stringify(environment.SCHEDULE_TARGET_ARN_SEND_DISPATCH)).toContain(':function:email-campaign-dev-send-dispatch');
+    }
+  });
+
+  test('only the producers may send to the delivery queue, and they know its URL', () => {
+    const { queue } = synthesized.stack.platform.queueOf('deliveries');
+    const producers = allFunctions.filter((name) => (functionNeeds[name]?.enqueue ?? []).includes('deliveries'));
+    expect(producers.sort()).toEqual(['send-deliver', 'send-dispatch']);
+    for (const name of allFunctions) {
+      const sends = statementsFor(synthesized, name, 'sqs:SendMessage').filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(resolve(queue.queueArn)));
+      const environment = functionProperties(synthesized, name).Environment.Variables;
+      expect(sends).toHaveLength(producers.includes(name) ? 1 : 0);
+      expect(environment.QUEUE_URL_DELIVERIES).toEqual(producers.includes(name) ? resolve(queue.queueUrl) : undefined);
+    }
+  });
+});

@@ -32,6 +32,9 @@ function ses(): SESv2Client {
   const { region, sesEndpoint } = config();
   client = new SESv2Client({
     region,
+    // One attempt: an SDK retry after a lost answer could mail a recipient twice, outside the
+    // delivery ledger's reach. Throttling is retried by the callers, with their own backoff.
+    maxAttempts: 1,
     // The sink accepts any signature but, like SES, wants one.
     ...(sesEndpoint ? { endpoint: sesEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });

@@ -112,14 +112,14 @@ describe('when SES refuses', () => {
     useSesEndpoint(sink.endpoint);
   });
 
-  test('the send rate becomes MailThrottledError (rate), after the SDK has retried', async () => {
+  test('the send rate becomes MailThrottledError (rate) after one attempt: callers own the retry', async () => {
     answer = { status: 429, type: 'TooManyRequestsException', message: 'Maximum sending rate exceeded.' };
 
     const attempt = sendMail(message);
 
     await expect(attempt).rejects.toBeInstanceOf(MailThrottledError);
     await expect(attempt).rejects.toMatchObject({ reason: 'rate', message: 'Maximum sending rate exceeded.' });
-    expect(calls).toBe(2);
+    expect(calls).toBe(1);
   });
 
   test('the daily quota becomes MailThrottledError (daily-quota)', async () => {

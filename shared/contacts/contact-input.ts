@@ -2,6 +2,7 @@
 // (contact type, country) and the custom values, every failing field reported at once.
 import type { ContactFields, CustomValues } from '../data/contacts';
 import type { CustomField } from '../data/custom-fields';
+import { reservedFieldNames } from '../data/reserved-fields';
 import { ValidationError, type FieldErrors } from '../http/errors';
 import { email, format, integer, messages, record, string, type Schema } from '../validation';
 
@@ -9,20 +10,8 @@ import { email, format, integer, messages, record, string, type Schema } from '.
 export const maxContactText = 255;
 export const maxCustomText = 1000;
 
-/** The standard contact columns in the spec's order (also the CSV layout). */
-export const contactColumns = [
-  'first_name',
-  'last_name',
-  'email',
-  'alt_email',
-  'country',
-  'state',
-  'city',
-  'address_line1',
-  'address_line2',
-  'state_province_region',
-  'postal_code',
-] as const;
+/** The standard contact columns in the spec's order (also the CSV layout): the reserved fields. */
+export const contactColumns = reservedFieldNames;
 
 const text = () => string().max(maxContactText);
 

@@ -58,10 +58,20 @@ export async function putNewItem(item: Item & Key): Promise<boolean> {
   }
 }
 
-/** Set attributes on an existing item; undefined when it does not exist. Returns the item after the change. */
-export async function updateExistingItem(key: Key, changes: Item): Promise<Item | undefined> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
+/** An extra condition an update must meet, beside the item existing (e.g. a state it must be in). */
+export interface UpdateGuard {
+  condition: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+/**
+ * Set attributes on an existing item (that also meets `guard`, when given); undefined when it does
+ * not exist or the guard fails. Returns the item after the change.
+ */
+export async function updateExistingItem(key: Key, changes: Item, guard?: UpdateGuard): Promise<Item | undefined> {
+  const names: Record<string, string> = { ...guard?.names };
+  const values: Record<string, unknown> = { ...guard?.values };
   const sets = Object.entries(changes).map(([name, value], i) => {
     names[`#a${i}`] = name;
     values[`:v${i}`] = value;
@@ -73,7 +83,7 @@ export async function updateExistingItem(key: Key, changes: Item): Promise<Item 
         TableName: tableName(),
         Key: key,
         UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: guard ? `attribute_exists(pk) AND (${guard.condition})` : 'attribute_exists(pk)',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',

@@ -1,15 +1,13 @@
 // Single sends: every table access of the API side (create, read, duplicate, update, delete). The
 // sending pipeline's own writes to the same item live in single-send-progress.ts.
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing } from './bulk-delete';
-import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
 import { idSortKey, SINGLE_SEND, singleSendIdIndexKey, singleSendIdIndexPartition, singleSendKey, type Key } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
-import { deleteExistingItem, getItem, isConditionFailure, putNewItem, queryPage, type Item } from './records';
+import { deleteExistingItem, getItem, putNewItem, queryPage, updateExistingItem } from './records';
 import {
   dispatchAtAttribute,
   singleSendStatus,
@@ -121,31 +119,15 @@ export async function updateSingleSend(accountId: number, utr: string, content: 
     updated_at: isoTimestamp(),
     [dispatchAtAttribute]: dispatchAt.toISOString(),
   };
-  const names: Record<string, string> = { '#status_read': 'status' };
-  const values: Record<string, unknown> = { ':initiate': singleSendStatus.initiate, ':ready': singleSendStatus.ready };
-  const sets = Object.entries(changes).map(([name, value], i) => {
-    names[`#a${i}`] = name;
-    values[`:v${i}`] = value;
-    return `#a${i} = :v${i}`;
+  const updated = await updateExistingItem(key, changes, {
+    condition: '#status_read IN (:initiate, :ready)',
+    names: { '#status_read': 'status' },
+    values: { ':initiate': singleSendStatus.initiate, ':ready': singleSendStatus.ready },
   });
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk) AND #status_read IN (:initiate, :ready)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return toSingleSend(result.Attributes as Item);
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const current = await getSingleSend(accountId, utr);
-    throw new SingleSendLocked(utr, current.status);
-  }
+  if (updated) return toSingleSend(updated);
+  // Missing (RecordNotFound from the read) or past the states that may change.
+  const current = await getSingleSend(accountId, utr);
+  throw new SingleSendLocked(utr, current.status);
 }
 
 /** Delete one send; the record as it was, so the caller can cancel its job. */

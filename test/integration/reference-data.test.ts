@@ -37,10 +37,8 @@ describe('reference data', () => {
 
   describe('seedReferenceData', () => {
     it('does nothing when the table already holds this version', async () => {
-      const started = Date.now();
       const again = await seedReferenceData();
       expect(again).toEqual({ version: expect.stringMatching(/^countrystatecity-\d+\.\d+\.\d+\/format-\d+$/), written: false, items: 0 });
-      expect(Date.now() - started).toBeLessThan(1000);
     });
 
     it('keeps every country and state in one compressed item well under the 400 KB limit', async () => {

@@ -51,8 +51,8 @@ test('a job due in about a second fires once, not before its time', async () => 
   expect(fired).toHaveLength(1);
   expect(fired[0]?.payload).toEqual({ single_send_id: 7, nested: { ok: true } });
   expect(fired[0]?.at).toBeGreaterThanOrEqual(at.getTime());
-  // Polled every 50 ms; the margin is for a busy machine.
-  expect(fired[0]?.at).toBeLessThan(at.getTime() + 2_000);
+  // Polled every 50 ms; the wide margin only tells "fired at its time" from "fired much later" on a busy CI machine.
+  expect(fired[0]?.at).toBeLessThan(at.getTime() + 15_000);
 });
 
 test('a cancelled job never fires and leaves nothing behind', async () => {

@@ -1,0 +1,21 @@
+// Key primitives: every account key is `A#<account>#<entity>` plus an id or name.
+
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+/** Ids sort as text in DynamoDB; zero-padding keeps them in numeric order. */
+export function idSortKey(id: number): string {
+  return String(id).padStart(12, '0');
+}
+
+/** The partition holding one kind of record of one account. */
+export function entityPartition(accountId: number, entity: string): string {
+  return `A#${accountId}#${entity}`;
+}
+
+/** The item of one record of one kind, by its integer id. */
+export function entityKey(accountId: number, entity: string, id: number): Key {
+  return { pk: entityPartition(accountId, entity), sk: idSortKey(id) };
+}

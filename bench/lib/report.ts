@@ -1,0 +1,56 @@
+// Shared state of a bench run: settings from the environment, the result rows, and the table.
+import { resolve } from 'node:path';
+
+export const root = resolve(__dirname, '../..');
+export const num = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+export const settings = {
+  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5').split(',').map((s) => Number(s.trim())),
+  apiSeconds: num('BENCH_API_SECONDS', 10),
+  apiConnections: num('BENCH_API_CONNECTIONS', 10),
+  coldRuns: num('BENCH_COLD_RUNS', 20),
+  sendRecipients: num('BENCH_SEND_RECIPIENTS', 2_000),
+  stepEnrolments: num('BENCH_STEP_ENROLMENTS', 2_000),
+  csvRows: num('BENCH_CSV_ROWS', 5_000),
+  childTimeoutMs: num('BENCH_CHILD_TIMEOUT_MS', 240_000),
+};
+
+export interface Row {
+  scenario: string;
+  figure: string;
+  value: number | null;
+  unit: string;
+  target: string;
+  met: 'yes' | 'no' | '-';
+}
+export const rows: Row[] = [];
+export const details: Record<string, unknown> = {};
+export const notDone: string[] = [];
+
+export function row(scenario: string, figure: string, value: number | null, unit: string, target?: { op: '<=' | '>='; limit: number; text?: string }) {
+  let met: Row['met'] = '-';
+  if (target && value !== null) met = (target.op === '<=' ? value <= target.limit : value >= target.limit) ? 'yes' : 'no';
+  if (target && value === null) met = 'no';
+  rows.push({ scenario, figure, value, unit, target: target ? (target.text ?? `${target.op} ${target.limit} ${unit}`) : '-', met });
+}
+
+export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+export const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+export const log = (line: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+export function printTable(): void {
+  const header = ['scenario', 'figure', 'value', 'unit', 'target', 'met'];
+  const body = rows.map((r) => [r.scenario, r.figure, r.value === null ? 'n/a' : String(r.value), r.unit, r.target, r.met]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((line) => line[i]!.length)));
+  const format = (line: string[]) => line.map((cell, i) => (i === 2 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(' | ');
+  console.log(format(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const line of body) console.log(format(line));
+}

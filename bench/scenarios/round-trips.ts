@@ -1,0 +1,126 @@
+// Scenario 2: DynamoDB round trips per operation, counted by a middleware on the document client.
+import { randomUUID } from 'node:crypto';
+import { db } from '../../shared/data/client';
+import { Api } from '../lib/api';
+import { details, row } from '../lib/report';
+
+
+export interface Counter {
+  sends: number;
+  attempts: number;
+  commands: string[];
+}
+export const counter: Counter = { sends: 0, attempts: 0, commands: [] };
+let counterInstalled = false;
+
+export function installRoundTripCounter(): void {
+  if (counterInstalled) return;
+  const client = db();
+  // One per client.send() (initialize runs once per send, before retries)...
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      counter.sends++;
+      counter.commands.push(String((context as { commandName?: string }).commandName ?? '?'));
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCountSends', priority: 'high' },
+  );
+  // ...and one per HTTP attempt (finalizeRequest, low priority: inside the retry middleware).
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      counter.attempts++;
+      return next(args);
+    },
+    { step: 'finalizeRequest', name: 'benchCountAttempts', priority: 'low' },
+  );
+  counterInstalled = true;
+}
+
+export async function counted<T>(run: () => Promise<T>): Promise<{ sends: number; attempts: number; commands: string[]; result: T }> {
+  counter.sends = 0;
+  counter.attempts = 0;
+  counter.commands = [];
+  const result = await run();
+  return { sends: counter.sends, attempts: counter.attempts, commands: [...counter.commands], result };
+}
+
+export async function scenarioRoundTrips(api: Api): Promise<void> {
+  const scenario = '2 DynamoDB round trips';
+  installRoundTripCounter();
+  // Self-check: one GetItem through the document client is exactly one counted send.
+  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+  const check = await counted(() => db().send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: 'bench#none', sk: 'bench#none' } })));
+  if (check.sends !== 1 || check.attempts !== 1) throw new Error(`round-trip counter self-check counted ${check.sends} sends / ${check.attempts} attempts for one GetItem`);
+
+  // Warm: the credential cache and each function's module, then every op once more, counted.
+  await api.ok('GET', 'contacts-type');
+  await api.ok('GET', 'contacts/list');
+
+  const tag = randomUUID().slice(0, 8);
+  const ops: { name: string; warm: () => Promise<unknown>; measure: () => Promise<unknown> }[] = [];
+  let typeA = 0;
+  let typeB = 0;
+  ops.push({
+    name: 'contacts-type add',
+    warm: async () => api.ok('POST', 'contacts-type/add', { form: { name: `RT warm ${tag}` } }),
+    measure: async () => api.ok('POST', 'contacts-type/add', { form: { name: `RT ${tag}` } }),
+  });
+  ops.push({ name: 'contacts-type list', warm: () => api.ok('GET', 'contacts-type'), measure: () => api.ok('GET', 'contacts-type') });
+  const lookUpTypes = async () => {
+    typeA = await api.contactTypeId(`RT ${tag}`);
+    typeB = await api.contactTypeId(`RT warm ${tag}`);
+  };
+  ops.push({
+    name: 'contacts-type view',
+    warm: async () => {
+      await lookUpTypes();
+      return api.ok('GET', 'contacts-type/view', { query: { contact_type_id: typeB } });
+    },
+    measure: () => api.ok('GET', 'contacts-type/view', { query: { contact_type_id: typeA } }),
+  });
+  ops.push({
+    name: 'contacts-type update',
+    warm: () => api.ok('POST', 'contacts-type/update', { form: { id: String(typeB), name: `RT warm2 ${tag}` } }),
+    measure: () => api.ok('POST', 'contacts-type/update', { form: { id: String(typeA), name: `RT renamed ${tag}` } }),
+  });
+  const contact = (email: string) => ({ contact_type_id: String(typeA), first_name: 'Round', last_name: 'Trip', email, country: '233', city: 'Springfield' });
+  let contactId = 0;
+  let warmContactId = 0;
+  ops.push({
+    name: 'contacts add',
+    warm: () => api.ok('POST', 'contacts/add', { form: contact(`rt-warm-${tag}@example.com`) }),
+    measure: () => api.ok('POST', 'contacts/add', { form: contact(`rt-${tag}@example.com`) }),
+  });
+  ops.push({
+    name: 'contacts details',
+    warm: async () => {
+      contactId = await api.contactId(`rt-${tag}@example.com`);
+      warmContactId = await api.contactId(`rt-warm-${tag}@example.com`);
+      return api.ok('GET', 'contacts/details', { query: { contact_id: warmContactId } });
+    },
+    measure: () => api.ok('GET', 'contacts/details', { query: { contact_id: contactId } }),
+  });
+  // Deleting a type with contacts may be refused; delete a fresh, empty pair.
+  let emptyA = 0;
+  let emptyB = 0;
+  ops.push({
+    name: 'contacts-type delete',
+    warm: async () => {
+      await api.ok('POST', 'contacts-type/add', { form: { name: `RT del ${tag}` } });
+      await api.ok('POST', 'contacts-type/add', { form: { name: `RT del warm ${tag}` } });
+      emptyA = await api.contactTypeId(`RT del ${tag}`);
+      emptyB = await api.contactTypeId(`RT del warm ${tag}`);
+      return api.ok('DELETE', 'contacts-type/delete', { query: { contact_type_id: emptyB } });
+    },
+    measure: () => api.ok('DELETE', 'contacts-type/delete', { query: { contact_type_id: emptyA } }),
+  });
+
+  const perOp: Record<string, unknown> = {};
+  for (const op of ops) {
+    await op.warm();
+    const result = await counted(op.measure);
+    perOp[op.name] = { sends: result.sends, http_attempts: result.attempts, commands: result.commands };
+    row(scenario, `${op.name}`, result.sends, 'round trips', { op: '<=', limit: 2 });
+  }
+  details.round_trips = perOp;
+}

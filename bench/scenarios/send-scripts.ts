@@ -1,0 +1,61 @@
+// Scenario 4: the send-path and automation-step scripts, as child processes.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { details, log, root, round, row, settings } from '../lib/report';
+
+
+export function runScript(script: string, arg: number): Promise<{ json: Record<string, unknown>; maxRssKb: number | null; wallMs: number }> {
+  return new Promise((done, fail) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, ['--import', 'tsx', '-r', join(root, 'bench/lib/max-rss.cjs'), join(root, 'bench', script), String(arg)], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGTERM'), settings.childTimeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      const wallMs = performance.now() - started;
+      const rss = /BENCH_MAX_RSS_KB=(\d+)/.exec(stderr);
+      const start = stdout.search(/^\{/m);
+      if (code !== 0 || start === -1) {
+        fail(new Error(`${script} ${arg} exited ${code ?? signal}: ${(stderr || stdout).slice(-600)}`));
+        return;
+      }
+      try {
+        done({ json: JSON.parse(stdout.slice(start)) as Record<string, unknown>, maxRssKb: rss ? Number(rss[1]) : null, wallMs });
+      } catch (error) {
+        fail(new Error(`${script}: unreadable output (${(error as Error).message}): ${stdout.slice(0, 400)}`));
+      }
+    });
+  });
+}
+
+export async function scenarioSendScripts(): Promise<void> {
+  const scenario = '4 send path';
+  log(`single-send-10k.ts ${settings.sendRecipients}`);
+  try {
+    const send = await runScript('single-send-10k.ts', settings.sendRecipients);
+    details.single_send = { ...send.json, peak_rss_kb: send.maxRssKb, wall_seconds: round(send.wallMs / 1000) };
+    row(scenario, `single send ${settings.sendRecipients} recipients, dispatch+deliver`, Number(send.json.mails_per_second), 'mails/s', { op: '>=', limit: 2000 });
+    row(scenario, 'single send process peak RSS (incl. setup)', send.maxRssKb === null ? null : round(send.maxRssKb / 1024, 0), 'MB');
+  } catch (error) {
+    details.single_send = { error: (error as Error).message };
+    row(scenario, `single send ${settings.sendRecipients} recipients, dispatch+deliver`, null, 'mails/s', { op: '>=', limit: 2000 });
+    log(`single send failed: ${(error as Error).message}`);
+  }
+  log(`automation-steps.ts ${settings.stepEnrolments}`);
+  try {
+    const steps = await runScript('automation-steps.ts', settings.stepEnrolments);
+    details.automation_steps = { ...steps.json, peak_rss_kb: steps.maxRssKb, wall_seconds: round(steps.wallMs / 1000) };
+    row(scenario, `automation steps ${settings.stepEnrolments} due enrolments`, Number(steps.json.mails_per_second), 'mails/s', { op: '>=', limit: 2000 });
+  } catch (error) {
+    details.automation_steps = { error: (error as Error).message };
+    row(scenario, `automation steps ${settings.stepEnrolments} due enrolments`, null, 'mails/s', { op: '>=', limit: 2000 });
+    log(`automation steps failed: ${(error as Error).message}`);
+  }
+}

@@ -6,20 +6,7 @@ import { CONTACT, contactKey, contactOfTypeIndexKey } from './keys';
 import { withoutKeys, type Item } from './records';
 
 /** The standard contact fields after validation; `country` is the country id as text. */
-export interface ContactFields {
-  contact_type_id: number;
-  first_name: string;
-  last_name: string;
-  email: string;
-  alt_email: string | null;
-  country: string;
-  state: string;
-  city: string;
-  address_line1: string;
-  address_line2: string;
-  state_province_region: string;
-  postal_code: string;
-}
+export type ContactFields = Omit<ContactRecord, 'id' | 'user_id' | 'custom_field' | 'deleted_at' | 'created_at' | 'updated_at'>;
 
 /** Custom values by field name, already checked against the field's type; null clears a value. */
 export type CustomValues = Record<string, string | null>;

@@ -1,14 +1,12 @@
 // Contact types through the Lambda handler on DynamoDB Local: every operation's exact bodies.
 import { handler } from '../../functions/contact-types/handler';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, json, multipart, parsed, type Keys } from '../support/events';
+import { apiEvent, authHeaders, handlerCaller, json, type Keys, multipart, timestampPattern } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
-const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const timestamp = timestampPattern;
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 async function addType(keys: Keys, name: string) {
   return call(keys, 'POST', 'contacts-type/add', { body: multipart({ name }) });

@@ -2,14 +2,12 @@
 import { handler } from '../../functions/custom-fields/handler';
 import { reservedFieldNames } from '../../shared/data/reserved-fields';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, json, multipart, parsed, type Keys } from '../support/events';
+import { handlerCaller, json, type Keys, multipart, timestampPattern } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
-const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const timestamp = timestampPattern;
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 async function save(keys: Keys, field_name: string, field_type = 'text') {
   return call(keys, 'POST', 'custom-fields/save', { body: multipart({ field_name, field_type }) });

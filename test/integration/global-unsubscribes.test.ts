@@ -7,16 +7,14 @@ import {
   isGloballyUnsubscribed,
 } from '../../shared/data/suppressions';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, json, multipart, parsed, urlencoded, type Keys } from '../support/events';
+import { handlerCaller, json, type Keys, multipart, timestampPattern, urlencoded } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
-const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const timestamp = timestampPattern;
 
 type Account = Keys & { account_id: number };
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 async function save(keys: Keys, emailAddress: string) {
   return call(keys, 'POST', 'global-unsubscribes/save', { body: multipart({ email_address: emailAddress }) });

@@ -3,16 +3,14 @@
 import { handler } from '../../functions/notification-recipients/handler';
 import { listNotificationRecipients } from '../../shared/data/notification-recipients';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, json, multipart, parsed, urlencoded, type Keys } from '../support/events';
+import { handlerCaller, json, type Keys, multipart, timestampPattern, urlencoded } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
-const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const timestamp = timestampPattern;
 
 type Account = Keys & { account_id: number };
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 async function save(keys: Keys, email_address: string, email_owner = 'Ops team') {
   return call(keys, 'POST', 'notification-recipient/save', { body: multipart({ email_address, email_owner }) });

@@ -4,15 +4,13 @@ import { handler } from '../../functions/segments/handler';
 import { addContactType } from '../../shared/data/contact-types';
 import { addContact, updateContact, type ContactFields } from '../../shared/data/contacts';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';
+import { handlerCaller, type Keys, multipart, timestampPattern } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
-const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const timestamp = timestampPattern;
 type Account = Keys & { account_id: number };
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 function contact(contactTypeId: number, email: string, city: string): ContactFields {
   return {

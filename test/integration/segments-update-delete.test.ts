@@ -3,14 +3,12 @@ import { handler } from '../../functions/segments/handler';
 import { addContactType } from '../../shared/data/contact-types';
 import { addContact, type ContactFields } from '../../shared/data/contacts';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';
+import { handlerCaller, type Keys, multipart } from '../support/events';
 
 type Account = Keys & { account_id: number };
 type Rule = [field: string, operator: string, value?: string];
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 /** The save/update form: the three aligned arrays as indexed keys, as a browser form sends them. */
 function segmentForm(contactTypeId: number, name: string, rules: Rule[], extra: Record<string, string | number> = {}) {

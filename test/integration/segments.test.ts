@@ -4,16 +4,14 @@ import { addContactType } from '../../shared/data/contact-types';
 import { addContact, type ContactFields } from '../../shared/data/contacts';
 import { addCustomField } from '../../shared/data/custom-fields';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, json, multipart, parsed, type Keys } from '../support/events';
+import { handlerCaller, json, type Keys, multipart, timestampPattern } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
-const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const timestamp = timestampPattern;
 type Account = Keys & { account_id: number };
 type Rule = [field: string, operator: string, value?: string];
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 /** The save/update form: the three aligned arrays as indexed keys, as a browser form sends them. */
 function segmentForm(contactTypeId: number, name: string, rules: Rule[], extra: Record<string, string | number> = {}) {

@@ -3,17 +3,15 @@ import { handler } from '../../functions/senders/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
 import { seedReferenceData } from '../../shared/data/reference-data';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, json, multipart, parsed, type Keys } from '../support/events';
+import { handlerCaller, json, type Keys, multipart, timestampPattern } from '../support/events';
 import { place, senderInput, startMailSink, stopMailSink, uniqueAddress } from '../support/senders';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
-const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const timestamp = timestampPattern;
 const sqlTime = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 const { usa, california, losAngeles, germany, berlin, newYorkState } = place;
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 async function saveSender(keys: Keys, fields: Record<string, string | number> = senderInput()) {
   return call(keys, 'POST', 'sender/save', { body: multipart(fields) });

@@ -12,16 +12,14 @@ import {
 } from '../../shared/data/suppressions';
 import { listDisplayedUnsubscribeGroups } from '../../shared/data/unsubscribe-groups';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, multipart, parsed, urlencoded, type Keys } from '../support/events';
+import { handlerCaller, type Keys, multipart, timestampPattern, urlencoded } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
-const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const timestamp = timestampPattern;
 
 type Account = Keys & { account_id: number };
 
-async function call(keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
-}
+const call = handlerCaller(handler);
 
 async function saveGroup(keys: Keys, group_name = 'Newsletter', description = 'Weekly news', is_display: 0 | 1 = 1) {
   return call(keys, 'POST', 'unsubscribes-groups/save', { body: multipart({ group_name, description, is_display }) });

@@ -96,3 +96,14 @@ export function apiEvent(options: {
 export function parsed(result: APIGatewayProxyStructuredResultV2): { status: number; body: Record<string, unknown> } {
   return { status: result.statusCode ?? 200, body: JSON.parse(result.body ?? 'null') };
 }
+
+/** The spec's `created_at`/`updated_at` form: ISO 8601 UTC with microseconds. */
+export const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+type Handler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** `call(keys, method, path, options)` for one family's handler: the status and JSON body it answers. */
+export function handlerCaller(handler: Handler) {
+  return async (keys: Keys | undefined, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) =>
+    parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
+}

@@ -144,3 +144,27 @@ describe('when SES refuses', () => {
     await expect(sendMail(message)).rejects.toMatchObject({ name: 'MessageRejected', message: 'Email address is not verified.' });
   });
 });
+
+test('the sink keeps an idle keep-alive connection open, so a pooled socket is never reset under a send', async () => {
+  // Node's servers close an idle connection 5 s (plus 1 s of grace) after the last answer; a send that
+  // picks that socket from the pool at the same instant fails with ECONNRESET and, its outcome
+  // unknown, is never retried. Seen once under CI load: a welcome mail that never arrived.
+  const { Agent, request } = await import('node:http');
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = () =>
+    new Promise<{ reused: boolean }>((resolve, reject) => {
+      const call = request(`${sink.endpoint}/store`, { agent }, (response) => {
+        response.resume();
+        response.on('end', () => resolve({ reused: call.reusedSocket }));
+      });
+      call.on('error', reject);
+      call.end();
+    });
+
+  await get();
+  await new Promise((resolve) => setTimeout(resolve, 7_000));
+  const second = await get();
+  agent.destroy();
+
+  expect(second.reused).toBe(true);
+}, 15_000);

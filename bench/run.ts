@@ -5,7 +5,7 @@
 // Scenarios (BENCH_SCENARIOS=1,2,3,4,5 selects; sizes by env, defaults sized for a 2-core machine):
 //   1 API latency p50/p99 and req/s, list + create, autocannon on loopback
 //       BENCH_API_SECONDS (10), BENCH_API_CONNECTIONS (10)
-//   2 DynamoDB round trips per operation, counted by a middleware on the document client
+//   2 DynamoDB round trips per operation, counted by an observer on the signed-call layer
 //   3 bundle size (esbuild, minified, SDK bundled) and cold import+init (median of fresh processes)
 //       BENCH_COLD_RUNS (20)
 //   4 bench/single-send-10k.ts and bench/automation-steps.ts as child processes

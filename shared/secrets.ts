@@ -1,6 +1,6 @@
 // Secrets read at run time from Secrets Manager, once per container, so no secret is ever in the
 // template or the function's environment: the stack passes only the secret's ARN.
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { awsCall } from './aws/call';
 import { config, provideSecretValues } from './config';
 
 /** The environment variable holding the ARN of the token-signing key's secret. */
@@ -9,14 +9,18 @@ export const tokenSigningKeySecretArnEnvName = 'TOKEN_SIGNING_KEY_SECRET_ARN';
 let loading: Promise<void> | undefined;
 
 async function readSecret(secretId: string): Promise<string> {
-  const client = new SecretsManagerClient({ region: config().region });
-  try {
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-    if (!SecretString) throw new Error(`Secret ${secretId} has no string value`);
-    return SecretString;
-  } finally {
-    client.destroy();
-  }
+  const { SecretString } = await awsCall<{ SecretString?: string }>({
+    service: 'secretsmanager',
+    region: config().region,
+    operation: 'GetSecretValue',
+    method: 'POST',
+    path: '/',
+    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'secretsmanager.GetSecretValue' },
+    body: { SecretId: secretId },
+    maxAttempts: 3,
+  });
+  if (!SecretString) throw new Error(`Secret ${secretId} has no string value`);
+  return SecretString;
 }
 
 /**

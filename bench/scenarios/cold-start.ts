@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, existsSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { bundling } from '../../infra/stack/lambda-bundling';
 import { details, log, median, root, round, row, settings } from '../lib/report';
 
 
@@ -31,10 +32,13 @@ export async function scenarioColdStart(): Promise<void> {
           entryPoints: [join(root, 'functions', family, 'handler.ts')],
           outfile,
           bundle: true,
-          minify: true,
+          // The deployed bundles' settings (infra/stack/lambda-bundling.ts), so the sizes are theirs.
+          minify: bundling.minify,
           platform: 'node',
-          target: 'node20',
+          target: bundling.target,
           format: 'cjs',
+          mainFields: bundling.mainFields,
+          external: bundling.externalModules,
           logLevel: 'silent',
         });
       } catch (error) {

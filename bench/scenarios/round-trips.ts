@@ -1,5 +1,8 @@
-// Scenario 2: DynamoDB round trips per operation, counted by a middleware on the document client.
+// Scenario 2: DynamoDB round trips per operation, counted by an observer on the signed-call layer
+// every DynamoDB request goes through (shared/aws/call.ts).
 import { randomUUID } from 'node:crypto';
+import { observeAwsCalls } from '../../shared/aws/call';
+import { GetCommand } from '../../shared/aws/dynamodb';
 import { db } from '../../shared/data/client';
 import { Api } from '../lib/api';
 import { details, row } from '../lib/report';
@@ -15,24 +18,14 @@ let counterInstalled = false;
 
 export function installRoundTripCounter(): void {
   if (counterInstalled) return;
-  const client = db();
-  // One per client.send() (initialize runs once per send, before retries)...
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      counter.sends++;
-      counter.commands.push(String((context as { commandName?: string }).commandName ?? '?'));
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchCountSends', priority: 'high' },
-  );
-  // ...and one per HTTP attempt (finalizeRequest, low priority: inside the retry middleware).
-  client.middlewareStack.add(
-    (next) => async (args) => {
-      counter.attempts++;
-      return next(args);
-    },
-    { step: 'finalizeRequest', name: 'benchCountAttempts', priority: 'low' },
-  );
+  // One per operation (its first attempt) and one per HTTP attempt, retries included.
+  observeAwsCalls((call) => {
+    if (call.service !== 'dynamodb') return;
+    counter.attempts++;
+    if (call.attempt > 1) return;
+    counter.sends++;
+    counter.commands.push(call.operation);
+  });
   counterInstalled = true;
 }
 
@@ -48,7 +41,6 @@ export async function scenarioRoundTrips(api: Api): Promise<void> {
   const scenario = '2 DynamoDB round trips';
   installRoundTripCounter();
   // Self-check: one GetItem through the document client is exactly one counted send.
-  const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
   const check = await counted(() => db().send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { pk: 'bench#none', sk: 'bench#none' } })));
   if (check.sends !== 1 || check.attempts !== 1) throw new Error(`round-trip counter self-check counted ${check.sends} sends / ${check.attempts} attempts for one GetItem`);
 

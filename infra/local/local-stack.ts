@@ -8,7 +8,6 @@ import { resetConfig } from '../../shared/config';
 import { createAccount, findCredential, type NewAccount } from '../../shared/data/accounts';
 import { seedReferenceData } from '../../shared/data/reference-data';
 import { resetDbClient } from '../../shared/data/client';
-import { resetMailClient } from '../../shared/mail/mailer';
 import { configureLocalQueue, stopLocalQueues, type LocalQueueSettings } from '../../shared/queue/local-queue';
 import { ensureTable, startLocalDynamo, type LocalDynamo } from './dynamodb';
 import { startGateway, type Gateway } from './gateway';
@@ -168,10 +167,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     resetConfig();
     resetDbClient();
-    resetMailClient();
     cleanups.push(() => {
       resetDbClient();
-      resetMailClient();
     });
     // Countries, states and cities, which contacts and senders validate against (a no-op once seeded).
     await seedReferenceData();

@@ -23,9 +23,6 @@ export const repositoryHandlers: HandlerSource = {
   entryFor: (name) => join(repositoryRoot, 'functions', name, 'handler.ts'),
 };
 
-/** The module that replaces the SDK's default credential chain in every bundle (see lambda-credentials.ts). */
-export const lambdaCredentialsModule = join(repositoryRoot, 'infra', 'stack', 'lambda-credentials.ts');
-
 export const bundling: BundlingOptions = {
   minify: true,
   sourceMap: true,
@@ -33,11 +30,12 @@ export const bundling: BundlingOptions = {
   sourcesContent: false,
   target: 'node20',
   format: OutputFormat.CJS,
-  // Bundle the SDK: we pin its version, and a bundled, tree-shaken client loads faster than the
-  // runtime's. Only `bowser` stays out: the SDK imports it lazily in its browser user-agent provider,
-  // which Node never calls.
-  externalModules: ['bowser'],
-  esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': lambdaCredentialsModule },
+  // Packages' ES module builds first: esbuild can drop what a bundle does not use from those, not from
+  // CommonJS (the logger and the CSV parser shrink by a third).
+  mainFields: ['module', 'main'],
+  // Nothing is left to the runtime: the AWS calls are our own signed requests (shared/aws/), whose
+  // only SDK piece is the attribute-value converter, so every byte a function loads is in its bundle.
+  externalModules: [],
 };
 
 export interface BundledFunctionProps {

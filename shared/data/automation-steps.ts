@@ -2,7 +2,7 @@
 // access for them. Steps live in their automation's partition in step order; a small pointer item
 // per step finds it by its utr alone.
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '../aws/dynamodb';
 import { isoTimestamp } from '../time';
 import type { TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';

@@ -1,7 +1,7 @@
 // Addresses SES reported as hard-bounced or complaining, per account: never mailed again. Kept apart
 // from the global unsubscribe list on purpose: that list is the account's own (its API adds and
 // deletes entries), while these come from the mail system and must not vanish with a list clean-up.
-import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, UpdateCommand } from '../aws/dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from './client';
 import { bouncedAddressKey, bouncedAddressPartition, type Key } from './keys';

@@ -1,7 +1,7 @@
 // All-or-nothing deletes of many records (the spec's bulk-delete operations): every id must exist
 // in the account, or nothing is deleted.
-import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand } from '../aws/dynamodb';
+import type { TransactWriteCommandInput } from '../aws/dynamodb';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import type { Key } from './keys';

@@ -1,23 +1,14 @@
 // The DynamoDB document client, built once per container from the configuration.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DocumentClient } from '../aws/dynamodb';
 import { config } from '../config';
 
-let client: DynamoDBDocumentClient | undefined;
+let client: DocumentClient | undefined;
 
 /** The document client; against DynamoDB Local when `DYNAMODB_ENDPOINT` is set. */
-export function db(): DynamoDBDocumentClient {
+export function db(): DocumentClient {
   if (client) return client;
   const { region, dynamoEndpoint } = config();
-  const base = new DynamoDBClient({
-    region,
-    ...(dynamoEndpoint
-      ? { endpoint: dynamoEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  });
-  client = DynamoDBDocumentClient.from(base, {
-    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-  });
+  client = new DocumentClient({ region, ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}) });
   return client;
 }
 

@@ -1,6 +1,6 @@
 // Contact CSV import jobs: the job item (state, counts, checkpoint), the stored file in pieces and
 // the row errors per chunk. Every table access for them is here.
-import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '../aws/dynamodb';
 import { currentTime, isoTimestamp } from '../time';
 import type { TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';

@@ -1,6 +1,6 @@
 // Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
 // email claimed atomically with its contact and one count change for the whole import.
-import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '../aws/dynamodb';
 import { onContactsJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
 import { db, tableName } from './client';

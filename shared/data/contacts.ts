@@ -1,5 +1,5 @@
 // Contacts: every table access for a contact, its email claim within its type and its type's count.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '../aws/dynamodb';
 import { onContactsJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type TransactionItem } from './bulk-delete';

@@ -1,6 +1,6 @@
 // Custom contact fields: every table access for an account's field definitions and the claims on
 // their names.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '../aws/dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';

@@ -1,7 +1,7 @@
 // Automation enrolments: every table access for them and for the step runner's state. One item per
 // automation and contact (so a contact is enrolled at most once); an active enrolment carries gsi1
 // keys in the due index (hour bucket + shard partition, due time first in the sort key).
-import { BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../aws/dynamodb';
 import { dueShards, hourBucket, indexTime, shardOf } from '../automation/buckets';
 import { chunked, inParallel } from '../automation/parallel';
 import { currentTime, isoTimestamp } from '../time';

@@ -1,6 +1,6 @@
 // Notification recipients (addresses that get the account's service mail, e.g. send summaries):
 // every table access for them. Each address is held once per account through an address item.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '../aws/dynamodb';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';

@@ -8,7 +8,7 @@ import {
   QueryCommand,
   UpdateCommand,
   type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+} from '../aws/dynamodb';
 import { db, tableName } from './client';
 import type { Key } from './keys';
 

@@ -5,7 +5,7 @@
 // (~75 KB), one item per country with its cities (the largest, the United States, ~140 KB), and a
 // version marker written last. Readers need only the table, so the data stays out of every bundle.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand } from '../aws/dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from './client';
 import { referenceCitiesKey, referenceRegionsKey, referenceVersionKey, type Key } from './keys';

@@ -1,7 +1,7 @@
 // Applying membership changes to one segment's recipient items: read the items involved, work out
 // their new content in memory, and write only what differs, with the segment's counter in the same
 // transaction. Optimistic: every write is conditional and a lost race is read again and retried.
-import { BatchGetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, TransactWriteCommand } from '../aws/dynamodb';
 import { onSegmentJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
 import type { TransactionItem } from './bulk-delete';

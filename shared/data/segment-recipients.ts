@@ -1,6 +1,6 @@
 // Segment recipients: reading, listing and deleting the recipient items of segments. One item per
 // segment and lower-cased address holds a manually stored entry, a matching contact, or both.
-import { BatchWriteCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, TransactWriteCommand } from '../aws/dynamodb';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { SEGMENT_RECIPIENT, segmentKey, segmentRecipientIdIndexKey, segmentRecipientPartition } from './keys';

@@ -1,7 +1,7 @@
 // The sending pipeline's view of a single send: reading it for dispatch and delivery, the status
 // moves 1 -> 2 -> 3, the statistics counters, and the dispatch progress item (cursor, fan-out and
 // settlement counts) that lets a large send resume and tells the last settling step it is the last.
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '../aws/dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import type { TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';

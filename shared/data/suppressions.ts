@@ -4,7 +4,7 @@
 // Every entry is two items written in one transaction: the record by id (for delete by id) and an
 // item keyed by the lower-cased address (one GetItem answers "is this address suppressed?", and a
 // conditional put on it keeps each address once per list without a read-then-write race).
-import { BatchGetCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand } from '../aws/dynamodb';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';

@@ -1,5 +1,6 @@
-// The mail port: send one rendered message through SES v2 (the sink locally, through the same client).
-import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+// The mail port: send one rendered message through SES v2 SendEmail (the sink locally, through the same
+// signed call).
+import { awsCall } from '../aws/call';
 import { config } from '../config';
 import { classifyMailError } from './mail-errors';
 
@@ -25,28 +26,6 @@ export interface OutgoingMail {
   tags?: MailHeader[];
 }
 
-let client: SESv2Client | undefined;
-
-function ses(): SESv2Client {
-  if (client) return client;
-  const { region, sesEndpoint } = config();
-  client = new SESv2Client({
-    region,
-    // One attempt: an SDK retry after a lost answer could mail a recipient twice, outside the
-    // delivery ledger's reach. Throttling is retried by the callers, with their own backoff.
-    maxAttempts: 1,
-    // The sink accepts any signature but, like SES, wants one.
-    ...(sesEndpoint ? { endpoint: sesEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-  });
-  return client;
-}
-
-/** Drop the cached client (the local runtime and tests change the endpoint). */
-export function resetMailClient(): void {
-  client?.destroy();
-  client = undefined;
-}
-
 const specials = /[()<>[\]:;@\\,."]/;
 
 /**
@@ -68,7 +47,7 @@ export function formatMailbox(mailbox: string): string {
 /** Send one message. Throws MailThrottledError or MailSendingPausedError when SES refuses for those reasons. */
 export async function sendMail(message: OutgoingMail): Promise<{ messageId: string }> {
   const charset = 'UTF-8';
-  const command = new SendEmailCommand({
+  const request = {
     FromEmailAddress: formatMailbox(message.from),
     Destination: { ToAddresses: message.to },
     ...(message.replyTo?.length ? { ReplyToAddresses: message.replyTo.map(formatMailbox) } : {}),
@@ -84,9 +63,23 @@ export async function sendMail(message: OutgoingMail): Promise<{ messageId: stri
     },
     ...(message.configurationSetName ? { ConfigurationSetName: message.configurationSetName } : {}),
     ...(message.tags?.length ? { EmailTags: message.tags.map(({ name, value }) => ({ Name: name, Value: value })) } : {}),
-  });
+  };
+  const { region, sesEndpoint } = config();
   try {
-    const result = await ses().send(command);
+    const result = await awsCall<{ MessageId?: string }>({
+      service: 'sesv2',
+      region,
+      endpoint: sesEndpoint,
+      operation: 'SendEmail',
+      method: 'POST',
+      path: '/v2/email/outbound-emails',
+      headers: { 'content-type': 'application/json' },
+      body: request,
+      // One attempt: a retry after a lost answer could mail a recipient twice, outside the delivery
+      // ledger's reach. Throttling is retried by the callers, with their own backoff. (A request on a
+      // pooled connection that the server had already closed is resent: it provably never arrived.)
+      maxAttempts: 1,
+    });
     if (!result.MessageId) throw new Error('SES accepted the message but returned no MessageId');
     return { messageId: result.MessageId };
   } catch (error) {

@@ -1,20 +1,41 @@
 // The scheduler port on AWS: one EventBridge Scheduler one-time schedule per job, deleted by the
 // service after it fires.
-import {
-  CreateScheduleCommand,
-  DeleteScheduleCommand,
-  SchedulerClient,
-  UpdateScheduleCommand,
-  type CreateScheduleCommandInput,
-} from '@aws-sdk/client-scheduler';
+import { randomUUID } from 'node:crypto';
+import { awsCall } from '../aws/call';
 import { config } from '../config';
 import { scheduleInput, type EventTarget, type ScheduledJob, type SchedulerAdapter } from './scheduled-job';
 
-let client: SchedulerClient | undefined;
+/** The CreateSchedule / UpdateSchedule request, as the EventBridge Scheduler API names its members. */
+export interface ScheduleRequest {
+  Name: string;
+  GroupName: string;
+  ScheduleExpression: string;
+  ScheduleExpressionTimezone: string;
+  FlexibleTimeWindow: { Mode: 'OFF' };
+  ActionAfterCompletion: 'DELETE';
+  Target: { Arn: string; RoleArn: string; Input: string };
+}
 
-function scheduler(): SchedulerClient {
-  client ??= new SchedulerClient({ region: config().region });
-  return client;
+/** One EventBridge Scheduler REST call; each carries its own idempotency token, as the SDK's do. */
+function schedulerCall(operation: string, method: 'POST' | 'PUT' | 'DELETE', path: string, body?: object): Promise<unknown> {
+  return awsCall({
+    service: 'scheduler',
+    region: config().region,
+    operation,
+    method,
+    path,
+    headers: { 'content-type': 'application/json' },
+    body,
+    maxAttempts: 3,
+  });
+}
+
+function upsert(operation: 'CreateSchedule' | 'UpdateSchedule', request: ScheduleRequest): Promise<unknown> {
+  const { Name, ...definition } = request;
+  return schedulerCall(operation, operation === 'CreateSchedule' ? 'POST' : 'PUT', `/schedules/${encodeURIComponent(Name)}`, {
+    ...definition,
+    ClientToken: randomUUID(),
+  });
 }
 
 function requiredEnv(name: string): string {
@@ -39,7 +60,7 @@ export function atExpression(at: Date, now: Date = new Date()): string {
 }
 
 /** The CreateSchedule (and UpdateSchedule) input for a job. */
-export function scheduleRequest(job: ScheduledJob, now: Date = new Date()): CreateScheduleCommandInput {
+export function scheduleRequest(job: ScheduledJob, now: Date = new Date()): ScheduleRequest {
   return {
     Name: job.name,
     GroupName: requiredEnv('SCHEDULE_GROUP_NAME'),
@@ -59,17 +80,18 @@ export const awsScheduler: SchedulerAdapter = {
   async scheduleAt(job) {
     const request = scheduleRequest(job);
     try {
-      await scheduler().send(new CreateScheduleCommand(request));
+      await upsert('CreateSchedule', request);
     } catch (error) {
       // Same name again means "move this job": UpdateSchedule replaces every field of the schedule.
       if ((error as Error).name !== 'ConflictException') throw error;
-      await scheduler().send(new UpdateScheduleCommand(request));
+      await upsert('UpdateSchedule', request);
     }
   },
 
   async cancel(name) {
     try {
-      await scheduler().send(new DeleteScheduleCommand({ Name: name, GroupName: requiredEnv('SCHEDULE_GROUP_NAME') }));
+      const query = new URLSearchParams({ groupName: requiredEnv('SCHEDULE_GROUP_NAME'), clientToken: randomUUID() });
+      await schedulerCall('DeleteSchedule', 'DELETE', `/schedules/${encodeURIComponent(name)}?${query.toString()}`);
     } catch (error) {
       // Already fired (and deleted after completion) or never created: either way nothing will fire.
       if ((error as Error).name !== 'ResourceNotFoundException') throw error;

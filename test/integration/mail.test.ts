@@ -3,7 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../shared/config';
-import { MailSendingPausedError, MailThrottledError, resetMailClient, sendMail, type OutgoingMail } from '../../shared/mail/mailer';
+import { MailSendingPausedError, MailThrottledError, sendMail, type OutgoingMail } from '../../shared/mail/mailer';
 import { startSesSink, type SesSink } from '../../infra/local/ses-sink';
 
 interface StoredMail {
@@ -21,7 +21,6 @@ let sink: SesSink;
 function useSesEndpoint(endpoint: string): void {
   Object.assign(process.env, { SES_ENDPOINT: endpoint, TABLE_NAME: process.env.TABLE_NAME ?? 'unused', APP_RUNTIME: 'local' });
   resetConfig();
-  resetMailClient();
 }
 
 async function storedMail(messageId: string): Promise<StoredMail | undefined> {
@@ -51,7 +50,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  resetMailClient();
   await sink.stop();
   resetConfig();
 });
@@ -107,7 +105,6 @@ describe('when SES refuses', () => {
 
   afterAll(async () => {
     delete process.env.AWS_MAX_ATTEMPTS;
-    resetMailClient();
     await new Promise((done) => stub.close(done));
     useSesEndpoint(sink.endpoint);
   });

@@ -4,7 +4,6 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import { resetConfig } from '../../shared/config';
 import { getDispatchState, startDispatch } from '../../shared/data/single-send-progress';
 import { getSingleSend } from '../../shared/data/single-sends';
-import { resetMailClient } from '../../shared/mail/mailer';
 import { resetSendingSettings } from '../../shared/sending/settings';
 import { newAccount } from '../support/accounts';
 import { waitFor } from '../support/local-stack';
@@ -25,7 +24,6 @@ afterEach(() => {
   process.env.SES_ENDPOINT = env.sink.endpoint;
   resetConfig();
   resetSendingSettings();
-  resetMailClient();
 });
 
 /** A running send and one queue message for `count` recipients of it. */
@@ -85,7 +83,6 @@ describe('the ledger', () => {
     process.env.DELIVERY_CONCURRENCY = '2';
     resetConfig();
     resetSendingSettings();
-    resetMailClient();
 
     // Act: the first run hangs in its two SES calls and is abandoned; the queue delivers the batch again.
     const killed = deliverHandler(sqsEvent([batch.message], 1));

@@ -4,7 +4,6 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import { resetConfig } from '../../shared/config';
 import { getDispatchState, startDispatch } from '../../shared/data/single-send-progress';
 import { getSingleSend } from '../../shared/data/single-sends';
-import { resetMailClient } from '../../shared/mail/mailer';
 import { localDeadLetters, localQueueIdle } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
 import { resetSendBucket } from '../../shared/sending/deliver';
@@ -31,7 +30,6 @@ afterEach(async () => {
   resetConfig();
   resetSendingSettings();
   resetSendBucket();
-  resetMailClient();
 });
 
 /** Route mail through a stand-in SES that answers by `behaviour`; settings from `env` apply. */
@@ -41,7 +39,6 @@ async function throughProxy(behaviour: (call: number) => SesBehaviour, settings:
   resetConfig();
   resetSendingSettings();
   resetSendBucket();
-  resetMailClient();
   return proxy;
 }
 
@@ -86,7 +83,6 @@ describe('SES throttling', () => {
     proxy = undefined;
     process.env.SES_ENDPOINT = env.sink.endpoint;
     resetConfig();
-    resetMailClient();
     expect(await deliverHandler(sqsEvent([batch.message], 2))).toEqual({ batchItemFailures: [] });
     expect(await mailCounts(batch.emails)).toEqual([1, 1, 1, 1, 1]);
     expect(await getSingleSend(batch.accountId, batch.utr)).toMatchObject({ triggered: 5 });

@@ -5,7 +5,6 @@ import { handler as publicPages } from '../../functions/public-pages/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
 import { resetConfig } from '../../shared/config';
 import { seedReferenceData } from '../../shared/data/reference-data';
-import { resetMailClient } from '../../shared/mail/mailer';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';
@@ -155,7 +154,6 @@ describe('sender verification mail', () => {
     const useEndpoint = (endpoint: string) => {
       process.env.SES_ENDPOINT = endpoint;
       resetConfig();
-      resetMailClient();
     };
 
     afterEach(() => useEndpoint(sink.endpoint));

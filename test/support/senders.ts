@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { startSesSink, type SesSink } from '../../infra/local/ses-sink';
 import { resetConfig } from '../../shared/config';
-import { resetMailClient } from '../../shared/mail/mailer';
 
 // From @countrystatecity/countries: United States > California > Los Angeles; Germany > Berlin > Adlershof; New York.
 export const place = {
@@ -50,12 +49,10 @@ export async function startMailSink(): Promise<SesSink> {
   const sink = await startSesSink({ port: 0 });
   process.env.SES_ENDPOINT = sink.endpoint;
   resetConfig();
-  resetMailClient();
   return sink;
 }
 
 export async function stopMailSink(sink: SesSink): Promise<void> {
-  resetMailClient();
   await sink.stop();
   delete process.env.SES_ENDPOINT;
   resetConfig();

@@ -12,7 +12,7 @@ import {
   listContactsPage,
   updateContact,
 } from '../../shared/data/contacts';
-import { listCustomFields } from '../../shared/data/custom-fields';
+import { listCustomFields, type CustomField } from '../../shared/data/custom-fields';
 import { mapPage } from '../../shared/data/pages';
 import { findCountry } from '../../shared/data/reference-data';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
@@ -24,14 +24,19 @@ import { readContactInput, type ContactInput } from '../../shared/contacts/conta
 
 const contactId = integer().required().min(1);
 
-/** Read add/update input for an account: country by id, custom fields as they are now. */
-async function readInput(accountId: number, fields: Record<string, unknown>): Promise<ContactInput> {
-  return readContactInput(fields, {
-    customFields: fieldsByName(await listCustomFields(accountId)),
+/**
+ * Read add/update input for an account: country by id, custom fields as they are now. The field
+ * definitions come back with it, so the write does not read them a second time.
+ */
+async function readInput(accountId: number, fields: Record<string, unknown>): Promise<ContactInput & { customFields: Map<string, CustomField> }> {
+  const customFields = fieldsByName(await listCustomFields(accountId));
+  const input = await readContactInput(fields, {
+    customFields,
     contactTypeExists: (id) => contactTypeExists(accountId, id),
     resolveCountry: async (value) => (await findCountry(Number(value)))?.id,
     countryInput: 'id',
   });
+  return { ...input, customFields };
 }
 
 /** The repository's refusals, in the validation shape of the field they concern. */
@@ -69,7 +74,7 @@ export const details = accountOperation(async ({ account, request }) => {
 export const add = accountOperation(async ({ account, request }) => {
   const input = await readInput(account.id, request.fields);
   try {
-    await addContact(account.id, input.fields, input.customValues);
+    await addContact(account.id, input.fields, input.customValues, input.customFields);
   } catch (error) {
     throw asValidationError(error);
   }
@@ -78,7 +83,7 @@ export const add = accountOperation(async ({ account, request }) => {
 
 export const update = accountOperation(async ({ account, request }) => {
   const id = contactId.parse(request.fields.contact_id, 'contact_id');
-  let input: ContactInput | undefined;
+  let input: Awaited<ReturnType<typeof readInput>> | undefined;
   let errors: FieldErrors = id.ok ? {} : { contact_id: [id.message] };
   try {
     input = await readInput(account.id, request.fields);
@@ -88,7 +93,7 @@ export const update = accountOperation(async ({ account, request }) => {
   }
   if (!id.ok || !input) throw new ValidationError(errors);
   try {
-    await updateContact(account.id, id.value, input.fields, input.customValues);
+    await updateContact(account.id, id.value, input.fields, input.customValues, input.customFields);
   } catch (error) {
     throw asValidationError(error);
   }

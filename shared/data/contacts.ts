@@ -6,12 +6,22 @@ import { deleteAllOrNothing, type TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
 import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './contact-items';
 import type { ContactRecord } from './contact-record';
-import { listCustomFields } from './custom-fields';
+import { listCustomFields, type CustomField } from './custom-fields';
 import { RecordNotFound } from './errors';
 import { nextId } from './ids';
-import { CONTACT, contactEmailKey, contactKey, contactPartition, contactsOfTypePartition, contactTypeKey } from './keys';
-import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
-import { getItem, queryPage, type Item } from './records';
+import {
+  CONTACT,
+  contactEmailKey,
+  contactKey,
+  contactPartition,
+  contactShards,
+  contactsOfTypeShardPartition,
+  contactTypeKey,
+  idSortKey,
+} from './keys';
+import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from './pages';
+import { getItem, queryPage, queryPageAfter, type Item } from './records';
+import { pageReadSize, ShardMerge } from './shard-merge';
 import { syncContactSegments, syncContactSegmentsBatch } from './segment-membership';
 
 export type { ContactFields, CustomValues } from './contact-items';
@@ -79,14 +89,35 @@ export async function getContact(accountId: number, id: number): Promise<Contact
   return toContactRecord(item, fieldsByName(customFields));
 }
 
-/** One page of the account's contacts, in id order. */
+/** One page of the account's contacts, in id order: a merge of the contact partition's shards (see keys/contacts.ts). */
 export async function listContactsPage(accountId: number, page: PageRequest): Promise<ListPage<ContactRecord>> {
-  const [items, customFields] = await Promise.all([queryListPage({ partition: contactPartition(accountId) }, page), listCustomFields(accountId)]);
+  const [items, customFields] = await Promise.all([
+    queryShardedListPage({ partition: contactPartition(accountId), shards: contactShards }, page),
+    listCustomFields(accountId),
+  ]);
   const fields = fieldsByName(customFields);
   return mapPage(items, (item) => toContactRecord(item, fields));
 }
 
-/** Page through the contacts of one type in id order, handing each page to `onBatch` before reading the next. */
+/** A merge of the shards of one contact type's gsi1 partition, in id order, from just after contact `after`. */
+function contactsOfTypeMerge(accountId: number, contactTypeId: number, after: number | null): ShardMerge<Item> {
+  return new ShardMerge<Item>(
+    contactShards,
+    (item) => String(item.gsi1sk),
+    async (shard, from, limit) => {
+      const page = await queryPageAfter({ partition: contactsOfTypeShardPartition(accountId, contactTypeId, shard), index: 'gsi1', after: from, limit });
+      return { items: page.items, more: page.next !== undefined };
+    },
+    after === null ? undefined : idSortKey(after),
+  );
+}
+
+/**
+ * Page through the contacts of one type in id order, handing each page (of `pageSize`, the last
+ * smaller) to `onBatch` before reading the next. The type's index is sharded: each shard is read
+ * in Queries of `pageSize` and merged, so a whole pass costs about 16 Queries more than one over an
+ * unsharded partition and holds up to 16 x `pageSize` read-ahead contacts in memory.
+ */
 export async function forEachContactOfType(
   accountId: number,
   contactTypeId: number,
@@ -94,12 +125,23 @@ export async function forEachContactOfType(
   pageSize = 500,
 ): Promise<void> {
   const fields = fieldsByName(await listCustomFields(accountId));
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await queryPage({ partition: contactsOfTypePartition(accountId, contactTypeId), index: 'gsi1', limit: pageSize, cursor });
-    if (page.items.length > 0) await onBatch(page.items.map((item) => toContactRecord(item, fields)));
-    cursor = page.next;
-  } while (cursor);
+  const merge = contactsOfTypeMerge(accountId, contactTypeId, null);
+  for (;;) {
+    const items = await merge.take(pageSize, () => pageSize);
+    if (items.length > 0) await onBatch(items.map((item) => toContactRecord(item, fields)));
+    if (items.length < pageSize) return;
+  }
+}
+
+/**
+ * The next `limit` contacts of one type in id order after contact `after` (null: from the first):
+ * a resumable reader whose position is just the last contact id (the send dispatcher keeps it in its
+ * cursor). Up to 16 Queries in parallel, each for about limit/16 contacts.
+ */
+export async function contactsOfTypePage(accountId: number, contactTypeId: number, after: number | null, limit: number): Promise<ContactRecord[]> {
+  const [items, customFields] = await Promise.all([contactsOfTypeMerge(accountId, contactTypeId, after).take(limit, pageReadSize), listCustomFields(accountId)]);
+  const fields = fieldsByName(customFields);
+  return items.map((item) => toContactRecord(item, fields));
 }
 
 /**
@@ -121,8 +163,13 @@ export async function transact(actions: TransactionItem[]): Promise<void> {
 }
 
 /** Add a contact: the contact, its email claim and its type's count change together or not at all. */
-export async function addContact(accountId: number, input: ContactFields, customValues: CustomValues): Promise<ContactRecord> {
-  const fields = fieldsByName(await listCustomFields(accountId));
+export async function addContact(
+  accountId: number,
+  input: ContactFields,
+  customValues: CustomValues,
+  knownFields?: Map<string, CustomField>,
+): Promise<ContactRecord> {
+  const fields = knownFields ?? fieldsByName(await listCustomFields(accountId));
   const id = await nextId(accountId, CONTACT);
   const record = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp());
   try {
@@ -137,8 +184,8 @@ export async function addContact(accountId: number, input: ContactFields, custom
     if (codes?.[2] === 'ConditionalCheckFailed') throw new ContactTypeUnavailable(record.contact_type_id);
     throw error;
   }
-  await syncContactSegments(accountId, undefined, record);
-  await onContactsJoined(accountId, record.contact_type_id, [record]);
+  // Independent reads and writes (the type's segments, its live automations): one round trip of latency.
+  await Promise.all([syncContactSegments(accountId, undefined, record), onContactsJoined(accountId, record.contact_type_id, [record])]);
   return record;
 }
 
@@ -147,8 +194,14 @@ export async function addContact(accountId: number, input: ContactFields, custom
  * the email claim, and a change of type moves one count between the types, in the same transaction.
  * The write is conditioned on the email and type read, so a concurrent change is retried, never lost.
  */
-export async function updateContact(accountId: number, id: number, input: ContactFields, customValues: CustomValues): Promise<ContactRecord> {
-  const fields = fieldsByName(await listCustomFields(accountId));
+export async function updateContact(
+  accountId: number,
+  id: number,
+  input: ContactFields,
+  customValues: CustomValues,
+  knownFields?: Map<string, CustomField>,
+): Promise<ContactRecord> {
+  const fields = knownFields ?? fieldsByName(await listCustomFields(accountId));
   for (let attempt = 0; ; attempt++) {
     const item = await getItem(contactKey(accountId, id));
     if (!item) throw new RecordNotFound(CONTACT, id);
@@ -224,8 +277,9 @@ export async function deleteContacts(accountId: number, ids: number[]): Promise<
 /**
  * Remove every contact of a type (the contact-type delete cascade), page by page, with their
  * email claims. The type must already be closing, so no contact joins it meanwhile. Passes over
- * the index repeat until one finds nothing new, so contacts the index showed late are removed too,
- * and each contact is counted out of its segments exactly once.
+ * the index (each shard of it in turn, in no particular order) repeat until one finds nothing new,
+ * so contacts the index showed late are removed too, and each contact is counted out of its
+ * segments exactly once.
  */
 export async function deleteContactsOfType(accountId: number, contactTypeId: number): Promise<number> {
   const fields = fieldsByName(await listCustomFields(accountId));
@@ -233,18 +287,20 @@ export async function deleteContactsOfType(accountId: number, contactTypeId: num
   let foundNew: boolean;
   do {
     foundNew = false;
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      // 49 contacts and their claims: 98 actions, inside the 100-action transaction limit.
-      const page = await queryPage({ partition: contactsOfTypePartition(accountId, contactTypeId), index: 'gsi1', limit: 49, cursor });
-      cursor = page.next;
-      const contacts = page.items.map((item: Item) => toContactRecord(item, fields)).filter((contact) => !removed.has(contact.id));
-      if (contacts.length === 0) continue;
-      foundNew = true;
-      await transact(contacts.flatMap((contact) => [{ Delete: { TableName: tableName(), Key: contactKey(accountId, contact.id) } }, emailRelease(contact)]));
-      for (const contact of contacts) removed.add(contact.id);
-      await syncContactSegmentsBatch(accountId, contacts.map((contact) => ({ before: contact })));
-    } while (cursor);
+    for (let shard = 0; shard < contactShards; shard++) {
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        // 49 contacts and their claims: 98 actions, inside the 100-action transaction limit.
+        const page = await queryPage({ partition: contactsOfTypeShardPartition(accountId, contactTypeId, shard), index: 'gsi1', limit: 49, cursor });
+        cursor = page.next;
+        const contacts = page.items.map((item: Item) => toContactRecord(item, fields)).filter((contact) => !removed.has(contact.id));
+        if (contacts.length === 0) continue;
+        foundNew = true;
+        await transact(contacts.flatMap((contact) => [{ Delete: { TableName: tableName(), Key: contactKey(accountId, contact.id) } }, emailRelease(contact)]));
+        for (const contact of contacts) removed.add(contact.id);
+        await syncContactSegmentsBatch(accountId, contacts.map((contact) => ({ before: contact })));
+      } while (cursor);
+    }
   } while (foundNew);
   return removed.size;
 }

@@ -1,7 +1,11 @@
 // Paged lists: one Query per page, continued with DynamoDB's LastEvaluatedKey handed to the client
 // as an opaque, signed cursor that is bound to the partition (so to the account and the list) it came from.
+// A write-sharded list (the account's contacts) merges one Query per shard into each page instead,
+// with the same kind of cursor, positioned at the last item's sort key.
 import { signToken, verifyToken } from '../auth/signed-token';
-import { queryPage, type Item } from './records';
+import { shardPartition } from './keys';
+import { queryPage, queryPageAfter, type Item } from './records';
+import { pageReadSize, ShardMerge } from './shard-merge';
 
 /** Most items one page holds, and what a list answers when the client names no limit. */
 export const maxPageSize = 1000;
@@ -74,18 +78,58 @@ function decodeCursor(source: ListSource, cursor: string): Record<string, string
 export async function queryListPage(source: ListSource, request: PageRequest): Promise<ListPage<Item>> {
   const start = request.cursor === undefined ? undefined : decodeCursor(source, request.cursor);
   const page = await queryPage({ ...source, limit: request.limit, cursor: start });
-  const items: Item[] = [];
-  let bytes = 0;
-  for (const item of page.items) {
-    bytes += Buffer.byteLength(JSON.stringify(item), 'utf8');
-    if (items.length > 0 && bytes > maxPageBytes) break;
-    items.push(item);
-  }
+  const items = withinPageBytes(page.items);
   const cut = items.length < page.items.length;
   const last = items[items.length - 1];
   // DynamoDB may hand back a LastEvaluatedKey on a page that turns out to be the last; the next,
   // empty page then answers null, which costs one more request but never drops an item.
   const nextCursor = last && (cut || page.next) ? encodeCursor(source, last) : null;
+  return { items, nextCursor };
+}
+
+/** The leading items that fit in `maxPageBytes` of JSON (always at least one). */
+function withinPageBytes(read: Item[]): Item[] {
+  const items: Item[] = [];
+  let bytes = 0;
+  for (const item of read) {
+    bytes += Buffer.byteLength(JSON.stringify(item), 'utf8');
+    if (items.length > 0 && bytes > maxPageBytes) break;
+    items.push(item);
+  }
+  return items;
+}
+
+/** A list whose items are write-sharded over `shards` partitions `<partition>#<shard>` (see keys/base.ts). */
+export interface ShardedListSource extends ListSource {
+  shards: number;
+}
+
+/**
+ * One page of a sharded list in sort-key order (sort keys unique across its shards): a k-way merge
+ * of its shards, each Queried (in parallel) from just after the cursor's position for about
+ * limit/shards items, and again when it runs dry before the page is full. The cursor is the one
+ * `queryListPage` issues for the unsharded partition, positioned at the page's last sort key: it
+ * stays small, and a cursor issued before the list was sharded still continues where it stood.
+ * Throws InvalidCursor for a cursor of another list.
+ */
+export async function queryShardedListPage(source: ShardedListSource, request: PageRequest): Promise<ListPage<Item>> {
+  const list: ListSource = { partition: source.partition, ...(source.index ? { index: source.index } : {}) };
+  const skName = source.index ? 'gsi1sk' : 'sk';
+  const after = request.cursor === undefined ? undefined : decodeCursor(list, request.cursor)[skName];
+  const merge = new ShardMerge<Item>(
+    source.shards,
+    (item) => String(item[skName]),
+    async (shard, from, limit) => {
+      const page = await queryPageAfter({ partition: shardPartition(source.partition, shard), index: source.index, after: from, limit });
+      return { items: page.items, more: page.next !== undefined };
+    },
+    after,
+  );
+  const read = await merge.take(request.limit, pageReadSize);
+  const items = withinPageBytes(read);
+  const last = items[items.length - 1];
+  // As above, `more` may be true on what turns out to be the last page: the next page is then empty.
+  const nextCursor = last && (items.length < read.length || merge.more) ? encodeCursor(list, { ...last, [source.index ? 'gsi1pk' : 'pk']: source.partition }) : null;
   return { items, nextCursor };
 }
 

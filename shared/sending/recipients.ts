@@ -1,7 +1,7 @@
 // Who a single send reaches, read page by page so a dispatcher can stop and resume: the contacts of
 // each `contacts_<id>` entry and the recipients of each `segments_<id>` entry, with the placeholder
 // values of each, and the addresses its exclusion entries name.
-import { forEachContactOfType } from '../data/contacts';
+import { contactsOfTypePage, forEachContactOfType } from '../data/contacts';
 import type { ContactRecord } from '../data/contact-record';
 import { findCountry } from '../data/reference-data';
 import { forEachSegmentRecipient, type SegmentRecipient } from '../data/segment-membership';
@@ -81,23 +81,9 @@ export function segmentRecipientFields(recipient: SegmentRecipient): Record<stri
 }
 
 async function contactPage(accountId: number, contactTypeId: number, after: number | null, pageSize: number): Promise<AudiencePage | undefined> {
-  let page: ContactRecord[] = [];
-  try {
-    // The contacts repository pages from the start; pages up to the cursor are skipped in memory
-    // (reads are cheap next to fan-out, and a resume happens once per Lambda run, not per page).
-    await forEachContactOfType(
-      accountId,
-      contactTypeId,
-      async (contacts) => {
-        page = contacts.filter((contact) => after === null || contact.id > after);
-        if (page.length > 0) throw new PageRead();
-      },
-      pageSize,
-    );
-  } catch (error) {
-    if (!(error instanceof PageRead)) throw error;
-  }
-  const contacts: ContactRecord[] = page;
+  // The type's contacts in id order from just after the cursor's contact id: the cursor is the same
+  // plain id whether the type's index is sharded or not, so a stored cursor always resumes correctly.
+  const contacts = await contactsOfTypePage(accountId, contactTypeId, after, pageSize);
   const last = contacts[contacts.length - 1];
   if (!last) return undefined;
   const names = await countryNames(contacts);

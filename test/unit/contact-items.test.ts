@@ -28,7 +28,7 @@ describe('contact items', () => {
     const fields = fieldsByName([field(1, 'age', 'number'), field(2, 'plan')]);
     const record = contactAfterWrite(7, 10, input, { age: '42', plan: null }, fields, now);
     const item = contactItem(record, fields);
-    expect(item).toMatchObject({ pk: 'A#7#contact', sk: '000000000010', gsi1pk: 'A#7#contact-type#3#contact', gsi1sk: '000000000010', custom_field_ids: { age: 1, plan: 2 } });
+    expect(item).toMatchObject({ pk: 'A#7#contact#10', sk: '000000000010', gsi1pk: 'A#7#contact-type#3#contact#10', gsi1sk: '000000000010', custom_field_ids: { age: 1, plan: 2 } });
     expect(toContactRecord(item, fields).custom_field).toEqual({ age: { field_name: 'age', field_value: '42' }, plan: { field_name: 'plan', field_value: null } });
   });
 

@@ -19,3 +19,11 @@ export function entityPartition(accountId: number, entity: string): string {
 export function entityKey(accountId: number, entity: string, id: number): Key {
   return { pk: entityPartition(accountId, entity), sk: idSortKey(id) };
 }
+
+/**
+ * One shard of a write-sharded partition: `<partition>#<shard>`. A hot partition spread over shards
+ * takes each shard's own throughput (DynamoDB allows about 1,000 WCU/s and 3,000 RCU/s per partition).
+ */
+export function shardPartition(partition: string, shard: number): string {
+  return `${partition}#${shard}`;
+}

@@ -231,7 +231,8 @@ export async function updateContact(
       if (codes[0] === 'ConditionalCheckFailed' && attempt < 3) continue;
       throw error;
     }
-    await syncContactSegments(accountId, before, after);
+    // A contact moved into another type joins it as an added one does: its live automations enrol it.
+    await Promise.all([syncContactSegments(accountId, before, after), movesType ? onContactsJoined(accountId, after.contact_type_id, [after]) : undefined]);
     return after;
   }
 }

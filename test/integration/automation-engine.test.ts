@@ -3,6 +3,7 @@
 // pause and resume; unsubscribes; at most one enrolment and one mail per step; delete.
 import type { SesSink } from '../../infra/local/ses-sink';
 import { runDueSteps } from '../../shared/automation/runner';
+import { addContactType } from '../../shared/data/contact-types';
 import { addSegment } from '../../shared/data/segments';
 import { enrolContacts, getEnrolment, listEnrolments } from '../../shared/data/enrolments';
 import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/data/suppressions';
@@ -115,6 +116,28 @@ describe('automation engine', () => {
     const details = await detailsOf(world, utr);
     expect(details).toMatchObject({ total_triggered: 3, total_delivered: 3 });
     expect((await listOf(world)).find((automation) => automation.utr === utr)).toMatchObject({ total_triggered: 3, total_delivered: 3 });
+  });
+
+  it('enrols a contact moved into the target type by contacts/update, as one added there', async () => {
+    const world = await automationWorld();
+    const other = await addContactType(world.accountId, 'Elsewhere');
+    const utr = await liveAutomation(world, welcomeSteps.slice(0, 1));
+    const cleo = address('cleo');
+    const added = await callContacts(world.keys, 'POST', 'contacts/add', {
+      body: multipart({ contact_type_id: other.id, email: cleo, first_name: 'Cleo', country: place.usa }),
+    });
+    expect(added.status).toBe(200);
+    const contactId = Number((await listContacts(world.keys)).find((contact) => contact.email === cleo)?.id);
+    expect(await listEnrolments(world.accountId, utr)).toEqual([]);
+
+    const moved = await callContacts(world.keys, 'POST', 'contacts/update', {
+      body: multipart({ contact_id: contactId, contact_type_id: world.contactTypeId, email: cleo, first_name: 'Cleo', country: place.usa }),
+    });
+    await runDueSteps();
+
+    expect(moved.status).toBe(200);
+    expect((await listEnrolments(world.accountId, utr)).map((enrolment) => enrolment.email)).toEqual([cleo]);
+    expect(await subjectsTo(cleo)).toEqual(['Welcome']);
   });
 
   it('stops at pause and resumes on set-live, sending the step that fell due meanwhile', async () => {

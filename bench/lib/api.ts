@@ -64,17 +64,27 @@ export class Api {
     return result.body;
   }
 
+  /** Every record of a list, following `next_cursor` (the load scenarios leave thousands of contact types). */
+  async listAll<T>(path: string, key: string): Promise<T[]> {
+    const records: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const body = await this.ok('GET', path, { query: { limit: 1000, ...(cursor ? { cursor } : {}) } });
+      records.push(...((body.message?.[key] ?? []) as T[]));
+      cursor = (body.message?.next_cursor ?? null) as string | null;
+    } while (cursor);
+    return records;
+  }
+
   async contactTypeId(name: string): Promise<number> {
-    const body = await this.ok('GET', 'contacts-type', { query: { limit: 1000 } });
-    const list = (body.message?.contactTypes ?? []) as { id: number; name: string }[];
+    const list = await this.listAll<{ id: number; name: string }>('contacts-type', 'contactTypes');
     const found = list.filter((type) => type.name === name).sort((a, b) => b.id - a.id)[0];
     if (!found) throw new Error(`contact type '${name}' not in the list`);
     return found.id;
   }
 
   async contactId(email: string): Promise<number> {
-    const body = await this.ok('GET', 'contacts/list', { query: { limit: 1000 } });
-    const list = (body.message?.contacts ?? []) as { id: number; email: string }[];
+    const list = await this.listAll<{ id: number; email: string }>('contacts/list', 'contacts');
     const found = list.find((contact) => contact.email === email);
     if (!found) throw new Error(`contact '${email}' not in the list`);
     return found.id;

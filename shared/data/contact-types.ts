@@ -2,6 +2,7 @@
 import { isoTimestamp } from '../time';
 import { contactTypeClosingAttribute, deleteContactsOfType } from './contacts';
 import { RecordNotFound } from './errors';
+import { deleteSegment, listSegmentRulesOfContactType } from './segments';
 import { nextId } from './ids';
 import { CONTACT_TYPE, contactTypeKey, contactTypePartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
@@ -68,14 +69,23 @@ export async function renameContactType(accountId: number, id: number, name: str
 }
 
 /**
- * Delete a contact type and all its contacts. The type is first marked closing, so no contact can
- * join it while its contacts are removed; it is deleted last, so a run cut short leaves it in place
- * and deleting it again finishes the job.
+ * Delete a contact type, all its contacts and the segments built on it (a segment matches the
+ * contacts of one type; without the type it could never match anyone again). The type is first
+ * marked closing, so no contact can join it while its contacts are removed; it is deleted last, so a
+ * run cut short leaves it in place and deleting it again finishes the job.
  */
 export async function deleteContactType(accountId: number, id: number): Promise<void> {
   const closing = await updateExistingItem(contactTypeKey(accountId, id), { [contactTypeClosingAttribute]: 1 });
   if (!closing) throw new RecordNotFound(CONTACT_TYPE, id);
   await deleteContactsOfType(accountId, id);
+  for (const segment of await listSegmentRulesOfContactType(accountId, id)) {
+    try {
+      await deleteSegment(accountId, segment.id);
+    } catch (error) {
+      // Deleted meanwhile by its own delete: the same end.
+      if (!(error instanceof RecordNotFound)) throw error;
+    }
+  }
   const deleted = await deleteExistingItem(contactTypeKey(accountId, id));
   if (!deleted) throw new RecordNotFound(CONTACT_TYPE, id);
 }

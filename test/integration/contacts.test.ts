@@ -461,8 +461,24 @@ describe('contacts', () => {
       await call(keys, 'POST', 'contacts/bulk-delete', { body: urlencoded({ strIds: [3, 4] }) });
       expect(await segmentCount(keys)).toBe(1);
       await deleteType(keys, type);
-      const left = await segmentCount(keys);
-      expect(left === undefined || left === 0).toBe(true);
+      expect(await segmentCount(keys)).toBeUndefined();
+    });
+
+    it("deletes the type's segments with it, and leaves another type's segments alone", async () => {
+      const keys = await newAccount();
+      const [gone, kept] = [await addType(keys, 'Gone'), await addType(keys, 'Kept')];
+      for (const [contact_type_id, segment_name] of [[gone, 'Gone Kochi'], [kept, 'Kept Kochi']] as const) {
+        const rule = { contact_type_id, segment_name, 'select_field[0]': 'city', 'select_operator[0]': 'is', 'value[0]': 'Kochi' };
+        expect(parsed(await segmentsHandler(apiEvent({ method: 'POST', path: 'segment/save', headers: authHeaders(keys), body: multipart(rule) }))).status).toBe(200);
+      }
+      await add(keys, { contact_type_id: gone, email: 'g@example.com', city: 'Kochi' });
+      await add(keys, { contact_type_id: kept, email: 'k@example.com', city: 'Kochi' });
+
+      await deleteType(keys, gone);
+
+      const list = parsed(await segmentsHandler(apiEvent({ method: 'GET', path: 'segment/list', headers: authHeaders(keys) })));
+      const segments = (list.body.message as { segments: { segment_name: string; segment_emails_count: number }[] }).segments;
+      expect(segments.map((segment) => [segment.segment_name, segment.segment_emails_count])).toEqual([['Kept Kochi', 1]]);
     });
   });
 

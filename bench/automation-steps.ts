@@ -22,7 +22,7 @@ const seconds = (ms: number) => Math.round(ms / 100) / 10;
 async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir });
+  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true });
   try {
     const accountId = stack.demoAccount.account_id;
 

@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     try {
       log('starting the local stack');
       // The scheduler poller is slowed so its polls do not add DynamoDB calls to the counted ones.
-      stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, scheduler: { intervalMs: 3_600_000 } });
+      stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true, scheduler: { intervalMs: 3_600_000 } });
       details.stack_ready_ms = round(stack.readyMs);
       const api = new Api(stack.urls.api.replace('localhost', '127.0.0.1'), { PublicKey: stack.demoAccount.public_key, SecretKey: stack.demoAccount.secret_key });
       // Round trips first, on a near-empty account; then the load; then the import.

@@ -1,7 +1,8 @@
 // The DynamoDB document client the data layer uses: the commands of `@aws-sdk/lib-dynamodb` (same
 // names, same input and output types, plain JavaScript values in and out), sent as signed JSON calls
-// (call.ts) instead of through the generated SDK client. Attribute values are converted with the SDK's
-// own `@aws-sdk/util-dynamodb`, so values round-trip exactly as they did through the SDK.
+// (call.ts) instead of through the generated SDK client. Attribute values are converted with the
+// SDK's own `@aws-sdk/util-dynamodb`, so values round-trip exactly as they did through the SDK. There
+// is no Scan command: lists Query.
 import { convertToAttr, convertToNative, type marshallOptions, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import type {
   BatchGetCommandInput,
@@ -16,8 +17,6 @@ import type {
   PutCommandOutput,
   QueryCommandInput,
   QueryCommandOutput,
-  ScanCommandInput,
-  ScanCommandOutput,
   TransactGetCommandInput,
   TransactGetCommandOutput,
   TransactWriteCommandInput,
@@ -148,12 +147,6 @@ export class QueryCommand extends DocumentCommand<QueryCommandInput, QueryComman
   readonly operation = 'Query';
   request = () => withWire(this.input, ['ExpressionAttributeValues', 'ExclusiveStartKey']);
   response = (output: Json) => pageResponse(output) as QueryCommandOutput;
-}
-
-export class ScanCommand extends DocumentCommand<ScanCommandInput, ScanCommandOutput> {
-  readonly operation = 'Scan';
-  request = () => withWire(this.input, ['ExpressionAttributeValues', 'ExclusiveStartKey']);
-  response = (output: Json) => pageResponse(output) as ScanCommandOutput;
 }
 
 type KeysAndAttributes = { Keys?: AttributeMap[] } & Json;

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/local-stack';
+import { drainSink } from './lib/sink-drain';
 import { runDueSteps } from '../shared/automation/runner';
 import { addAutomationStep } from '../shared/data/automation-steps';
 import { addAutomation, getAutomation, setAutomationLive } from '../shared/data/automations';
@@ -49,11 +50,11 @@ async function main(): Promise<void> {
     const setupMs = Date.now() - setupStarted;
 
     // Measured: one runner run over every due enrolment, through the shared delivery path into the sink.
+    const sink = drainSink(/^step-\d{6}@example\.com$/);
     const started = Date.now();
     const summary = await runDueSteps();
     const runMs = Date.now() - started;
-    const store = (await (await fetch(stack.urls.mail_store)).json()) as { emails: { destination: { to: string[] } }[] };
-    const inSink = store.emails.filter((mail) => /^step-\d{6}@example\.com$/.test(mail.destination.to[0] ?? '')).length;
+    const inSink = sink.stop().addresses.size;
     const totals = await getAutomation(accountId, automation.utr);
     console.log(
       JSON.stringify(

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/local-stack';
+import { drainSink } from './lib/sink-drain';
 import { addContactType } from '../shared/data/contact-types';
 import { importContacts, type ImportRow } from '../shared/data/contact-import';
 import { addSender, confirmSenderAddress } from '../shared/data/senders';
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
     const setupMs = Date.now() - setupStarted;
 
     // Measured: create through the API -> scheduler -> dispatcher -> queue -> deliverer -> sink -> status 3.
+    const sink = drainSink(/^bench-\d{6}@example\.com$/);
     const started = Date.now();
     const form = new URLSearchParams({
       template_id: '2',
@@ -83,8 +85,7 @@ async function main(): Promise<void> {
     }
     const totalMs = Date.now() - started;
     const send = await getSingleSend(accountId, message.utr);
-    const store = (await (await fetch(stack.urls.mail_store)).json()) as { emails: { destination: { to: string[] } }[] };
-    const inSink = new Set(store.emails.filter((mail) => mail.destination.to[0]?.startsWith('bench-')).map((mail) => mail.destination.to[0]));
+    const inSink = sink.stop();
     const result = {
       recipients,
       setup_seconds: seconds(setupMs),
@@ -93,12 +94,12 @@ async function main(): Promise<void> {
       mails_per_second: Math.round(recipients / (totalMs / 1000)),
       triggered: send.triggered,
       delivered: send.delivered,
-      distinct_addresses_in_sink: inSink.size,
-      sink_mails: store.emails.length,
+      distinct_addresses_in_sink: inSink.addresses.size,
+      sink_mails: inSink.mails,
       status: send.status,
     };
     console.log(JSON.stringify(result, null, 2));
-    if (send.triggered !== recipients || inSink.size !== recipients) process.exitCode = 1;
+    if (send.triggered !== recipients || inSink.addresses.size !== recipients) process.exitCode = 1;
   } finally {
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });

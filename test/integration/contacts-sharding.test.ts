@@ -20,28 +20,14 @@ import { findCountryByCode } from '../../shared/data/reference-data';
 import { newAccount } from '../support/accounts';
 import { addType, callContacts, contactCounts, deleteType, type Account } from '../support/contacts';
 import { multipart } from '../support/events';
+import { contactFields } from '../support/sending';
 
 const slow = 120_000;
 const total = 2500;
 /** The id of the United States in the reference data (the API takes country ids). */
 let us: number;
 
-function fields(contactTypeId: number, email: string): ContactFields {
-  return {
-    contact_type_id: contactTypeId,
-    first_name: 'Shard',
-    last_name: 'Tester',
-    email,
-    alt_email: null,
-    country: String(us),
-    state: '',
-    city: '',
-    address_line1: '',
-    address_line2: '',
-    state_province_region: '',
-    postal_code: '',
-  };
-}
+const fields = (contactTypeId: number, email: string): ContactFields => contactFields(contactTypeId, email, { first_name: 'Shard', country: String(us) });
 
 /** Import `count` contacts into a type through the CSV import's write path, 500 rows a call. */
 async function importMany(accountId: number, contactTypeId: number, emails: string[]): Promise<void> {

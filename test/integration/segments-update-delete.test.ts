@@ -1,48 +1,13 @@
 // Segments through the Lambda handler on DynamoDB Local: update and delete, exact bodies.
-import { handler } from '../../functions/segments/handler';
 import { addContactType } from '../../shared/data/contact-types';
-import { addContact, type ContactFields } from '../../shared/data/contacts';
+import { addContact } from '../../shared/data/contacts';
 import { newAccount } from '../support/accounts';
-import { handlerCaller, type Keys, multipart } from '../support/events';
+import { callSegments, listSegments, segmentContact as contact, segmentForm } from '../support/segments';
+import { type Keys, multipart } from '../support/events';
 
 type Account = Keys & { account_id: number };
-type Rule = [field: string, operator: string, value?: string];
 
-const call = handlerCaller(handler);
-
-/** The save/update form: the three aligned arrays as indexed keys, as a browser form sends them. */
-function segmentForm(contactTypeId: number, name: string, rules: Rule[], extra: Record<string, string | number> = {}) {
-  const fields: Record<string, string | number> = { contact_type_id: contactTypeId, segment_name: name, ...extra };
-  rules.forEach(([field, operator, value], i) => {
-    fields[`select_field[${i}]`] = field;
-    fields[`select_operator[${i}]`] = operator;
-    fields[`value[${i}]`] = value ?? '';
-  });
-  return multipart(fields);
-}
-
-async function listSegments(keys: Keys) {
-  const { body } = await call(keys, 'GET', 'segment/list');
-  return (body.message as { segments: Record<string, unknown>[] }).segments;
-}
-
-function contact(contactTypeId: number, email: string, extra: Partial<ContactFields> = {}): ContactFields {
-  return {
-    contact_type_id: contactTypeId,
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    email,
-    alt_email: null,
-    country: '101',
-    state: 'Kerala',
-    city: 'Kochi',
-    address_line1: '1 Main Road',
-    address_line2: '',
-    state_province_region: '',
-    postal_code: '682001',
-    ...extra,
-  };
-}
+const call = callSegments;
 
 describe('segments: update and delete', () => {
   let owner: Account;

@@ -2,12 +2,14 @@
 // quiet), runs the scenarios of issue 7, prints a table and writes JSON to bench/results/<ISO>.json
 // and bench/results/latest.json. Every figure is measured by the harness; nothing is hand-timed.
 //
-// Scenarios (BENCH_SCENARIOS=1,2,3,4,5 selects; sizes by env, defaults sized for a 2-core machine):
+// Scenarios (`npm run bench -- --only cold-start` or BENCH_SCENARIOS=1,2,3,4,5 selects, by number or
+// by file name in bench/scenarios/; sizes by env, defaults sized for a 2-core machine):
 //   1 API latency p50/p99 and req/s, list + create, autocannon on loopback
 //       BENCH_API_SECONDS (10), BENCH_API_CONNECTIONS (10)
 //   2 DynamoDB round trips per operation, counted by an observer on the signed-call layer
-//   3 bundle size (esbuild, minified, SDK bundled) and cold import+init (median of fresh processes)
-//       BENCH_COLD_RUNS (20)
+//   3 bundle size (as deployed: esbuild, minified, SDK clients bundled, the X-Ray SDK in the tracing
+//     layer) and cold import+init (median of fresh processes) beside a bare-SDK baseline per function
+//       BENCH_COLD_RUNS (20), BENCH_COLD_BEFORE (a checkout of an earlier commit to compare with)
 //   4 bench/single-send-10k.ts and bench/automation-steps.ts as child processes
 //       BENCH_SEND_RECIPIENTS (2000), BENCH_STEP_ENROLMENTS (2000)
 //   5 CSV import rows/s through contacts/upload-csv + contacts/import-status
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
   }
   if (want(3)) await attempt('3 bundle + cold start', scenarioColdStart);
   if (want(4)) await attempt('4 send path', scenarioSendScripts);
-  for (const n of [1, 2, 3, 4, 5]) if (!want(n)) notDone.push(`scenario ${n} (not selected by BENCH_SCENARIOS)`);
+  for (const n of [1, 2, 3, 4, 5]) if (!want(n)) notDone.push(`scenario ${n} (not selected)`);
 
   rows.sort((a, b) => a.scenario.localeCompare(b.scenario));
   const durationS = round((performance.now() - started) / 1000);

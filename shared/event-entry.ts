@@ -1,10 +1,11 @@
 // The entry of every event function (scheduler targets, queue consumers, SES feedback): the
-// invocation's log context, the secrets loaded before any work, the age of queue messages, and the
+// invocation's trace subsegment and log context, the secrets loaded before any work, the age of queue messages, and the
 // invocation's metrics written at the end, whether the work succeeded or not.
 import type { Context, SQSEvent } from 'aws-lambda';
 import { startLogInvocation } from './log';
 import { countMetric, flushMetrics } from './metrics';
 import { loadSecrets } from './secrets';
+import { traceInvocation } from './tracing';
 
 function isSqsEvent(event: unknown): event is SQSEvent {
   const records = (event as Partial<SQSEvent> | undefined)?.Records;
@@ -22,14 +23,15 @@ function recordQueueAge(event: SQSEvent): void {
 export function eventHandler<E, R, C extends Partial<Context> = Context>(
   handler: (event: E, context?: C) => Promise<R>,
 ): (event: E, context?: C) => Promise<R> {
-  return async (event, context) => {
-    startLogInvocation(context);
-    try {
-      if (isSqsEvent(event)) recordQueueAge(event);
-      await loadSecrets();
-      return await handler(event, context);
-    } finally {
-      flushMetrics();
-    }
-  };
+  return (event, context) =>
+    traceInvocation(context?.functionName ?? 'handler', async () => {
+      startLogInvocation(context);
+      try {
+        if (isSqsEvent(event)) recordQueueAge(event);
+        await loadSecrets();
+        return await handler(event, context);
+      } finally {
+        flushMetrics();
+      }
+    });
 }

@@ -1,7 +1,11 @@
 // Secrets read at run time from Secrets Manager, once per container, so no secret is ever in the
 // template or the function's environment: the stack passes only the secret's ARN.
-import { awsCall } from './aws/call';
-import { config, provideSecretValues } from './config';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { awsClient } from './aws-clients';
+import { provideSecretValues } from './config';
+
+// Used once per container, at the first invocation; built lazily so functions without secrets never construct it.
+export const secretsManagerClient = awsClient(({ region }) => new SecretsManagerClient({ region }));
 
 /** The environment variable holding the ARN of the token-signing key's secret. */
 export const tokenSigningKeySecretArnEnvName = 'TOKEN_SIGNING_KEY_SECRET_ARN';
@@ -9,16 +13,7 @@ export const tokenSigningKeySecretArnEnvName = 'TOKEN_SIGNING_KEY_SECRET_ARN';
 let loading: Promise<void> | undefined;
 
 async function readSecret(secretId: string): Promise<string> {
-  const { SecretString } = await awsCall<{ SecretString?: string }>({
-    service: 'secretsmanager',
-    region: config().region,
-    operation: 'GetSecretValue',
-    method: 'POST',
-    path: '/',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': 'secretsmanager.GetSecretValue' },
-    body: { SecretId: secretId },
-    maxAttempts: 3,
-  });
+  const { SecretString } = await secretsManagerClient().send(new GetSecretValueCommand({ SecretId: secretId }));
   if (!SecretString) throw new Error(`Secret ${secretId} has no string value`);
   return SecretString;
 }

@@ -7,8 +7,21 @@ export const num = (name: string, fallback: number) => {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
   return value;
 };
+/** The scenarios by number and by the name of their file in bench/scenarios/. */
+export const scenarioNames: Readonly<Record<string, number>> = { 'api-latency': 1, 'round-trips': 2, 'cold-start': 3, 'send-scripts': 4, 'csv-import': 5 };
+
+/** `--only cold-start,2` (or `--only=...`) on the command line, else BENCH_SCENARIOS, else all five. */
+function selectedScenarios(argv: readonly string[]): number[] {
+  const flag = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
+  const list = flag < 0 ? (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5') : argv[flag]!.startsWith('--only=') ? argv[flag]!.slice('--only='.length) : (argv[flag + 1] ?? '');
+  const selected = list.split(',').map((item) => item.trim()).filter(Boolean).map((item) => scenarioNames[item] ?? Number(item));
+  const unknown = selected.filter((n) => !Object.values(scenarioNames).includes(n));
+  if (!selected.length || unknown.length) throw new Error(`unknown scenario in "${list}": use 1-5 or ${Object.keys(scenarioNames).join(', ')}`);
+  return selected;
+}
+
 export const settings = {
-  scenarios: (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5').split(',').map((s) => Number(s.trim())),
+  scenarios: selectedScenarios(process.argv.slice(2)),
   apiSeconds: num('BENCH_API_SECONDS', 10),
   apiConnections: num('BENCH_API_CONNECTIONS', 10),
   coldRuns: num('BENCH_COLD_RUNS', 20),

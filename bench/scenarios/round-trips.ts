@@ -1,8 +1,8 @@
-// Scenario 2: DynamoDB round trips per operation, counted by an observer on the signed-call layer
-// every DynamoDB request goes through (shared/aws/call.ts).
+// Scenario 2: DynamoDB round trips per operation, counted by middleware on the document client's
+// stack: one count per command (initialize step) and one per HTTP attempt (deserialize step, which
+// runs inside the SDK's retry loop).
 import { randomUUID } from 'node:crypto';
-import { observeAwsCalls } from '../../shared/aws/call';
-import { GetCommand } from '../../shared/aws/dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../shared/data/client';
 import { Api } from '../lib/api';
 import { details, row } from '../lib/report';
@@ -14,19 +14,28 @@ export interface Counter {
   commands: string[];
 }
 export const counter: Counter = { sends: 0, attempts: 0, commands: [] };
-let counterInstalled = false;
+const countedClients = new WeakSet<object>();
 
+/** Count on the current client (a new configuration builds a new one: call again after a restart). */
 export function installRoundTripCounter(): void {
-  if (counterInstalled) return;
-  // One per operation (its first attempt) and one per HTTP attempt, retries included.
-  observeAwsCalls((call) => {
-    if (call.service !== 'dynamodb') return;
-    counter.attempts++;
-    if (call.attempt > 1) return;
-    counter.sends++;
-    counter.commands.push(call.operation);
-  });
-  counterInstalled = true;
+  const client = db();
+  if (countedClients.has(client)) return;
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      counter.sends++;
+      counter.commands.push(String(context.commandName ?? 'unknown').replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchCountCommands' },
+  );
+  client.middlewareStack.add(
+    (next) => (args) => {
+      counter.attempts++;
+      return next(args);
+    },
+    { step: 'deserialize', name: 'benchCountAttempts' },
+  );
+  countedClients.add(client);
 }
 
 export async function counted<T>(run: () => Promise<T>): Promise<{ sends: number; attempts: number; commands: string[]; result: T }> {

@@ -7,7 +7,6 @@ import { join, resolve } from 'node:path';
 import { resetConfig } from '../../shared/config';
 import { createAccount, findCredential, type NewAccount } from '../../shared/data/accounts';
 import { seedReferenceData } from '../../shared/data/reference-data';
-import { resetDbClient } from '../../shared/data/client';
 import { configureLocalQueue, stopLocalQueues, type LocalQueueSettings } from '../../shared/queue/local-queue';
 import { ensureTable, startLocalDynamo, type LocalDynamo } from './dynamodb';
 import { startGateway, type Gateway } from './gateway';
@@ -171,11 +170,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       PUBLIC_BASE_URL: `http://localhost:${apiPort}/api/`,
       AWS_REGION: region,
     });
+    // A new configuration: the AWS clients are rebuilt for these endpoints on their next use.
     resetConfig();
-    resetDbClient();
-    cleanups.push(() => {
-      resetDbClient();
-    });
+    cleanups.push(() => resetConfig());
     // Countries, states and cities, which contacts and senders validate against (a no-op once seeded).
     await seedReferenceData();
 

@@ -5,10 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { useCredentialSource } from '../../shared/aws/credentials';
 import { createAccount } from '../../shared/data/accounts';
-import { resetDbClient } from '../../shared/data/client';
 
 // AWS's documented switch for the SDK's Node 20 notice (aws/aws-sdk-js-v3#7983): stderr stays for errors.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -27,8 +24,6 @@ function chooseTarget(table: string | undefined, region: string | undefined): Ta
     Object.assign(process.env, { APP_RUNTIME: 'aws', TABLE_NAME: table }, region ? { AWS_REGION: region } : {});
     // The configuration insists on a signing key on AWS; creating an account signs nothing.
     process.env.TOKEN_SIGNING_KEY ||= 'not-used-by-account-creation';
-    // An operator's machine: environment, profiles, SSO, credential_process, as the AWS CLI resolves them.
-    useCredentialSource(defaultProvider());
     return { describe: `table ${table}`, local: false };
   }
   const dataDir = resolve(process.env.DATA_DIR || '.data');
@@ -77,8 +72,6 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(account)}\n`);
   } catch (error) {
     throw new Error(explain(error as Error, target), { cause: error });
-  } finally {
-    resetDbClient();
   }
 }
 

@@ -5,7 +5,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resetDbClient } from '../../shared/data/client';
 import { seedReferenceData } from '../../shared/data/reference-data';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -36,12 +35,8 @@ async function main(): Promise<void> {
   if (values.region && !values.table) throw new Error(`--region goes with --table; ${usage}`);
   chooseTable(values.table, values.region);
   const started = Date.now();
-  try {
-    const result = await seedReferenceData();
-    process.stdout.write(`${JSON.stringify({ ...result, milliseconds: Date.now() - started })}\n`);
-  } finally {
-    resetDbClient();
-  }
+  const result = await seedReferenceData();
+  process.stdout.write(`${JSON.stringify({ ...result, milliseconds: Date.now() - started })}\n`);
 }
 
 main().catch((error: Error) => {

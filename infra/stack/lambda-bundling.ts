@@ -1,9 +1,10 @@
 // One Lambda function as every HTTP family and event function is built: a minified esbuild bundle
-// with the SDK inside and source maps, its own role, its own log group with retention, and tracing.
+// with the SDK clients inside and source maps, the shared tracing layer (tracing-layer.ts), its own
+// role, its own log group with retention, and tracing.
 import { join, resolve } from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing, type ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
@@ -16,12 +17,26 @@ export interface HandlerSource {
   entryFor: (name: string) => string;
 }
 
-const repositoryRoot = resolve(__dirname, '..', '..');
+export const repositoryRoot = resolve(__dirname, '..', '..');
 
 export const repositoryHandlers: HandlerSource = {
   projectRoot: repositoryRoot,
   entryFor: (name) => join(repositoryRoot, 'functions', name, 'handler.ts'),
 };
+
+/** The module that replaces the SDK's default credential chain in every bundle (see lambda-credentials.ts). */
+export const lambdaCredentialsModule = join(repositoryRoot, 'infra', 'stack', 'lambda-credentials.ts');
+
+// Node 20 left Lambda's supported runtimes in 2026; bundles still target node20, so the code runs
+// unchanged on the local Node 20 as well.
+export const functionRuntime = Runtime.NODEJS_24_X;
+export const functionArchitecture = Architecture.ARM_64;
+
+/** Node's options on every function: stack traces through the bundles' source maps. */
+export const functionNodeOptions = '--enable-source-maps';
+
+/** The package every function loads from the tracing layer instead of carrying it (see tracing-layer.ts). */
+export const tracingLayerPackage = 'aws-xray-sdk-core';
 
 export const bundling: BundlingOptions = {
   minify: true,
@@ -33,9 +48,19 @@ export const bundling: BundlingOptions = {
   // Packages' ES module builds first: esbuild can drop what a bundle does not use from those, not from
   // CommonJS (the logger and the CSV parser shrink by a third).
   mainFields: ['module', 'main'],
-  // Nothing is left to the runtime: the AWS calls are our own signed requests (shared/aws/), whose
-  // only SDK piece is the attribute-value converter, so every byte a function loads is in its bundle.
-  externalModules: [],
+  // The SDK is bundled: we pin its version, and only the clients a function imports are in its bundle.
+  // Left out:
+  // - the X-Ray SDK that Powertools Tracer requires (110 KB of every bundle, with cls-hooked, semver
+  //   and the rest): it is identical in all 19 functions, so it is deployed once, in the tracing layer
+  //   (tracing-layer.ts), built from our pinned node_modules, and loaded from /opt/nodejs/node_modules
+  //   (on Lambda's NODE_PATH) as Powertools' own published layer does. Its load time is still each
+  //   function's: the init-time bench (bench/scenarios/cold-start.ts) loads every bundle with the
+  //   layer resolvable.
+  // - two SigV4a signers the SDK requires optionally, inside a try, for multi-region endpoints we
+  //   never call.
+  // Nothing else is taken from the runtime.
+  externalModules: [tracingLayerPackage, '@aws-sdk/signature-v4-crt', '@aws-sdk/signature-v4a'],
+  esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': lambdaCredentialsModule },
 };
 
 export interface BundledFunctionProps {
@@ -50,6 +75,8 @@ export interface BundledFunctionProps {
   description: string;
   /** A fixed function name, for functions whose ARN must be known without referencing them. */
   functionName?: string;
+  /** The stack's one tracing layer: the bundle requires `tracingLayerPackage` from it. */
+  tracingLayer: ILayerVersion;
 }
 
 /** PascalCase construct id of a kebab-case function name. */
@@ -78,16 +105,15 @@ export function bundledFunction(scope: Construct, props: BundledFunctionProps): 
     description: props.description,
     projectRoot: props.source.projectRoot,
     depsLockFilePath: join(props.source.projectRoot, 'package-lock.json'),
-    // Node 20 left Lambda's supported runtimes in 2026; bundles still target node20, so the code runs
-    // unchanged on the local Node 20 as well.
-    runtime: Runtime.NODEJS_24_X,
-    architecture: Architecture.ARM_64,
+    runtime: functionRuntime,
+    architecture: functionArchitecture,
+    layers: [props.tracingLayer],
     memorySize: props.memorySize,
     timeout: props.timeout,
     tracing: Tracing.ACTIVE,
     role,
     logGroup,
-    environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+    environment: { ...props.environment, NODE_OPTIONS: functionNodeOptions },
     bundling,
   });
 }

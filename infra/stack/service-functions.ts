@@ -18,6 +18,7 @@ import { tokenSigningKeySecretArnEnvName } from '../../shared/secrets';
 import { needsOf } from './function-needs';
 import { bundledFunction, repositoryHandlers, type HandlerSource } from './lambda-bundling';
 import { maxReceiveCount, type Platform } from './platform';
+import { tracingLayer } from './tracing-layer';
 
 /** The function that receives the SES configuration set's events. */
 export const sesEventsFunction = 'ses-events';
@@ -122,12 +123,15 @@ export class ServiceFunctions extends Construct {
     const targetName = (target: EventTarget) => `email-campaign-${props.stage}-${target}`;
     const targetArn = (target: EventTarget) => stack.formatArn({ service: 'lambda', resource: 'function', resourceName: targetName(target), arnFormat: ArnFormat.COLON_RESOURCE_NAME });
 
+    // One layer version for all functions: the X-Ray SDK their bundles leave out (lambda-bundling.ts).
+    const tracing = tracingLayer(this, 'TracingLayer');
     const byName = new Map<string, NodejsFunction>();
     const create = (name: string, shape: FunctionShape) => {
       const fn = bundledFunction(this, {
         name,
         source,
         ...shape,
+        tracingLayer: tracing,
         functionName: (eventTargets as readonly string[]).includes(name) ? targetName(name as EventTarget) : undefined,
         environment: {
           TABLE_NAME: props.table.tableName,

@@ -5,6 +5,7 @@
 import { getAutomation, automationStatus, exitCriteria, type Automation, type AutomationTarget } from '../data/automations';
 import { listAutomationSteps, type AutomationStep } from '../data/automation-steps';
 import type { ContactRecord } from '../data/contact-record';
+import { chunked, inParallel } from '../data/concurrency';
 import {
   advanceEnrolment,
   deleteEnrolments,
@@ -29,7 +30,6 @@ import type { SendRef } from '../sending/send-ref';
 import { currentTime } from '../time';
 import { bucketsToDrain, drainedThrough, dueAfter } from './buckets';
 import { currentContacts, stillInTarget } from './members';
-import { chunked, inParallel } from './parallel';
 import { automationGroupId, stepContent } from './step-content';
 
 export interface RunSummary {

@@ -3,7 +3,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCsvTable } from '../csv/read-csv';
 import { loadImportFile } from '../data/contact-import-jobs';
-import { describeError, log } from '../log';
+import { consumeRecords } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { runImportJob } from './import-job';
 
@@ -26,19 +26,12 @@ function parseImportMessage(body: string): ImportMessage {
 }
 
 /** Run each job named in the batch; a failed one is redelivered (SQS partial batch response). */
-export async function handleImportEvent(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      const message = parseImportMessage(record.body);
-      const table = readCsvTable(await loadImportFile(message.accountId, message.importId));
-      const keepGoing = (longestChunkMs: number) => !context || context.getRemainingTimeInMillis() > 2 * longestChunkMs + reserveMs;
-      const job = await runImportJob(message.accountId, message.importId, table, { keepGoing });
-      if (job.status === 'running' || job.status === 'queued') await enqueueImport(message);
-    } catch (error) {
-      log.error('import job failed', { messageId: record.messageId, ...describeError(error) });
-      failures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures: failures };
+export function handleImportEvent(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
+  return consumeRecords(event, context, 'import job', async (record) => {
+    const message = parseImportMessage(record.body);
+    const table = readCsvTable(await loadImportFile(message.accountId, message.importId));
+    const keepGoing = (longestChunkMs: number) => !context?.getRemainingTimeInMillis || context.getRemainingTimeInMillis() > 2 * longestChunkMs + reserveMs;
+    const job = await runImportJob(message.accountId, message.importId, table, { keepGoing });
+    if (job.status === 'running' || job.status === 'queued') await enqueueImport(message);
+  });
 }

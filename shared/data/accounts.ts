@@ -1,5 +1,5 @@
 // Accounts and their credentials: creation, and resolving a public key to its account.
-import { GetCommand, TransactWriteCommand } from '../aws/dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { hashSecret, newPublicKey, newSecretKey } from '../auth/credentials';
 import { isoTimestamp } from '../time';
 import { db, tableName } from './client';

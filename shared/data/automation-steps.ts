@@ -2,7 +2,7 @@
 // access for them. Steps live in their automation's partition in step order; a small pointer item
 // per step finds it by its utr alone.
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '../aws/dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import type { TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
@@ -17,6 +17,7 @@ import {
 } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, queryAll, withoutKeys, type Item } from './records';
+import { isTransactionCancelled } from './transactions';
 
 export const waitingTypes = ['instantly', 'days', 'hours'] as const;
 export type WaitingType = (typeof waitingTypes)[number];
@@ -130,7 +131,7 @@ async function transact(actions: TransactionItem[], notFound: () => RecordNotFou
   try {
     await db().send(new TransactWriteCommand({ TransactItems: actions }));
   } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException') throw notFound();
+    if (isTransactionCancelled(error)) throw notFound();
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 // Automations (drip sequences over a contact type or a segment): every table access for the
 // automation items, their state changes and their statistics.
 import { randomUUID } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '../aws/dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import { copyAutomationSteps, deleteStepsOfAutomation, isUuidUtr, listAutomationSteps } from './automation-steps';
 import { db, tableName } from './client';

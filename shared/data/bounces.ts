@@ -1,10 +1,11 @@
 // Addresses SES reported as hard-bounced or complaining, per account: never mailed again. Kept apart
 // from the global unsubscribe list on purpose: that list is the account's own (its API adds and
 // deletes entries), while these come from the mail system and must not vanish with a list clean-up.
-import { BatchGetCommand, UpdateCommand } from '../aws/dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
+import { batchGetAll } from './batch';
 import { db, tableName } from './client';
-import { bouncedAddressKey, bouncedAddressPartition, type Key } from './keys';
+import { bouncedAddressKey, bouncedAddressPartition } from './keys';
 import { queryAll, withoutKeys } from './records';
 
 export type BounceKind = 'bounce' | 'complaint';
@@ -20,8 +21,6 @@ export interface BouncedAddress {
   /** How many hard bounces and complaints were reported for the address. */
   reports: number;
 }
-
-const batchGetLimit = 100;
 
 /** Suppress an address for the account; reporting it again only updates the reason and count. */
 export async function addBouncedAddress(accountId: number, email: string, kind: BounceKind, detail: string | null = null): Promise<void> {
@@ -51,19 +50,11 @@ export async function addBouncedAddress(accountId: number, email: string, kind: 
 /** The addresses (lower-cased) among `addresses` that bounced hard or complained: one BatchGetItem per 100. */
 export async function bouncedAmong(accountId: number, addresses: readonly string[]): Promise<Set<string>> {
   const distinct = [...new Set(addresses.map((address) => address.trim().toLowerCase()).filter((address) => address !== ''))];
-  const found = new Set<string>();
-  for (let start = 0; start < distinct.length; start += batchGetLimit) {
-    let pending: Key[] | undefined = distinct.slice(start, start + batchGetLimit).map((address) => bouncedAddressKey(accountId, address));
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resume) => setTimeout(resume, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ProjectionExpression: 'sk' } } }),
-      );
-      for (const item of result.Responses?.[tableName()] ?? []) found.add(String(item.sk));
-      pending = result.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined;
-    }
-  }
-  return found;
+  const items = await batchGetAll(
+    distinct.map((address) => bouncedAddressKey(accountId, address)),
+    { consistentRead: true, projection: { expression: 'sk' } },
+  );
+  return new Set(items.map((item) => String(item.sk)));
 }
 
 /** Every suppressed address of the account, in address order. */

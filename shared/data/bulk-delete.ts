@@ -1,16 +1,17 @@
 // All-or-nothing deletes of many records (the spec's bulk-delete operations): every id must exist
 // in the account, or nothing is deleted.
-import { BatchGetCommand, TransactWriteCommand } from '../aws/dynamodb';
-import type { TransactWriteCommandInput } from '../aws/dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from './batch';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import type { Key } from './keys';
 import type { Item } from './records';
+import { isTransactionCancelled } from './transactions';
 
 export type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** DynamoDB's limits: 100 keys per BatchGetItem and 100 actions per transaction. */
-const batchGetLimit = 100;
+/** DynamoDB's limit of actions per transaction. */
 const transactionLimit = 100;
 
 function keyOf(item: Item): string {
@@ -19,16 +20,7 @@ function keyOf(item: Item): string {
 
 /** The items at these keys, or RecordNotFound naming the first missing one. */
 export async function getAllOrFail(keys: Key[], entity: string): Promise<Item[]> {
-  const found = new Map<string, Item>();
-  for (let start = 0; start < keys.length; start += batchGetLimit) {
-    let pending: Key[] | undefined = keys.slice(start, start + batchGetLimit);
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((wait) => setTimeout(wait, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
-      for (const item of result.Responses?.[tableName()] ?? []) found.set(keyOf(item), item);
-      pending = result.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined;
-    }
-  }
+  const found = new Map((await batchGetAll(keys)).map((item) => [keyOf(item), item]));
   return keys.map((key) => {
     const item = found.get(`${key.pk}|${key.sk}`);
     if (!item) throw new RecordNotFound(entity, key.sk);
@@ -69,7 +61,7 @@ export async function deleteAllOrNothing(
     try {
       await db().send(new TransactWriteCommand({ TransactItems: actions }));
     } catch (error) {
-      if ((error as Error).name === 'TransactionCanceledException') throw new RecordNotFound(entity, 'bulk');
+      if (isTransactionCancelled(error)) throw new RecordNotFound(entity, 'bulk');
       throw error;
     }
   }

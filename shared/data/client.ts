@@ -1,23 +1,17 @@
-// The DynamoDB document client, built once per container from the configuration.
-import { DocumentClient } from '../aws/dynamodb';
+// The DynamoDB document client (lib-dynamodb over DynamoDBClient), one per container; against
+// DynamoDB Local when the configuration names its endpoint.
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awsClient, localEndpoint } from '../aws-clients';
 import { config } from '../config';
 
-let client: DocumentClient | undefined;
-
-/** The document client; against DynamoDB Local when `DYNAMODB_ENDPOINT` is set. */
-export function db(): DocumentClient {
-  if (client) return client;
-  const { region, dynamoEndpoint } = config();
-  client = new DocumentClient({ region, ...(dynamoEndpoint ? { endpoint: dynamoEndpoint } : {}) });
-  return client;
-}
+export const db = awsClient(({ region, dynamoEndpoint }) =>
+  DynamoDBDocumentClient.from(new DynamoDBClient({ region, ...localEndpoint(dynamoEndpoint) }), {
+    // Optional fields are left out of items rather than stored as NULL; empty strings stay strings.
+    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+  }),
+);
 
 export function tableName(): string {
   return config().tableName;
-}
-
-/** Drop the cached client (used when the local runtime or a test changes the endpoint). */
-export function resetDbClient(): void {
-  client?.destroy();
-  client = undefined;
 }

@@ -1,7 +1,8 @@
 // Contact CSV import jobs: the job item (state, counts, checkpoint), the stored file in pieces and
 // the row errors per chunk. Every table access for them is here.
-import { BatchWriteCommand, TransactWriteCommand, UpdateCommand } from '../aws/dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
+import { batchWriteAll, putRequest } from './batch';
 import type { TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
@@ -16,6 +17,7 @@ import {
   contactTypeKey,
 } from './keys';
 import { getItem, isConditionFailure, putNewItem, queryAll, type Item } from './records';
+import { cancellationCodes } from './transactions';
 
 export type ImportStatus = 'queued' | 'running' | 'completed' | 'failed';
 
@@ -100,14 +102,7 @@ async function storeFile(accountId: number, importId: number, content: Buffer): 
   for (let start = 0, piece = 0; start < content.length || piece === 0; start += filePieceBytes, piece++) {
     pieces.push({ ...contactImportFileKey(accountId, importId, piece), entity: `${CONTACT_IMPORT}-file`, content: content.subarray(start, start + filePieceBytes), expires_at: expiresAt() });
   }
-  for (let start = 0; start < pieces.length; start += 25) {
-    let pending = pieces.slice(start, start + 25).map((item) => ({ PutRequest: { Item: item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((wait) => setTimeout(wait, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  }
+  await batchWriteAll(pieces.map(putRequest));
   return pieces.length;
 }
 
@@ -255,12 +250,10 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome): Prom
   try {
     await db().send(new TransactWriteCommand({ TransactItems: actions }));
   } catch (error) {
-    const reasons = (error as { name?: string; CancellationReasons?: { Code?: string }[] }).name === 'TransactionCanceledException'
-      ? ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [])
-      : undefined;
-    if (!reasons) throw error;
-    if (reasons[0]?.Code === 'ConditionalCheckFailed') throw new ChunkAlreadyDone();
-    if (reasons[actions.length - 1]?.Code === 'ConditionalCheckFailed' && chunk.imported > 0) throw new ImportTypeGone();
+    const codes = cancellationCodes(error);
+    if (!codes) throw error;
+    if (codes[0] === 'ConditionalCheckFailed') throw new ChunkAlreadyDone();
+    if (codes[actions.length - 1] === 'ConditionalCheckFailed' && chunk.imported > 0) throw new ImportTypeGone();
     throw error;
   }
   const { pending_start: _start, pending_fresh: _fresh, ...rest } = job;

@@ -1,17 +1,20 @@
 // Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
 // email claimed atomically with its contact and one count change for the whole import.
-import { BatchGetCommand, BatchWriteCommand, UpdateCommand } from '../aws/dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { onContactsJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
+import { batchGetAll, batchWriteAll, putRequest } from './batch';
 import { db, tableName } from './client';
+import { chunked, inParallel } from './concurrency';
 import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './contact-items';
 import type { ContactRecord } from './contact-record';
-import { cancellationCodes, ContactTypeUnavailable, contactTypeClosingAttribute, emailClaim, transact } from './contacts';
+import { ContactTypeUnavailable, contactTypeClosingAttribute, emailClaim, transact } from './contacts';
 import { listCustomFields } from './custom-fields';
 import { reserveIds } from './ids';
 import { CONTACT, contactEmailKey, contactKey, contactTypeKey, type Key } from './keys';
 import { getItem, isConditionFailure, type Item } from './records';
 import { syncContactSegmentsBatch, type ContactChange } from './segment-membership';
+import { cancellationCodes } from './transactions';
 
 /** One valid row: its line in the file, its fields, and which standard columns the file has. */
 export interface ImportRow {
@@ -38,55 +41,19 @@ export interface ImportOptions {
   deferCount?: boolean;
 }
 
-/** DynamoDB's limits: 100 keys per BatchGetItem, 25 puts per BatchWriteItem, 100 actions per transaction. */
-const batchGetLimit = 100;
-const batchWriteLimit = 25;
 /** New contacts per transaction: each is a claim and a put, 100 actions in all. */
 const newPerTransaction = 50;
 /** Requests in flight at once: fast, without tripping on-demand throttling of a cold table. */
 const concurrency = 16;
 
-async function inParallel<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+/** Items at many keys (missing ones are absent), strongly consistent. */
+function getMany(keys: Key[]): Promise<Item[]> {
+  return batchGetAll(keys, { consistentRead: true, concurrency });
 }
 
-function chunks<T>(items: T[], size: number): T[][] {
-  const result: T[][] = [];
-  for (let start = 0; start < items.length; start += size) result.push(items.slice(start, start + size));
-  return result;
-}
-
-const backoff = (attempt: number) => new Promise((wait) => setTimeout(wait, Math.min(2000, 25 * 2 ** attempt)));
-
-/** Items at many keys (missing ones are absent), retrying unprocessed keys with backoff. */
-async function getMany(keys: Key[]): Promise<Item[]> {
-  const found: Item[] = [];
-  await inParallel(chunks(keys, batchGetLimit), async (chunk) => {
-    let pending: Key[] | undefined = chunk;
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await backoff(attempt);
-      const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
-      found.push(...(result.Responses?.[tableName()] ?? []));
-      pending = result.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined;
-    }
-  });
-  return found;
-}
-
-/** Put many items, 25 per BatchWriteItem, retrying unprocessed items with backoff. */
+/** Put many items, 25 per BatchWriteItem. */
 async function putMany(items: Item[]): Promise<void> {
-  await inParallel(chunks(items, batchWriteLimit), async (chunk) => {
-    let pending = chunk.map((item) => ({ PutRequest: { Item: item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await backoff(attempt);
-      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  });
+  await batchWriteAll(items.map(putRequest), { concurrency });
 }
 
 /** The contacts that already hold these emails in the type, by lower-cased email. */
@@ -110,7 +77,7 @@ async function existingByEmail(accountId: number, contactTypeId: number, emails:
 async function createMany(records: { row: ImportRow; record: ContactRecord }[], fields: ReturnType<typeof fieldsByName>) {
   const created: { row: ImportRow; record: ContactRecord }[] = [];
   const claimedMeanwhile: ImportRow[] = [];
-  await inParallel(chunks(records, newPerTransaction), async (group) => {
+  await inParallel(chunked(records, newPerTransaction), concurrency, async (group) => {
     let pending = group;
     while (pending.length > 0) {
       try {
@@ -138,7 +105,7 @@ async function typeIsOpen(accountId: number, contactTypeId: number): Promise<boo
 
 /** Remove what an import wrote when its type began closing meanwhile, so no contact outlives the type. */
 async function removeWritten(accountId: number, records: ContactRecord[]): Promise<void> {
-  await inParallel(chunks(records, newPerTransaction), (group) =>
+  await inParallel(chunked(records, newPerTransaction), concurrency, (group) =>
     transact(group.flatMap((record) => [
       { Delete: { TableName: tableName(), Key: contactKey(accountId, record.id) } },
       { Delete: { TableName: tableName(), Key: contactEmailKey(accountId, record.contact_type_id, record.email) } },

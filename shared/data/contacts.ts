@@ -1,5 +1,5 @@
 // Contacts: every table access for a contact, its email claim within its type and its type's count.
-import { TransactWriteCommand } from '../aws/dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { onContactsJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type TransactionItem } from './bulk-delete';
@@ -23,6 +23,7 @@ import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '
 import { getItem, queryPage, queryPageAfter, type Item } from './records';
 import { pageReadSize, ShardMerge } from './shard-merge';
 import { syncContactSegments, syncContactSegmentsBatch } from './segment-membership';
+import { cancellationCodes } from './transactions';
 
 export type { ContactFields, CustomValues } from './contact-items';
 
@@ -46,12 +47,6 @@ export class ContactTypeUnavailable extends Error {
     super(`contact type ${contactTypeId} unavailable`);
     this.name = 'ContactTypeUnavailable';
   }
-}
-
-/** Codes of a cancelled transaction, one per action (`None` for those that did not fail). */
-export function cancellationCodes(error: unknown): string[] | undefined {
-  if ((error as Error)?.name !== 'TransactionCanceledException') return undefined;
-  return ((error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
 }
 
 /** Change a type's `contacts_count`; a type may only gain contacts while it exists and is not closing. */

@@ -1,6 +1,6 @@
 // Custom contact fields: every table access for an account's field definitions and the claims on
 // their names.
-import { TransactWriteCommand } from '../aws/dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
@@ -9,6 +9,7 @@ import { CUSTOM_FIELD, customFieldKey, customFieldNameKey, customFieldPartition 
 import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, queryAll, withoutKeys, type Item } from './records';
 import type { FieldDefinition } from './reserved-fields';
+import { cancellationCodes, isTransactionCancelled } from './transactions';
 
 export const customFieldTypes = ['text', 'number', 'datetime-local'] as const;
 export type CustomFieldType = (typeof customFieldTypes)[number];
@@ -75,8 +76,7 @@ export async function addCustomField(accountId: number, fieldName: string, field
       }),
     );
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
-    if (reasons?.[0]?.Code === 'ConditionalCheckFailed') throw new CustomFieldNameTaken(fieldName);
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new CustomFieldNameTaken(fieldName);
     throw error;
   }
   return field;
@@ -108,7 +108,7 @@ export async function deleteCustomField(accountId: number, id: number): Promise<
     );
   } catch (error) {
     // Deleted by a concurrent request between the read and the write.
-    if ((error as Error).name === 'TransactionCanceledException') throw new RecordNotFound(CUSTOM_FIELD, id);
+    if (isTransactionCancelled(error)) throw new RecordNotFound(CUSTOM_FIELD, id);
     throw error;
   }
   return field;

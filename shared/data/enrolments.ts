@@ -1,11 +1,12 @@
 // Automation enrolments: every table access for them and for the step runner's state. One item per
 // automation and contact (so a contact is enrolled at most once); an active enrolment carries gsi1
 // keys in the due index (hour bucket + shard partition, due time first in the sort key).
-import { BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '../aws/dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dueShards, hourBucket, indexTime, shardOf } from '../automation/buckets';
-import { chunked, inParallel } from '../automation/parallel';
 import { currentTime, isoTimestamp } from '../time';
+import { batchWriteAll, deleteRequest } from './batch';
 import { db, tableName } from './client';
+import { inParallel } from './concurrency';
 import {
   AUTOMATION_ENROLMENT,
   automationDueBound,
@@ -17,6 +18,7 @@ import {
   automationRunnerStateKey,
 } from './keys';
 import { getItem, isConditionFailure, queryAll, type Item } from './records';
+import { isTransactionCancelled } from './transactions';
 
 /** Why an enrolment ended; `parked` is not an end: its automation was not live when it fell due. */
 export type EnrolmentState = 'active' | 'parked' | 'completed' | 'contact-deleted' | 'unsubscribed' | 'left-target';
@@ -223,7 +225,7 @@ export async function parkEnrolment(enrolment: Enrolment): Promise<boolean> {
     );
     return true;
   } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException') return false;
+    if (isTransactionCancelled(error)) return false;
     throw error;
   }
 }
@@ -243,14 +245,7 @@ export async function resumeParkedEnrolments(accountId: number, automationUtr: s
 /** Delete every enrolment of an automation (the automation is being deleted), 25 per BatchWriteItem. */
 export async function deleteEnrolments(accountId: number, automationUtr: string): Promise<number> {
   const items = await queryAll({ partition: automationEnrolmentPartition(accountId, automationUtr) });
-  await inParallel(chunked(items, 25), writeConcurrency, async (group) => {
-    let pending = group.map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((wait) => setTimeout(wait, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  });
+  await batchWriteAll(items.map(deleteRequest), { concurrency: writeConcurrency });
   return items.length;
 }
 

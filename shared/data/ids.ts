@@ -1,5 +1,5 @@
 // Integer ids from atomic per-account counters (UpdateItem ADD), never from a Scan or a max().
-import { UpdateCommand } from '../aws/dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import { accountIdCounterKey, idCounterKey, type Key } from './keys';
 

@@ -1,6 +1,6 @@
 // Notification recipients (addresses that get the account's service mail, e.g. send summaries):
 // every table access for them. Each address is held once per account through an address item.
-import { TransactWriteCommand } from '../aws/dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
@@ -9,6 +9,7 @@ import { nextId } from './ids';
 import { NOTIFICATION_RECIPIENT, notificationRecipientAddressKey, notificationRecipientKey, notificationRecipientPartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, queryAll, withoutKeys, type Item } from './records';
+import { isTransactionCancelled } from './transactions';
 
 export interface NotificationRecipient {
   id: number;
@@ -22,10 +23,6 @@ export interface NotificationRecipient {
 function toRecipient(item: Item): NotificationRecipient {
   const { id, user_id, email_address, email_owner, created_at, updated_at } = withoutKeys<NotificationRecipient>(item);
   return { id, user_id, email_address, email_owner, created_at, updated_at };
-}
-
-function isCancelled(error: unknown): boolean {
-  return (error as Error)?.name === 'TransactionCanceledException';
 }
 
 /** The account's notification recipients in id order (also the address list of the send-summary mail). */
@@ -73,7 +70,7 @@ export async function addNotificationRecipient(
     return recipient;
   } catch (error) {
     // The record's id is fresh from the counter, so only the address item can refuse.
-    if (isCancelled(error)) return undefined;
+    if (isTransactionCancelled(error)) return undefined;
     throw error;
   }
 }
@@ -99,7 +96,7 @@ export async function deleteNotificationRecipient(accountId: number, id: number)
     );
   } catch (error) {
     // Deleted by a concurrent request between the read and the write.
-    if (isCancelled(error)) throw new RecordNotFound(NOTIFICATION_RECIPIENT, id);
+    if (isTransactionCancelled(error)) throw new RecordNotFound(NOTIFICATION_RECIPIENT, id);
     throw error;
   }
 }

@@ -1,14 +1,14 @@
 // Reading and writing items in the one table: the operations every repository shares, so none of
 // them repeats the condition, paging and not-found handling.
 import {
-  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
   type QueryCommandInput,
-} from '../aws/dynamodb';
+} from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from './batch';
 import { db, tableName } from './client';
 import type { Key } from './keys';
 
@@ -33,18 +33,8 @@ export async function getItem(key: Key): Promise<Item | undefined> {
 }
 
 /** The items that exist at these keys (missing ones are absent), 100 keys per BatchGetItem, unprocessed keys retried. */
-export async function getItems(keys: readonly Key[]): Promise<Item[]> {
-  const found: Item[] = [];
-  for (let start = 0; start < keys.length; start += 100) {
-    let pending: Key[] | undefined = keys.slice(start, start + 100);
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((wait) => setTimeout(wait, Math.min(1000, 25 * 2 ** attempt)));
-      const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
-      found.push(...(result.Responses?.[tableName()] ?? []));
-      pending = result.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined;
-    }
-  }
-  return found;
+export function getItems(keys: readonly Key[]): Promise<Item[]> {
+  return batchGetAll(keys);
 }
 
 /** Put an item whose key must not exist yet; false when it does. */

@@ -5,8 +5,9 @@
 // (~75 KB), one item per country with its cities (the largest, the United States, ~140 KB), and a
 // version marker written last. Readers need only the table, so the data stays out of every bundle.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BatchWriteCommand, PutCommand } from '../aws/dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
+import { batchWriteAll, putRequest } from './batch';
 import { db, tableName } from './client';
 import { referenceCitiesKey, referenceRegionsKey, referenceVersionKey, type Key } from './keys';
 import { getItem, type Item } from './records';
@@ -176,14 +177,7 @@ export async function cityBelongsTo(cityId: number, stateId: number): Promise<bo
 // Seeding
 
 async function putItems(items: (Item & Key)[]): Promise<void> {
-  for (let start = 0; start < items.length; start += 25) {
-    let pending = items.slice(start, start + 25).map((item) => ({ PutRequest: { Item: item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((wait) => setTimeout(wait, Math.min(2000, 50 * 2 ** attempt)));
-      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  }
+  await batchWriteAll(items.map(putRequest));
 }
 
 function dataItem(key: Key, entity: string, version: string, value: unknown, extra: Item = {}): Item & Key {

@@ -1,15 +1,17 @@
 // Applying membership changes to one segment's recipient items: read the items involved, work out
 // their new content in memory, and write only what differs, with the segment's counter in the same
 // transaction. Optimistic: every write is conditional and a lost race is read again and retried.
-import { BatchGetCommand, TransactWriteCommand } from '../aws/dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { onSegmentJoined } from '../automation/enrolment';
 import { isoTimestamp } from '../time';
+import { batchGetAll } from './batch';
 import type { TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
 import { reserveIds } from './ids';
 import { SEGMENT_RECIPIENT, segmentKey, segmentRecipientIdIndexKey, segmentRecipientKey } from './keys';
 import type { Item } from './records';
 import { recipientState, type ContactEntry, type ManualEntry, type RecipientState } from './segment-recipients';
+import { cancellationCodes } from './transactions';
 
 export type MembershipChange =
   /** The contact matches: its entry is (or stays) in the item of its address. */
@@ -33,7 +35,6 @@ export interface ChangeOutcome {
 }
 
 const maxAttempts = 8;
-const batchGetLimit = 100;
 const parallelReads = 8;
 /**
  * DynamoDB allows 100 actions per transaction; one is the segment's counter or check. Groups run
@@ -54,25 +55,11 @@ function pause(attempt: number): Promise<void> {
   return new Promise((resume) => setTimeout(resume, Math.min(1000, 20 * 2 ** attempt + Math.random() * 20)));
 }
 
-async function readGroup(accountId: number, segmentId: number, addresses: string[], found: Map<string, Item>): Promise<void> {
-  let keys = addresses.map((address) => segmentRecipientKey(accountId, segmentId, address));
-  for (let attempt = 0; keys.length > 0; attempt++) {
-    if (attempt > 0) await pause(attempt);
-    const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }));
-    for (const item of result.Responses?.[tableName()] ?? []) found.set(String(item.sk), item);
-    keys = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as typeof keys;
-  }
-}
-
 /** The current items at these addresses; a large import reads its groups of 100 a few at a time in parallel. */
 async function readItems(accountId: number, segmentId: number, addresses: string[]): Promise<Map<string, Item>> {
-  const found = new Map<string, Item>();
-  const groups: string[][] = [];
-  for (let start = 0; start < addresses.length; start += batchGetLimit) groups.push(addresses.slice(start, start + batchGetLimit));
-  for (let start = 0; start < groups.length; start += parallelReads) {
-    await Promise.all(groups.slice(start, start + parallelReads).map((group) => readGroup(accountId, segmentId, group, found)));
-  }
-  return found;
+  const keys = addresses.map((address) => segmentRecipientKey(accountId, segmentId, address));
+  const items = await batchGetAll(keys, { consistentRead: true, concurrency: parallelReads });
+  return new Map(items.map((item) => [String(item.sk), item]));
 }
 
 function applyChange(states: Map<string, RecipientState | undefined>, change: MembershipChange, taken: string[]): void {
@@ -202,12 +189,6 @@ function segmentAction(accountId: number, segmentId: number, delta: number, rule
   };
 }
 
-/** Which transaction action refused: the last is the segment's. */
-function cancellationCodes(error: unknown): string[] {
-  const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-  return reasons.map((reason) => reason.Code ?? 'None');
-}
-
 /**
  * Apply changes to one segment's recipients. Each group of up to 99 item writes is one transaction
  * with the segment's counter change. With `rulesVersion`, the writes are refused (SegmentChanged)
@@ -244,8 +225,10 @@ export async function applyMembershipChanges(
       await onSegmentJoined(accountId, segmentId, joined.filter((joiner) => !wasMatched(before, joiner)));
       return { manualTaken };
     } catch (error) {
-      if ((error as Error).name !== 'TransactionCanceledException') throw error;
-      if (cancellationCodes(error).at(-1) === 'ConditionalCheckFailed') throw new SegmentChanged(segmentId);
+      const codes = cancellationCodes(error);
+      if (!codes) throw error;
+      // Which action refused: the last is the segment's.
+      if (codes.at(-1) === 'ConditionalCheckFailed') throw new SegmentChanged(segmentId);
       if (attempt + 1 >= maxAttempts) throw error;
       await pause(attempt);
     }

@@ -1,11 +1,13 @@
 // Segment recipients: reading, listing and deleting the recipient items of segments. One item per
 // segment and lower-cased address holds a manually stored entry, a matching contact, or both.
-import { BatchWriteCommand, TransactWriteCommand } from '../aws/dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll, deleteRequest } from './batch';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { SEGMENT_RECIPIENT, segmentKey, segmentRecipientIdIndexKey, segmentRecipientPartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { isConditionFailure, queryPage, withoutKeys, type Item } from './records';
+import { isTransactionCancelled } from './transactions';
 
 /** A manually stored recipient (`segment/email/store`). */
 export interface ManualEntry {
@@ -179,7 +181,7 @@ export async function deleteSegmentRecipient(accountId: number, recipientId: num
       return;
     } catch (error) {
       // The item changed (a contact moved in or out) or the segment is being deleted: look again.
-      if ((error as Error).name !== 'TransactionCanceledException' && !isConditionFailure(error)) throw error;
+      if (!isTransactionCancelled(error) && !isConditionFailure(error)) throw error;
     }
   }
   throw new RecordNotFound(SEGMENT_RECIPIENT, recipientId);
@@ -190,14 +192,7 @@ export async function deleteAllSegmentRecipients(accountId: number, segmentId: n
   let cursor: Record<string, unknown> | undefined;
   do {
     const page = await queryPage({ partition: segmentRecipientPartition(accountId, segmentId), limit: 500, cursor });
-    for (let start = 0; start < page.items.length; start += 25) {
-      let requests = page.items.slice(start, start + 25).map((item) => ({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } } }));
-      for (let attempt = 0; requests.length > 0; attempt++) {
-        if (attempt > 0) await new Promise((wait) => setTimeout(wait, Math.min(1000, 25 * 2 ** attempt)));
-        const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
-        requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-      }
-    }
+    await batchWriteAll(page.items.map(deleteRequest));
     cursor = page.next;
   } while (cursor);
 }

@@ -1,6 +1,6 @@
 // Senders (from addresses with a postal address) and their verification state: every table access for them.
 import { randomInt } from 'node:crypto';
-import { UpdateCommand } from '../aws/dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';

@@ -1,13 +1,14 @@
 // The sending pipeline's view of a single send: reading it for dispatch and delivery, the status
 // moves 1 -> 2 -> 3, the statistics counters, and the dispatch progress item (cursor, fan-out and
 // settlement counts) that lets a large send resume and tells the last settling step it is the last.
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '../aws/dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import type { TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
 import { deliveryBatchKey, singleSendDispatchKey, singleSendKey, type Key } from './keys';
 import { isConditionFailure } from './records';
 import { dispatchAtAttribute, singleSendStatus, toSingleSend, type SingleSend, type SingleSendStatistics } from './single-send-record';
+import { cancellationCodes } from './transactions';
 
 export type SingleSendCounter = keyof SingleSendStatistics;
 
@@ -46,21 +47,17 @@ function expiresAt(): number {
   return Math.floor(currentTime().getTime() / 1000) + retentionSeconds;
 }
 
-function isCancelled(error: unknown): error is Error & { CancellationReasons?: { Code?: string }[] } {
-  return (error as Error)?.name === 'TransactionCanceledException';
-}
-
 const maxConflictRetries = 8;
 
 /** Run a transaction; a refusal by a condition comes back as the per-action codes. */
-async function transact(actions: TransactionItem[]): Promise<{ ok: true } | { ok: false; codes: (string | undefined)[] }> {
+async function transact(actions: TransactionItem[]): Promise<{ ok: true } | { ok: false; codes: string[] }> {
   for (let attempt = 0; ; attempt++) {
     try {
       await db().send(new TransactWriteCommand({ TransactItems: actions }));
       return { ok: true };
     } catch (error) {
-      if (!isCancelled(error)) throw error;
-      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+      const codes = cancellationCodes(error);
+      if (!codes) throw error;
       if (codes.includes('ConditionalCheckFailed')) return { ok: false, codes };
       // Deliveries settling into one dispatch item meet each other's transactions: not a refusal, retry.
       if (attempt >= maxConflictRetries) throw error;

@@ -4,8 +4,9 @@
 // Every entry is two items written in one transaction: the record by id (for delete by id) and an
 // item keyed by the lower-cased address (one GetItem answers "is this address suppressed?", and a
 // conditional put on it keeps each address once per list without a read-then-write race).
-import { BatchGetCommand, GetCommand, TransactWriteCommand } from '../aws/dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
+import { batchGetAll } from './batch';
 import { deleteAllOrNothing, type TransactionItem } from './bulk-delete';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
@@ -27,6 +28,7 @@ import {
 } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from './pages';
 import { getItem, queryAll, withoutKeys, type Item } from './records';
+import { cancellationCodes, isTransactionCancelled } from './transactions';
 
 /** The spec's global unsubscribe entry; a group recipient has the same shape with its group's id. */
 export interface SuppressionEntry {
@@ -49,7 +51,6 @@ export type SuppressionKind = 'global' | 'group';
 
 /** 32 addresses make 64 puts plus the group counter: inside DynamoDB's 100 actions per transaction. */
 const addressesPerTransaction = 32;
-const batchGetLimit = 100;
 const maxConflictRetries = 5;
 
 function entityOf(kind: SuppressionKind): string {
@@ -88,35 +89,13 @@ function groupCounterChange(accountId: number, groupId: number, by: number): Tra
   };
 }
 
-/** The per-action reasons of a cancelled transaction, or undefined for any other error. */
-function cancellationReasons(error: unknown): { Code?: string }[] | undefined {
-  if ((error as Error)?.name !== 'TransactionCanceledException') return undefined;
-  return (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-}
-
 function pause(attempt: number): Promise<void> {
   return new Promise((resume) => setTimeout(resume, Math.min(1000, 25 * 2 ** attempt)));
 }
 
 /** Address items that exist among `keys` (strongly consistent: a fresh unsubscribe must count). */
-async function existingAddressItems(keys: Key[]): Promise<Item[]> {
-  const found: Item[] = [];
-  for (let start = 0; start < keys.length; start += batchGetLimit) {
-    let pending: Key[] | undefined = keys.slice(start, start + batchGetLimit);
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await pause(attempt);
-      const result = await db().send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName()]: { Keys: pending, ConsistentRead: true, ProjectionExpression: '#email', ExpressionAttributeNames: { '#email': 'email_address' } },
-          },
-        }),
-      );
-      found.push(...(result.Responses?.[tableName()] ?? []));
-      pending = result.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined;
-    }
-  }
-  return found;
+function existingAddressItems(keys: Key[]): Promise<Item[]> {
+  return batchGetAll(keys, { consistentRead: true, projection: { expression: '#email', names: { '#email': 'email_address' } } });
 }
 
 /** Lower-cased, distinct: the form address items are keyed by, and BatchGetItem refuses duplicate keys. */
@@ -191,12 +170,12 @@ async function addChunk(list: SuppressionList, addresses: string[]): Promise<Sup
       await db().send(new TransactWriteCommand({ TransactItems: actions }));
       return entries;
     } catch (error) {
-      const reasons = cancellationReasons(error);
-      if (!reasons) throw error;
-      if (list.groupId !== null && reasons[actions.length - 1]?.Code === 'ConditionalCheckFailed') {
+      const codes = cancellationCodes(error);
+      if (!codes) throw error;
+      if (list.groupId !== null && codes[actions.length - 1] === 'ConditionalCheckFailed') {
         throw new RecordNotFound(UNSUBSCRIBE_GROUP, list.groupId);
       }
-      const taken = new Set(remaining.filter((_, i) => reasons[2 * i]?.Code === 'ConditionalCheckFailed'));
+      const taken = new Set(remaining.filter((_, i) => codes[2 * i] === 'ConditionalCheckFailed'));
       if (taken.size === 0) {
         // Cancelled by a concurrent transaction on the same items (e.g. the group counter): retry.
         if (++conflicts > maxConflictRetries) throw error;
@@ -267,7 +246,7 @@ export async function deleteSuppressionEntry(accountId: number, kind: Suppressio
     await db().send(new TransactWriteCommand({ TransactItems: actions }));
   } catch (error) {
     // Deleted by a concurrent request between the read and the write.
-    if (cancellationReasons(error)) throw new RecordNotFound(entityOf(kind), id);
+    if (isTransactionCancelled(error)) throw new RecordNotFound(entityOf(kind), id);
     throw error;
   }
 }
@@ -334,7 +313,7 @@ export async function removeFromSuppressionList(list: SuppressionList, email: st
     return true;
   } catch (error) {
     // Removed by a concurrent request (or the group deleted) between the read and the write.
-    if (cancellationReasons(error)) return false;
+    if (isTransactionCancelled(error)) return false;
     throw error;
   }
 }

@@ -7,6 +7,7 @@ import { InvalidCursor } from '../data/pages';
 import { describeError, log, setLogAccount, startLogInvocation } from '../log';
 import { routesOf, type HttpFamily, type Route } from '../routes';
 import { loadSecrets } from '../secrets';
+import { traceInvocation } from '../tracing';
 import { HttpError, ValidationError } from './errors';
 import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';
@@ -70,7 +71,7 @@ export function errorResult(error: unknown, route: Route | undefined, requestId:
 /** The Lambda handler of one HTTP family. */
 export function httpHandler(family: HttpFamily, operations: Record<string, Operation>): HttpHandler {
   checkWiring(family, operations);
-  return async (event, context) => {
+  return (event, context) => traceInvocation(family, async () => {
     const requestId = context?.awsRequestId ?? event.requestContext.requestId;
     let route: Route | undefined;
     startLogInvocation(context);
@@ -91,5 +92,5 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
     } catch (error) {
       return errorResult(error, route, requestId);
     }
-  };
+  });
 }

@@ -1,7 +1,8 @@
 // The mail port: send one rendered message through SES v2 SendEmail (the sink locally, through the same
-// signed call).
-import { awsCall } from '../aws/call';
-import { config } from '../config';
+// client). API v2 because its simple content takes our own headers (List-Unsubscribe,
+// List-Unsubscribe-Post) without building a raw MIME message.
+import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { awsClient, localEndpoint } from '../aws-clients';
 import { classifyMailError } from './mail-errors';
 
 export { MailSendingPausedError, MailThrottledError } from './mail-errors';
@@ -26,6 +27,18 @@ export interface OutgoingMail {
   tags?: MailHeader[];
 }
 
+export const sesClient = awsClient(
+  ({ region, sesEndpoint }) =>
+    new SESv2Client({
+      region,
+      // One attempt, never an SDK retry: a send whose answer was lost may have been delivered, and a
+      // retry would mail the recipient twice outside the delivery ledger's reach. The caller records
+      // such an outcome as uncertain; throttles are retried by the callers with their own backoff.
+      maxAttempts: 1,
+      ...localEndpoint(sesEndpoint),
+    }),
+);
+
 const specials = /[()<>[\]:;@\\,."]/;
 
 /**
@@ -47,7 +60,7 @@ export function formatMailbox(mailbox: string): string {
 /** Send one message. Throws MailThrottledError or MailSendingPausedError when SES refuses for those reasons. */
 export async function sendMail(message: OutgoingMail): Promise<{ messageId: string }> {
   const charset = 'UTF-8';
-  const request = {
+  const command = new SendEmailCommand({
     FromEmailAddress: formatMailbox(message.from),
     Destination: { ToAddresses: message.to },
     ...(message.replyTo?.length ? { ReplyToAddresses: message.replyTo.map(formatMailbox) } : {}),
@@ -63,23 +76,9 @@ export async function sendMail(message: OutgoingMail): Promise<{ messageId: stri
     },
     ...(message.configurationSetName ? { ConfigurationSetName: message.configurationSetName } : {}),
     ...(message.tags?.length ? { EmailTags: message.tags.map(({ name, value }) => ({ Name: name, Value: value })) } : {}),
-  };
-  const { region, sesEndpoint } = config();
+  });
   try {
-    const result = await awsCall<{ MessageId?: string }>({
-      service: 'sesv2',
-      region,
-      endpoint: sesEndpoint,
-      operation: 'SendEmail',
-      method: 'POST',
-      path: '/v2/email/outbound-emails',
-      headers: { 'content-type': 'application/json' },
-      body: request,
-      // One attempt: a retry after a lost answer could mail a recipient twice, outside the delivery
-      // ledger's reach. Throttling is retried by the callers, with their own backoff. (A request on a
-      // pooled connection that the server had already closed is resent: it provably never arrived.)
-      maxAttempts: 1,
-    });
+    const result = await sesClient().send(command);
     if (!result.MessageId) throw new Error('SES accepted the message but returned no MessageId');
     return { messageId: result.MessageId };
   } catch (error) {

@@ -1,31 +1,10 @@
 // The queue port on AWS: SendMessageBatch in chunks that SQS accepts, resending only the entries
 // SQS reports as failed.
-import { awsCall } from '../aws/call';
-import { config } from '../config';
+import { SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import { awsClient } from '../aws-clients';
 import { maxBatchBytes, maxBatchSize, queueUrlEnvName, type QueueName } from './queues';
 
-interface SendMessageBatchRequestEntry {
-  Id: string;
-  MessageBody: string;
-}
-
-interface SendMessageBatchResult {
-  Failed?: { Id: string; SenderFault?: boolean; Code?: string; Message?: string }[];
-}
-
-/** SendMessageBatch in SQS's JSON protocol, sent to the queue URL's own host as the SDK does. */
-function sendMessageBatch(url: string, entries: SendMessageBatchRequestEntry[]): Promise<SendMessageBatchResult> {
-  return awsCall<SendMessageBatchResult>({
-    service: 'sqs',
-    region: config().region,
-    operation: 'SendMessageBatch',
-    method: 'POST',
-    path: new URL('/', process.env.AWS_ENDPOINT_URL_SQS ?? url).toString(),
-    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'AmazonSQS.SendMessageBatch' },
-    body: { QueueUrl: url, Entries: entries },
-    maxAttempts: 3,
-  });
-}
+export const sqsClient = awsClient(({ region }) => new SQSClient({ region }));
 
 function queueUrl(queue: QueueName): string {
   const name = queueUrlEnvName(queue);
@@ -59,7 +38,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 async function sendBatch(url: string, bodies: string[]): Promise<void> {
   let entries: SendMessageBatchRequestEntry[] = bodies.map((body, index) => ({ Id: String(index), MessageBody: body }));
   for (let attempt = 1; ; attempt++) {
-    const result = await sendMessageBatch(url, entries);
+    const result = await sqsClient().send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
     const failed = result.Failed ?? [];
     if (failed.length === 0) return;
     // A sender fault (a malformed entry) fails the same way every time; only service faults are retried.

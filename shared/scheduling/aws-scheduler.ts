@@ -1,42 +1,17 @@
 // The scheduler port on AWS: one EventBridge Scheduler one-time schedule per job, deleted by the
 // service after it fires.
-import { randomUUID } from 'node:crypto';
-import { awsCall } from '../aws/call';
-import { config } from '../config';
+import {
+  CreateScheduleCommand,
+  DeleteScheduleCommand,
+  SchedulerClient,
+  UpdateScheduleCommand,
+  type CreateScheduleCommandInput,
+} from '@aws-sdk/client-scheduler';
+import { awsClient } from '../aws-clients';
 import { scheduleInput, type EventTarget, type ScheduledJob, type SchedulerAdapter } from './scheduled-job';
 
-/** The CreateSchedule / UpdateSchedule request, as the EventBridge Scheduler API names its members. */
-export interface ScheduleRequest {
-  Name: string;
-  GroupName: string;
-  ScheduleExpression: string;
-  ScheduleExpressionTimezone: string;
-  FlexibleTimeWindow: { Mode: 'OFF' };
-  ActionAfterCompletion: 'DELETE';
-  Target: { Arn: string; RoleArn: string; Input: string };
-}
-
-/** One EventBridge Scheduler REST call; each carries its own idempotency token, as the SDK's do. */
-function schedulerCall(operation: string, method: 'POST' | 'PUT' | 'DELETE', path: string, body?: object): Promise<unknown> {
-  return awsCall({
-    service: 'scheduler',
-    region: config().region,
-    operation,
-    method,
-    path,
-    headers: { 'content-type': 'application/json' },
-    body,
-    maxAttempts: 3,
-  });
-}
-
-function upsert(operation: 'CreateSchedule' | 'UpdateSchedule', request: ScheduleRequest): Promise<unknown> {
-  const { Name, ...definition } = request;
-  return schedulerCall(operation, operation === 'CreateSchedule' ? 'POST' : 'PUT', `/schedules/${encodeURIComponent(Name)}`, {
-    ...definition,
-    ClientToken: randomUUID(),
-  });
-}
+// The SDK fills each call's ClientToken, so a retried CreateSchedule after a lost answer is idempotent.
+export const schedulerClient = awsClient(({ region }) => new SchedulerClient({ region }));
 
 function requiredEnv(name: string): string {
   const value = process.env[name];
@@ -60,7 +35,7 @@ export function atExpression(at: Date, now: Date = new Date()): string {
 }
 
 /** The CreateSchedule (and UpdateSchedule) input for a job. */
-export function scheduleRequest(job: ScheduledJob, now: Date = new Date()): ScheduleRequest {
+export function scheduleRequest(job: ScheduledJob, now: Date = new Date()): CreateScheduleCommandInput {
   return {
     Name: job.name,
     GroupName: requiredEnv('SCHEDULE_GROUP_NAME'),
@@ -80,18 +55,17 @@ export const awsScheduler: SchedulerAdapter = {
   async scheduleAt(job) {
     const request = scheduleRequest(job);
     try {
-      await upsert('CreateSchedule', request);
+      await schedulerClient().send(new CreateScheduleCommand(request));
     } catch (error) {
       // Same name again means "move this job": UpdateSchedule replaces every field of the schedule.
       if ((error as Error).name !== 'ConflictException') throw error;
-      await upsert('UpdateSchedule', request);
+      await schedulerClient().send(new UpdateScheduleCommand(request));
     }
   },
 
   async cancel(name) {
     try {
-      const query = new URLSearchParams({ groupName: requiredEnv('SCHEDULE_GROUP_NAME'), clientToken: randomUUID() });
-      await schedulerCall('DeleteSchedule', 'DELETE', `/schedules/${encodeURIComponent(name)}?${query.toString()}`);
+      await schedulerClient().send(new DeleteScheduleCommand({ Name: name, GroupName: requiredEnv('SCHEDULE_GROUP_NAME') }));
     } catch (error) {
       // Already fired (and deleted after completion) or never created: either way nothing will fire.
       if ((error as Error).name !== 'ResourceNotFoundException') throw error;

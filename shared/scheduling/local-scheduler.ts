@@ -1,7 +1,7 @@
 // The scheduler port on the laptop: each job is an item in the table, indexed on gsi1 by due time so
 // the poller (infra/local/scheduler-poller.ts) finds every due job with one Query and nothing is
 // lost when the process restarts.
-import { DeleteCommand, PutCommand, QueryCommand } from '../aws/dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../data/client';
 import { SCHEDULE_PARTITION, scheduledJobDueKey, scheduledJobKey, scheduledJobsDueBound } from '../data/keys';
 import { scheduleInput, type EventTarget, type ScheduledJob, type SchedulerAdapter } from './scheduled-job';

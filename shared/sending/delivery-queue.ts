@@ -3,7 +3,7 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { getSendingSingleSend, settleDeliveryBatch, singleSendExists } from '../data/single-send-progress';
 import { singleSendStatus } from '../data/single-send-record';
-import { describeError, log } from '../log';
+import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { deliverToRecipients, type DeliveryOutcome } from './deliver';
 import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage } from './delivery-message';
@@ -72,16 +72,9 @@ async function processRecord(record: SQSRecord, cache: ContentCache): Promise<Re
 }
 
 /** Handle one SQS event: every message is tried; the failed ones are reported for redelivery. */
-export async function handleDeliveryEvent(event: SQSEvent): Promise<SQSBatchResponse> {
+export function handleDeliveryEvent(event: SQSEvent): Promise<SQSBatchResponse> {
   const cache: ContentCache = new Map();
-  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
-    try {
-      if ((await processRecord(record, cache)) === 'retry') batchItemFailures.push({ itemIdentifier: record.messageId });
-    } catch (error) {
-      log.error('delivery message failed', { messageId: record.messageId, ...describeError(error) });
-      batchItemFailures.push({ itemIdentifier: record.messageId });
-    }
-  }
-  return { batchItemFailures };
+  return consumeRecords(event, undefined, 'delivery message', async (record) => {
+    if ((await processRecord(record, cache)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
+  });
 }

@@ -2,7 +2,7 @@
 // conditional put BEFORE SES is called, so a retried batch never mails anyone twice. Also the marker
 // items that let each statistics event count once per recipient; both live in the recipient's partition.
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, UpdateCommand } from '../aws/dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
 import { db, tableName } from '../data/client';
 import { sendEventMarkerKey, sendLedgerKey, type Key } from '../data/keys';

@@ -12,7 +12,7 @@ import {
 } from '../../shared/data/reference-data';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, parsed, type Keys } from '../support/events';
-import { GetCommand } from '../../shared/aws/dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { referenceRegionsKey } from '../../shared/data/keys';
 
 type Body = { countries: Record<string, unknown>[]; states: Record<string, unknown>[]; cities: Record<string, unknown>[] };

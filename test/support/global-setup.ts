@@ -2,7 +2,6 @@
 import { createServer } from 'node:net';
 import { ensureTable, startLocalDynamo, type LocalDynamo } from '../../infra/local/dynamodb';
 import { resetConfig } from '../../shared/config';
-import { resetDbClient } from '../../shared/data/client';
 import { seedReferenceData } from '../../shared/data/reference-data';
 
 export const TEST_TABLE = 'email-service-test';
@@ -30,7 +29,6 @@ export default async function globalSetup(): Promise<void> {
   process.env.APP_RUNTIME = 'local';
   // Countries, states and cities, which contacts and senders validate against: seeded once per run.
   resetConfig();
-  resetDbClient();
   await seedReferenceData();
-  resetDbClient();
+  resetConfig();
 }

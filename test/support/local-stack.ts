@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../shared/config';
 import type { NewAccount } from '../../shared/data/accounts';
-import { resetDbClient } from '../../shared/data/client';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTable, localDynamoClient, startLocalDynamo } from '../../infra/local/dynamodb';
 import { startLocalStack, useLocalJavaSettings, type LocalStack, type LocalStackOptions } from '../../infra/local/local-stack';
@@ -83,12 +82,11 @@ export async function useTestTable(): Promise<TestTable> {
   await ensureTable(endpoint, tableName);
   Object.assign(process.env, { APP_RUNTIME: 'local', TABLE_NAME: tableName, DYNAMODB_ENDPOINT: endpoint });
   resetConfig();
-  resetDbClient();
   return {
     endpoint,
     tableName,
     async stop() {
-      resetDbClient();
+      resetConfig();
       const client = localDynamoClient(endpoint);
       await client.send(new DeleteTableCommand({ TableName: tableName })).finally(() => client.destroy());
       await stopDynamo();

@@ -153,7 +153,7 @@ export function sqsEvent(bodies: unknown[], receiveCount = 1): SQSEvent {
 }
 
 /** What the SES stand-in does with the n-th SendEmail call (1-based). */
-export type SesBehaviour = 'forward' | 'throttle' | 'forward-then-hang';
+export type SesBehaviour = 'forward' | 'throttle' | 'forward-then-hang' | 'forward-then-reset';
 
 export interface SesProxy {
   endpoint: string;
@@ -166,8 +166,9 @@ export interface SesProxy {
 
 /**
  * A stand-in SES endpoint in front of the sink: it forwards calls to the real sink, answers some with
- * SES's 429 TooManyRequestsException, or forwards and then never answers (a Lambda killed while SES
- * was taking the mail). Only the transport misbehaves; the mail still goes through the real sink.
+ * SES's 429 TooManyRequestsException, forwards and then never answers (a Lambda killed while SES
+ * was taking the mail), or forwards and then drops the connection (the answer lost on the way back).
+ * Only the transport misbehaves; the mail still goes through the real sink.
  */
 export async function startSesProxy(sink: SesSink, behaviour: (call: number) => SesBehaviour): Promise<SesProxy> {
   const { createServer } = await import('node:http');
@@ -190,6 +191,10 @@ export async function startSesProxy(sink: SesSink, behaviour: (call: number) => 
       void fetch(`${sink.endpoint}${request.url ?? '/'}`, { method: request.method, headers, body })
         .then(async (forwarded) => {
           if (action === 'forward-then-hang') return;
+          if (action === 'forward-then-reset') {
+            response.socket?.destroy();
+            return;
+          }
           response.writeHead(forwarded.status, { 'content-type': forwarded.headers.get('content-type') ?? 'application/json' });
           response.end(Buffer.from(await forwarded.arrayBuffer()));
         })

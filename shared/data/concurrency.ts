@@ -1,4 +1,5 @@
-// Bounded concurrency for the automation engine's many small table writes and delivery batches.
+// Bounded concurrency and chunking: the one copy the data layer and the automation engine share
+// (many small table writes, batch requests, delivery batches).
 
 /** Run `work` on every item, at most `limit` at a time. */
 export async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {

@@ -1,0 +1,39 @@
+// The one way an SQS consumer answers: Powertools' partial batch response. Records are handled one
+// after another (delivery keeps to the SES rate, imports to the table's); a record whose handler
+// throws is reported for redelivery, and the rest of the batch is acknowledged.
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { describeError, log } from '../log';
+
+/** Thrown by a record handler that wants its message delivered again later; not an error to log. */
+export class RedeliverMessage extends Error {
+  override readonly name = 'RedeliverMessage';
+  constructor(reason: string) {
+    super(reason);
+  }
+}
+
+/** Handle every record of the event; the failed ones come back as `batchItemFailures`. */
+export function consumeRecords(
+  event: SQSEvent,
+  context: Partial<Context> | undefined,
+  what: string,
+  handleRecord: (record: SQSRecord) => Promise<void>,
+): Promise<SQSBatchResponse> {
+  const handle = async (record: SQSRecord) => {
+    try {
+      await handleRecord(record);
+    } catch (error) {
+      if (!(error instanceof RedeliverMessage)) log.error(`${what} failed`, { messageId: record.messageId, ...describeError(error) });
+      throw error;
+    }
+  };
+  // A processor per call: it holds the batch's state, and the local queue may run batches side by side.
+  return processPartialResponse(event, handle, new BatchProcessor(EventType.SQS), {
+    ...(context ? { context: context as Context } : {}),
+    processInParallel: false,
+    // A batch whose every record failed answers the same list rather than throwing: SQS redelivers
+    // exactly those messages either way, and the local queue reads the list.
+    throwOnFullBatchFailure: false,
+  });
+}

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/local-stack';
 import { drainSink } from './lib/sink-drain';
-import { addContactType } from '../shared/data/contact-types';
-import { importContacts, type ImportRow } from '../shared/data/contact-import';
-import { addSender, confirmSenderAddress } from '../shared/data/senders';
-import { getSingleSend } from '../shared/data/single-sends';
-import { addUnsubscribeGroup } from '../shared/data/unsubscribe-groups';
+import { addContactType } from '../shared/contact-types/repository';
+import { importContacts, type ImportRow } from '../shared/contacts/import-writes';
+import { addSender, confirmSenderAddress } from '../shared/senders/repository';
+import { getSingleSend } from '../shared/single-sends/repository';
+import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
 
 const recipients = Number(process.argv[2] ?? 10_000);
 const seconds = (ms: number) => Math.round(ms / 100) / 10;

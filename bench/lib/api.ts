@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { root } from '../lib/report';
+import { root } from './report';
 
 export interface AutocannonResult {
   latency: { p50: number; p99: number; average: number; max: number };

@@ -3,7 +3,7 @@
 // runs inside the SDK's retry loop).
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../shared/data/client';
+import { db } from '../../shared/table/client';
 import { Api } from '../lib/api';
 import { details, row } from '../lib/report';
 

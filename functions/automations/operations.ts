@@ -12,11 +12,11 @@ import {
   setAutomationLive,
   type AutomationTarget,
   type AutomationTypeName,
-} from '../../shared/data/automations';
-import { automationWentLive } from '../../shared/automation/going-live';
-import { contactTypeExists } from '../../shared/data/contact-types';
-import { segmentExists } from '../../shared/data/segments';
-import { unsubscribeGroupExists } from '../../shared/data/unsubscribe-groups';
+} from '../../shared/automations/repository';
+import { automationWentLive } from '../../shared/automations/going-live';
+import { contactTypeExists } from '../../shared/contact-types/repository';
+import { segmentExists } from '../../shared/segments/repository';
+import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
 import { ConflictError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
@@ -98,7 +98,7 @@ export const setLive = accountOperation(async ({ account, request }) => {
   // The group is stored as text; it is usable only while it still exists in the account.
   const groupId = /^\d{1,15}$/.test(automation.unsubscribe_group_id) ? Number(automation.unsubscribe_group_id) : undefined;
   if (groupId === undefined || !(await unsubscribeGroupExists(account.id, groupId))) throw new ConflictError(groupRequiredText);
-  // Enrols a custom automation's members and resumes parked enrolments (shared/automation/going-live.ts).
+  // Enrols a custom automation's members and resumes parked enrolments (shared/automations/going-live.ts).
   await automationWentLive(account.id, await setAutomationLive(account.id, utr));
   return ok('Automation has been set live');
 });

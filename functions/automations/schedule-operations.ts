@@ -1,14 +1,14 @@
 // Automation schedule (step) operations: list an automation's steps, add one, delete one.
-import { addAutomationStep, deleteAutomationStep, listAutomationStepsPage, waitingTypes, type AutomationStep, type WaitingType } from '../../shared/data/automation-steps';
-import { getAutomation, type Automation } from '../../shared/data/automations';
-import { RecordNotFound } from '../../shared/data/errors';
-import { getSender } from '../../shared/data/senders';
-import { findDesignTemplate } from '../../shared/data/templates';
+import { addAutomationStep, deleteAutomationStep, listAutomationStepsPage, waitingTypes, type AutomationStep, type WaitingType } from '../../shared/automations/steps';
+import { getAutomation, type Automation } from '../../shared/automations/repository';
+import { RecordNotFound } from '../../shared/table/errors';
+import { getSender } from '../../shared/senders/repository';
+import { findDesignTemplate } from '../../shared/templates/repository';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
-import { mapPage } from '../../shared/data/pages';
+import { mapPage } from '../../shared/table/pages';
 import { attributeName, format, integer, messages, string, validate } from '../../shared/validation';
 import { validateWithReferences } from './references';
 import { stepLinks } from './step-preview';

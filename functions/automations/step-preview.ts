@@ -2,11 +2,11 @@
 // its preview. The links carry a signed token (account and step utr) instead of credentials, so
 // they open in a browser or an <img> tag, cannot be forged, and never reveal another step.
 import { config } from '../../shared/config';
-import { signToken, verifyToken } from '../../shared/auth/signed-token';
-import { getAutomationStep, type AutomationStep } from '../../shared/data/automation-steps';
-import { RecordNotFound } from '../../shared/data/errors';
-import { renderDesignHtml, type Design } from '../../shared/data/template-design';
-import { BLANK_TEMPLATE_ID, designByPreviewFile, findDesignTemplate } from '../../shared/data/templates';
+import { signToken, verifyToken } from '../../shared/signed-token';
+import { getAutomationStep, type AutomationStep } from '../../shared/automations/steps';
+import { RecordNotFound } from '../../shared/table/errors';
+import { renderDesignHtml, type Design } from '../../shared/templates/design';
+import { BLANK_TEMPLATE_ID, designByPreviewFile, findDesignTemplate } from '../../shared/templates/repository';
 import { publicOperation } from '../../shared/http/pipeline';
 import { raw } from '../../shared/http/reply';
 import type { ApiRequest } from '../../shared/http/request';

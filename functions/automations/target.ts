@@ -1,6 +1,6 @@
 // The spec's `automation_for` text (`contacts_<contact_type_id>` or `segments_<segment_id>`) read into
 // a target kind and id.
-import type { AutomationTarget } from '../../shared/data/automations';
+import type { AutomationTarget } from '../../shared/automations/repository';
 
 const targetPattern = /^(contacts_|segments_)([1-9]\d{0,14})$/;
 

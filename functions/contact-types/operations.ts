@@ -5,8 +5,8 @@ import {
   getContactType,
   listContactTypesPage,
   renameContactType,
-} from '../../shared/data/contact-types';
-import { RecordNotFound } from '../../shared/data/errors';
+} from '../../shared/contact-types/repository';
+import { RecordNotFound } from '../../shared/table/errors';
 import { HttpError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';

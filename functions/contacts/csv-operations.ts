@@ -1,11 +1,11 @@
 // Contact CSV operations: the sample file in the import layout, the import, and an import job's status.
 import { stringify } from 'csv-stringify/sync';
-import { contactColumns } from '../../shared/contacts/contact-input';
+import { contactColumns } from '../../shared/contacts/input';
 import { runImportJob } from '../../shared/contacts/import-job';
 import { enqueueImport } from '../../shared/contacts/import-queue';
-import { createImportJob, getContactImport } from '../../shared/data/contact-import-jobs';
-import { contactTypeExists } from '../../shared/data/contact-types';
-import { listCustomFields, type CustomField } from '../../shared/data/custom-fields';
+import { createImportJob, getContactImport } from '../../shared/contacts/import-jobs';
+import { contactTypeExists } from '../../shared/contact-types/repository';
+import { listCustomFields, type CustomField } from '../../shared/custom-fields/repository';
 import { CsvUnreadable, readCsvTable } from '../../shared/csv/read-csv';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';

@@ -1,7 +1,7 @@
 // Contact operations: list, details, add, update, delete and bulk delete.
-import type { ContactRecord } from '../../shared/data/contact-record';
-import { fieldsByName, fullName } from '../../shared/data/contact-items';
-import { contactTypeExists, getContactTypes } from '../../shared/data/contact-types';
+import type { ContactRecord } from '../../shared/contacts/record';
+import { fieldsByName, fullName } from '../../shared/contacts/items';
+import { contactTypeExists, getContactTypes } from '../../shared/contact-types/repository';
 import {
   addContact,
   ContactEmailTaken,
@@ -11,16 +11,16 @@ import {
   getContact,
   listContactsPage,
   updateContact,
-} from '../../shared/data/contacts';
-import { listCustomFields, type CustomField } from '../../shared/data/custom-fields';
-import { mapPage } from '../../shared/data/pages';
-import { findCountry } from '../../shared/data/reference-data';
+} from '../../shared/contacts/repository';
+import { listCustomFields, type CustomField } from '../../shared/custom-fields/repository';
+import { mapPage } from '../../shared/table/pages';
+import { findCountry } from '../../shared/reference-data/repository';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { format, idList, integer, messages, validate } from '../../shared/validation';
-import { readContactInput, type ContactInput } from '../../shared/contacts/contact-input';
+import { readContactInput, type ContactInput } from '../../shared/contacts/input';
 
 const contactId = integer().required().min(1);
 

@@ -1,6 +1,6 @@
 // Field operations: the reserved fields every contact has, and the account's custom fields.
-import { addCustomField, customFieldTypes, CustomFieldNameTaken, deleteCustomField, listCustomFieldsPage } from '../../shared/data/custom-fields';
-import { isReservedFieldName, reservedFields } from '../../shared/data/reserved-fields';
+import { addCustomField, customFieldTypes, CustomFieldNameTaken, deleteCustomField, listCustomFieldsPage } from '../../shared/custom-fields/repository';
+import { isReservedFieldName, reservedFields } from '../../shared/custom-fields/reserved-fields';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';

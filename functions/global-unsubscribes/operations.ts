@@ -4,7 +4,7 @@ import {
   deleteSuppressionEntries,
   deleteSuppressionEntry,
   listSuppressionListPage,
-} from '../../shared/data/suppressions';
+} from '../../shared/suppressions/repository';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';

@@ -4,7 +4,7 @@ import {
   deleteNotificationRecipient,
   deleteNotificationRecipients,
   listNotificationRecipientsPage,
-} from '../../shared/data/notification-recipients';
+} from '../../shared/notification-recipients/repository';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';

@@ -1,6 +1,6 @@
 // RFC 8058 one-click unsubscribe: the `List-Unsubscribe` URL that mail providers POST to (no cookies,
 // no page) when the reader presses their Unsubscribe button.
-import { RecordNotFound } from '../../shared/data/errors';
+import { RecordNotFound } from '../../shared/table/errors';
 import { publicOperation } from '../../shared/http/pipeline';
 import { raw, type Reply } from '../../shared/http/reply';
 import { applyPreference } from './recipient-choices';

@@ -1,6 +1,6 @@
 // The HTML of the unsubscribe preferences page and its confirmations: plain forms that post back to
 // the page, no JavaScript, every piece of text escaped.
-import type { UnsubscribeGroup } from '../../shared/data/unsubscribe-groups';
+import type { UnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import type { Reply } from '../../shared/http/reply';
 import { escapeHtml } from '../../shared/mail/templates/html';
 import { htmlFrame } from './page';

@@ -6,8 +6,8 @@ import {
   isGloballyUnsubscribed,
   isInUnsubscribeGroup,
   removeFromUnsubscribeGroup,
-} from '../../shared/data/suppressions';
-import { listDisplayedUnsubscribeGroups, type UnsubscribeGroup } from '../../shared/data/unsubscribe-groups';
+} from '../../shared/suppressions/repository';
+import { listDisplayedUnsubscribeGroups, type UnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import type { RecipientClaims } from '../../shared/mail/links';
 import { countRecipientEvent } from './recipient-link';
 

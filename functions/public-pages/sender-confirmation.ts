@@ -1,7 +1,7 @@
 // The page a sender's verification mail links to: a valid link marks the sender verified.
-import { readSenderConfirmation } from '../../shared/auth/sender-confirmation';
-import { RecordNotFound } from '../../shared/data/errors';
-import { confirmSenderAddress } from '../../shared/data/senders';
+import { readSenderConfirmation } from '../../shared/senders/confirmation';
+import { RecordNotFound } from '../../shared/table/errors';
+import { confirmSenderAddress } from '../../shared/senders/repository';
 import { publicOperation } from '../../shared/http/pipeline';
 import { log } from '../../shared/log';
 import { htmlPage } from './page';

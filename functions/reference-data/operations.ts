@@ -6,7 +6,7 @@ import {
   findState,
   listCountriesAndStates,
   type City,
-} from '../../shared/data/reference-data';
+} from '../../shared/reference-data/repository';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';

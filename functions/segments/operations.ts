@@ -1,10 +1,10 @@
 // Segment operations: list, save, update and delete. Save and update rebuild the segment's
 // membership once, so the list's counts and recipients are current when they answer.
-import { contactTypeExists } from '../../shared/data/contact-types';
-import { listCustomFields } from '../../shared/data/custom-fields';
-import { reservedFieldNames } from '../../shared/data/reserved-fields';
-import { rebuildSegmentMembership } from '../../shared/data/segment-rebuild';
-import { addSegment, deleteSegment, listSegmentsPage, updateSegment, type SegmentInput } from '../../shared/data/segments';
+import { contactTypeExists } from '../../shared/contact-types/repository';
+import { listCustomFields } from '../../shared/custom-fields/repository';
+import { reservedFieldNames } from '../../shared/custom-fields/reserved-fields';
+import { rebuildSegmentMembership } from '../../shared/segments/rebuild';
+import { addSegment, deleteSegment, listSegmentsPage, updateSegment, type SegmentInput } from '../../shared/segments/repository';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';

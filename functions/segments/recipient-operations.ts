@@ -1,7 +1,7 @@
 // Segment recipient operations: list a segment's recipients, store one by hand, delete one.
-import { SegmentChanged, applyMembershipChanges } from '../../shared/data/segment-recipient-changes';
-import { deleteSegmentRecipient, listSegmentRecipientsPage, manualEntry } from '../../shared/data/segment-recipients';
-import { getSegment, segmentExists } from '../../shared/data/segments';
+import { SegmentChanged, applyMembershipChanges } from '../../shared/segments/recipient-changes';
+import { deleteSegmentRecipient, listSegmentRecipientsPage, manualEntry } from '../../shared/segments/recipients';
+import { getSegment, segmentExists } from '../../shared/segments/repository';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';

@@ -1,5 +1,5 @@
 // Sender operations: list, save, details, update, delete and resend of the verification mail.
-import { addSender, deleteSender, getSender, listSendersPage, updateSender } from '../../shared/data/senders';
+import { addSender, deleteSender, getSender, listSendersPage, updateSender } from '../../shared/senders/repository';
 import { HttpError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';

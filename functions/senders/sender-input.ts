@@ -1,7 +1,7 @@
 // The sender input of save and update: field rules, then the country/state/city references, with
 // every failing field reported together in field order, as Laravel does.
-import { cityBelongsTo, findCountry, stateBelongsTo } from '../../shared/data/reference-data';
-import type { SenderInput } from '../../shared/data/senders';
+import { cityBelongsTo, findCountry, stateBelongsTo } from '../../shared/reference-data/repository';
+import type { SenderInput } from '../../shared/senders/repository';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { email, format, integer, messages, string, type Infer, type Schema } from '../../shared/validation';
 

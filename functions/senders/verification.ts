@@ -1,8 +1,8 @@
 // Sending a sender's verification mail: a signed, expiring confirmation link to the from address,
 // from the service's own system address, with `send_at` recording when it went out.
-import { senderConfirmationValidHours, signSenderConfirmation } from '../../shared/auth/sender-confirmation';
+import { senderConfirmationValidHours, signSenderConfirmation } from '../../shared/senders/confirmation';
 import { config } from '../../shared/config';
-import { claimVerificationMail, releaseVerificationMail, type Sender } from '../../shared/data/senders';
+import { claimVerificationMail, releaseVerificationMail, type Sender } from '../../shared/senders/repository';
 import { describeError, log } from '../../shared/log';
 import { sendMail } from '../../shared/mail/mailer';
 import { senderVerificationMail } from '../../shared/mail/templates/sender-verification';

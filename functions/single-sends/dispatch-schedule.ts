@@ -1,6 +1,6 @@
 // A single send's one scheduler job: the dispatcher fires at the send's time (or at once) with
 // `{accountId, utr}`; re-scheduling replaces the job of the same name, deleting the send cancels it.
-import { singleSendJobName, singleSendStatus, type SingleSend } from '../../shared/data/single-send-record';
+import { singleSendJobName, singleSendStatus, type SingleSend } from '../../shared/single-sends/record';
 import { cancel, scheduleAt } from '../../shared/scheduling/scheduler';
 
 export async function scheduleDispatch(singleSend: SingleSend, at: Date): Promise<void> {

@@ -1,6 +1,6 @@
 // The pure rules of single-send input: audience entries (`contacts_3`), the schedule's date and time
 // (UTC) and the either-or rule of the custom design, each answering Laravel-worded messages.
-import type { RecipientEntry, RecipientTable } from '../../shared/data/single-send-record';
+import type { RecipientEntry, RecipientTable } from '../../shared/single-sends/record';
 import { attributeName, format, messages } from '../../shared/validation';
 
 /** Most audience entries one send names; keeps a send's item and its validation reads small. */

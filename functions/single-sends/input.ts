@@ -1,13 +1,13 @@
 // The create and update fields of a single send, validated as one request: every failing field is
 // named at once, shape errors and references to records of the account alike, in the spec's order.
-import { contactTypeExists } from '../../shared/data/contact-types';
-import { RecordNotFound } from '../../shared/data/errors';
-import { segmentExists } from '../../shared/data/segments';
-import { getSender, type Sender } from '../../shared/data/senders';
-import { senderDetails } from '../../shared/data/single-send-sender';
-import type { RecipientEntry, SingleSendContent } from '../../shared/data/single-send-record';
-import { findDesignTemplate } from '../../shared/data/templates';
-import { unsubscribeGroupExists } from '../../shared/data/unsubscribe-groups';
+import { contactTypeExists } from '../../shared/contact-types/repository';
+import { RecordNotFound } from '../../shared/table/errors';
+import { segmentExists } from '../../shared/segments/repository';
+import { getSender, type Sender } from '../../shared/senders/repository';
+import { senderDetails } from '../../shared/single-sends/sender';
+import type { RecipientEntry, SingleSendContent } from '../../shared/single-sends/record';
+import { findDesignTemplate } from '../../shared/templates/repository';
+import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { currentTime } from '../../shared/time';
 import { flag, format, integer, messages, string, type Field, type Infer } from '../../shared/validation';

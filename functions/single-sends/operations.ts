@@ -8,7 +8,7 @@ import {
   listSingleSendsPage,
   SingleSendLocked,
   updateSingleSend,
-} from '../../shared/data/single-sends';
+} from '../../shared/single-sends/repository';
 import { ConflictError, ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';

@@ -1,8 +1,8 @@
 // Templates and dynamic content: the design library, the placeholder names, and the library's preview images.
 import { createHash } from 'node:crypto';
-import { dynamicContentNames } from '../../shared/data/dynamic-content';
-import { RecordNotFound } from '../../shared/data/errors';
-import { designByPreviewFile, listDesignTemplates } from '../../shared/data/templates';
+import { dynamicContentNames } from '../../shared/templates/dynamic-content';
+import { RecordNotFound } from '../../shared/table/errors';
+import { designByPreviewFile, listDesignTemplates } from '../../shared/templates/repository';
 import { accountOperation, publicOperation } from '../../shared/http/pipeline';
 import { ok, raw } from '../../shared/http/reply';
 import { renderPreviewSvg } from './preview-image';

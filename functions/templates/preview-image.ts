@@ -1,6 +1,6 @@
 // Preview images of the library's designs: a wireframe SVG drawn from each design's blocks and
 // colours, so a preview can never drift from the design it shows.
-import type { Block, Design, Theme } from '../../shared/data/template-design';
+import type { Block, Design, Theme } from '../../shared/templates/design';
 
 const width = 320;
 const height = 440;

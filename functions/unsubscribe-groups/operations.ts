@@ -5,15 +5,15 @@ import {
   deleteSuppressionEntries,
   deleteSuppressionEntry,
   listSuppressionListPage,
-} from '../../shared/data/suppressions';
+} from '../../shared/suppressions/repository';
 import {
   addUnsubscribeGroup,
   getUnsubscribeGroup,
   listUnsubscribeGroupsPage,
   unsubscribeGroupExists,
   updateUnsubscribeGroup,
-} from '../../shared/data/unsubscribe-groups';
-import { RecordNotFound } from '../../shared/data/errors';
+} from '../../shared/suppressions/unsubscribe-groups';
+import { RecordNotFound } from '../../shared/table/errors';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';

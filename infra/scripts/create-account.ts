@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createAccount } from '../../shared/data/accounts';
+import { createAccount } from '../../shared/accounts/repository';
 
 // AWS's documented switch for the SDK's Node 20 notice (aws/aws-sdk-js-v3#7983): stderr stays for errors.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -2,7 +2,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { tableDefinition } from '../../shared/data/table';
+import { tableDefinition } from '../../shared/table/definition';
 
 export interface DataTableOptions {
   /** Without it the table outlives the stack and refuses deletion, so no stage loses data by accident. */

@@ -18,7 +18,7 @@ export interface FunctionNeeds {
 // sending mail or scheduling fails the tests instead of failing in production.
 export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // HTTP families. A change of contacts or segment membership enrols contacts in automations, which
-  // schedules an immediate automation-steps run (shared/automation/enrolment.ts).
+  // schedules an immediate automation-steps run (shared/automations/enrolment-service.ts).
   senders: { mail: true, systemMail: true },
   'single-sends': { schedules: true },
   'contact-types': { schedules: true },

@@ -8,7 +8,7 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { tableDefinition } from '../../shared/data/table';
+import { tableDefinition } from '../../shared/table/definition';
 import { queueConsumers, queueNames, queueUrlEnvName, type QueueName } from '../../shared/queue/queues';
 import { httpFamilies } from '../../shared/routes';
 import { scheduleTargetArnEnvName } from '../../shared/scheduling/aws-scheduler';

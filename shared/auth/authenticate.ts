@@ -1,9 +1,9 @@
 // Resolve the PublicKey/SecretKey headers to an account: one GetItem per public key, cached briefly
 // in the container; the secret is compared in constant time on every request.
 import { config } from '../config';
-import { findCredential, type StoredCredential } from '../data/accounts';
+import { findCredential, type StoredCredential } from '../accounts/repository';
 import { UnauthorizedError, type FieldErrors } from '../http/errors';
-import { secretMatches } from './credentials';
+import { secretMatches } from '../accounts/credentials';
 
 export interface AuthenticatedAccount {
   id: number;

@@ -1,13 +1,13 @@
 // Reading the rows of a contact CSV file as contact input: each row validated like contacts/add, by
 // ranges, so an import job can take a file chunk by chunk and get the same rows on every replay.
 import type { CsvTable } from '../csv/read-csv';
-import { fieldsByName } from '../data/contact-items';
-import type { ImportRow } from '../data/contact-import';
-import type { RowError } from '../data/contact-import-jobs';
-import { listCustomFields } from '../data/custom-fields';
-import { findCountry, findCountryByCode } from '../data/reference-data';
+import { fieldsByName } from './items';
+import type { ImportRow } from './import-writes';
+import type { RowError } from './import-jobs';
+import { listCustomFields } from '../custom-fields/repository';
+import { findCountry, findCountryByCode } from '../reference-data/repository';
 import { ValidationError } from '../http/errors';
-import { contactColumns, readContactInput } from './contact-input';
+import { contactColumns, readContactInput } from './input';
 
 export type { RowError };
 

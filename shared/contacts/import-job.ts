@@ -1,9 +1,9 @@
 // Running a contact import job: the file's rows in chunks through the one importer, each chunk
 // checkpointed with its counts, so a job stopped anywhere (time limit, crash) continues where it was.
 import type { CsvTable } from '../csv/read-csv';
-import { importContacts } from '../data/contact-import';
-import { ChunkAlreadyDone, checkpointChunk, claimChunk, getImportJob, ImportTypeGone, markImportStatus, type ImportJob } from '../data/contact-import-jobs';
-import { ContactTypeUnavailable } from '../data/contacts';
+import { importContacts } from './import-writes';
+import { ChunkAlreadyDone, checkpointChunk, claimChunk, getImportJob, ImportTypeGone, markImportStatus, type ImportJob } from './import-jobs';
+import { ContactTypeUnavailable } from './repository';
 import { csvRowReader } from './csv-rows';
 
 /** Rows per chunk: one checkpoint per chunk, and a chunk's writes fit comfortably in a Lambda's remaining time. */

@@ -2,7 +2,7 @@
 // and, when the Lambda's time runs short, puts the job back on the queue to continue there.
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { readCsvTable } from '../csv/read-csv';
-import { loadImportFile } from '../data/contact-import-jobs';
+import { loadImportFile } from './import-jobs';
 import { consumeRecords } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { runImportJob } from './import-job';

@@ -1,6 +1,6 @@
 // The paging part of every list operation: the optional `limit` and `cursor` query fields, and the
 // `next_cursor` member a list's success message carries beside the spec's array.
-import { maxPageSize, type ListPage, type PageRequest } from '../data/pages';
+import { maxPageSize, type ListPage, type PageRequest } from '../table/pages';
 import { integer, string } from '../validation';
 
 /** Shown for a cursor that is not one this list issued (tampered, or another account's or list's). */

@@ -2,8 +2,8 @@
 // match route -> authenticate -> parse body -> operation -> envelope; errors are mapped last.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type AuthenticatedAccount } from '../auth/authenticate';
-import { RecordNotFound } from '../data/errors';
-import { InvalidCursor } from '../data/pages';
+import { RecordNotFound } from '../table/errors';
+import { InvalidCursor } from '../table/pages';
 import { describeError, log, setLogAccount, startLogInvocation } from '../log';
 import { routesOf, type HttpFamily, type Route } from '../routes';
 import { loadSecrets } from '../secrets';

@@ -1,6 +1,6 @@
 // The recipient's links in every marketing mail (open pixel, preferences page, RFC 8058 one-click
 // unsubscribe), all carrying one signed token that names the send, the address and the send's group.
-import { signToken, verifyToken, type TokenCheck } from '../auth/signed-token';
+import { signToken, verifyToken, type TokenCheck } from '../signed-token';
 import { config } from '../config';
 import { decodeSendRef, encodeSendRef, type SendRef } from '../sending/send-ref';
 

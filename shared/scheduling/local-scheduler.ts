@@ -2,8 +2,8 @@
 // the poller (infra/local/scheduler-poller.ts) finds every due job with one Query and nothing is
 // lost when the process restarts.
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../data/client';
-import { SCHEDULE_PARTITION, scheduledJobDueKey, scheduledJobKey, scheduledJobsDueBound } from '../data/keys';
+import { db, tableName } from '../table/client';
+import { SCHEDULE_PARTITION, scheduledJobDueKey, scheduledJobKey, scheduledJobsDueBound } from './keys';
 import { scheduleInput, type EventTarget, type ScheduledJob, type SchedulerAdapter } from './scheduled-job';
 
 /** A due job as the index lists it; `dueKey` identifies this version of the job for the claim. */

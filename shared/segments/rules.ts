@@ -1,7 +1,7 @@
 // The segment rule engine: the operators, how values of each field type compare, and whether a
 // contact matches a segment's conditions. Pure, so membership code and tests share it unchanged.
-import type { ContactRecord } from '../data/contact-record';
-import { reservedFieldNames } from '../data/reserved-fields';
+import type { ContactRecord } from '../contacts/record';
+import { reservedFieldNames } from '../custom-fields/reserved-fields';
 
 /** Every operator a condition may use, in the exact phrases clients send. */
 export const segmentOperators = [

@@ -2,8 +2,8 @@
 // and automations. Per recipient: the suppression check at send time, the ledger claim, rendering,
 // the rate limit, SES. Throttling is retried with backoff and, if it persists, handed back unsent.
 import { config } from '../config';
-import { bouncedAmong } from '../data/bounces';
-import { suppressedAmong } from '../data/suppressions';
+import { bouncedAmong } from '../suppressions/bounces';
+import { suppressedAmong } from '../suppressions/repository';
 import { describeError, log } from '../log';
 import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from '../mail/links';
 import { MailSendingPausedError, MailThrottledError, sendMail, type OutgoingMail } from '../mail/mailer';

@@ -1,8 +1,8 @@
 // The delivery queue's consumer: each message is one batch of one send. Delivers it, settles it once
 // it is finished (which may complete the send), and answers which messages SQS must redeliver.
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { getSendingSingleSend, settleDeliveryBatch, singleSendExists } from '../data/single-send-progress';
-import { singleSendStatus } from '../data/single-send-record';
+import { getSendingSingleSend, settleDeliveryBatch, singleSendExists } from '../single-sends/progress';
+import { singleSendStatus } from '../single-sends/record';
 import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { deliverToRecipients, type DeliveryOutcome } from './deliver';

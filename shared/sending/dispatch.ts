@@ -3,7 +3,7 @@
 // address once per page) and fans them out to the delivery queue in batches. Resumable: the cursor
 // is written with each page's fan-out, so a run that stops (time budget, crash) continues where the
 // last recorded page ended, and a page replayed after a crash yields the same batch ids.
-import { bouncedAmong } from '../data/bounces';
+import { bouncedAmong } from '../suppressions/bounces';
 import {
   getDispatchState,
   getSendingSingleSend,
@@ -13,9 +13,9 @@ import {
   type DispatchCursor,
   type DispatchState,
   type SendingSingleSend,
-} from '../data/single-send-progress';
-import { singleSendJobName, singleSendStatus } from '../data/single-send-record';
-import { suppressedAmong } from '../data/suppressions';
+} from '../single-sends/progress';
+import { singleSendJobName, singleSendStatus } from '../single-sends/record';
+import { suppressedAmong } from '../suppressions/repository';
 import { sendMessages } from '../queue/queue';
 import { scheduleAt } from '../scheduling/scheduler';
 import { currentTime } from '../time';

@@ -4,9 +4,10 @@
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
-import { db, tableName } from '../data/client';
-import { sendEventMarkerKey, sendLedgerKey, type Key } from '../data/keys';
-import { isConditionFailure, putNewItem } from '../data/records';
+import { db, tableName } from '../table/client';
+import { sendEventMarkerKey, sendLedgerKey } from './keys';
+import { type Key } from '../table/keys';
+import { isConditionFailure, putNewItem } from '../table/records';
 import { encodeSendRef, type SendRef } from './send-ref';
 
 /**

@@ -1,11 +1,11 @@
 // Who a single send reaches, read page by page so a dispatcher can stop and resume: the contacts of
 // each `contacts_<id>` entry and the recipients of each `segments_<id>` entry, with the placeholder
 // values of each, and the addresses its exclusion entries name.
-import { contactsOfTypePage, forEachContactOfType } from '../data/contacts';
-import type { ContactRecord } from '../data/contact-record';
-import { findCountry } from '../data/reference-data';
-import { forEachSegmentRecipient, type SegmentRecipient } from '../data/segment-membership';
-import type { RecipientEntry } from '../data/single-send-record';
+import { contactsOfTypePage, forEachContactOfType } from '../contacts/repository';
+import type { ContactRecord } from '../contacts/record';
+import { findCountry } from '../reference-data/repository';
+import { forEachSegmentRecipient, type SegmentRecipient } from '../segments/membership';
+import type { RecipientEntry } from '../single-sends/record';
 import type { DeliveryRecipient } from './delivery-message';
 
 /** One page of an audience entry, and the key to resume after it. */

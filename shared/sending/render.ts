@@ -1,7 +1,7 @@
 // Renders one marketing mail for one recipient: `((name))` placeholders, the preheader, the
 // compliance footer when the design has no preferences link, the open pixel, the RFC 8058 headers
 // and a plain-text part. Pure: the links come in already built, so it needs no I/O.
-import { placeholderPattern } from '../data/dynamic-content';
+import { placeholderPattern } from '../templates/dynamic-content';
 import type { MailHeader } from '../mail/mailer';
 import { escapeHtml } from '../mail/templates/html';
 import { htmlToText } from './html-text';

@@ -1,8 +1,8 @@
 // What every recipient of one send or automation step shares: subject, preheader, the design as
 // HTML, and the sender. Single sends build it from their record; the automation engine from its step.
-import { renderDesignHtml, type Design } from '../data/template-design';
-import { findDesignTemplate } from '../data/templates';
-import type { SingleSend } from '../data/single-send-record';
+import { renderDesignHtml, type Design } from '../templates/design';
+import { findDesignTemplate } from '../templates/repository';
+import type { SingleSend } from '../single-sends/record';
 
 export interface SendContent {
   subject: string;

@@ -1,9 +1,9 @@
 // The short mail a completed single send leaves the account's notification recipients, and the
 // completion step that sends it: whoever settles a send last completes it, exactly once.
 import { config } from '../config';
-import { listNotificationRecipients } from '../data/notification-recipients';
-import { completeIfSettled, getDispatchState, getSendingSingleSend, type DispatchState } from '../data/single-send-progress';
-import type { SingleSend } from '../data/single-send-record';
+import { listNotificationRecipients } from '../notification-recipients/repository';
+import { completeIfSettled, getDispatchState, getSendingSingleSend, type DispatchState } from '../single-sends/progress';
+import type { SingleSend } from '../single-sends/record';
 import { describeError, log } from '../log';
 import { sendMail } from '../mail/mailer';
 import { escapeHtml } from '../mail/templates/html';

@@ -2,7 +2,7 @@
 // deliveries count as delivered, hard bounces count and suppress, complaints suppress. The send comes
 // back from the `send_ref` message tag set at send time; mail without it (system mail) is ignored.
 import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
-import { addBouncedAddress } from '../data/bounces';
+import { addBouncedAddress } from '../suppressions/bounces';
 import { log } from '../log';
 import { decodeSendRef, sendRefTag, type SendRef } from './send-ref';
 import { recordSendEvent } from './statistics';

@@ -1,8 +1,8 @@
 // Send statistics: one call per event, counted with atomic counters on the single send or the
 // automation. Every event counts at most once per recipient (a marker item claimed with a conditional
 // put), except `total_opens`, which counts every open: SES events and page hits may arrive twice.
-import { addAutomationTotals, type AutomationTotal, type AutomationTotalsChange } from '../data/automations';
-import { addSingleSendCounts, type SingleSendCounter } from '../data/single-send-progress';
+import { addAutomationTotals, type AutomationTotal, type AutomationTotalsChange } from '../automations/repository';
+import { addSingleSendCounts, type SingleSendCounter } from '../single-sends/progress';
 import { claimEventMarker, eventMarkerKey, releaseEventMarker } from './ledger';
 import type { SendRef } from './send-ref';
 

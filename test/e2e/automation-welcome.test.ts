@@ -1,7 +1,7 @@
 // A welcome automation on the whole local stack, through the HTTP API (the sender's confirmation
 // aside): set live with one `instantly` step, a contact added by contacts/add gets the mail within
 // seconds, run by the local scheduler's automation-steps job.
-import { confirmSenderAddress } from '../../shared/data/senders';
+import { confirmSenderAddress } from '../../shared/senders/repository';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import type { SinkMail } from '../support/sending';
 

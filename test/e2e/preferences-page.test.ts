@@ -2,14 +2,14 @@
 // the preferences page's forms work without JavaScript, and what a click changes shows in the API.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { getSingleSend } from '../../shared/data/single-sends';
+import { getSingleSend } from '../../shared/single-sends/repository';
 import { openPixelUrl, preferencesUrl, recipientToken } from '../../shared/mail/links';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { storedSingleSend } from '../support/recipient-pages';
 import { contactFields, type SinkMail } from '../support/sending';
 import { newSendingAccount, sendFields, type SendingAccount } from '../support/single-sends';
-import { addContact } from '../../shared/data/contacts';
+import { addContact } from '../../shared/contacts/repository';
 
 const chromiumPath = '/usr/bin/chromium';
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];

@@ -1,6 +1,6 @@
 // Single sends on the whole local stack, through the HTTP API only (the sender's confirmation aside):
 // an immediate send to 5 contacts puts exactly 3 mails in the sink, and a scheduled send fires at its time.
-import { confirmSenderAddress } from '../../shared/data/senders';
+import { confirmSenderAddress } from '../../shared/senders/repository';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import type { SinkMail } from '../support/sending';
 

@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { cdkJsonContext } from '../../infra/stack/cdk-json-context';
 import { createEmailCampaignStack, type EmailCampaignStack } from '../../infra/stack/email-campaign-stack';
-import { createTableInput } from '../../shared/data/table';
+import { createTableInput } from '../../shared/table/definition';
 
 interface TableProperties {
   KeySchema: unknown[];

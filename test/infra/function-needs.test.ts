@@ -50,7 +50,7 @@ describe('function needs', () => {
   });
 
   test.each(functions)('%s reaches the token signer, whose key every function is given', (name) => {
-    expect(repositoryModules(name)).toContain('shared/auth/signed-token.ts');
+    expect(repositoryModules(name)).toContain('shared/signed-token.ts');
   });
 
   test.each(functions)('%s is granted exactly what its imports reach', (name) => {

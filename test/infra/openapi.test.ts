@@ -3,7 +3,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { startGateway } from '../../infra/local/gateway';
 import { openApiDocument, rawResponses } from '../../infra/openapi/openapi-document';
-import { RecordNotFound } from '../../shared/data/errors';
+import { RecordNotFound } from '../../shared/table/errors';
 import { ConflictError, UnauthorizedError, ValidationError } from '../../shared/http/errors';
 import { errorResult } from '../../shared/http/pipeline';
 import { ok, okInErrors, toResult } from '../../shared/http/reply';

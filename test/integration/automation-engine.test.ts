@@ -2,11 +2,11 @@
 // API, CSV import and segment membership; steps sent by the runner as a simulated clock advances;
 // pause and resume; unsubscribes; at most one enrolment and one mail per step; delete.
 import type { SesSink } from '../../infra/local/ses-sink';
-import { runDueSteps } from '../../shared/automation/runner';
-import { addContactType } from '../../shared/data/contact-types';
-import { addSegment } from '../../shared/data/segments';
-import { enrolContacts, getEnrolment, listEnrolments } from '../../shared/data/enrolments';
-import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/data/suppressions';
+import { runDueSteps } from '../../shared/automations/runner';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addSegment } from '../../shared/segments/repository';
+import { enrolContacts, getEnrolment, listEnrolments } from '../../shared/automations/enrolments';
+import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/repository';
 import { resetClock, setClock } from '../../shared/time';
 import { addStep, automationWorld, call, createAutomation, detailsOf, listOf, type AutomationWorld } from '../support/automations';
 import { callContacts, listContacts } from '../support/contacts';

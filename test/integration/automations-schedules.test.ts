@@ -1,10 +1,10 @@
 // Automation schedules (steps) through the Lambda handler on DynamoDB Local: list, create, delete,
 // and the public design and preview links each step carries.
 import { handler as templatesHandler } from '../../functions/templates/handler';
-import { addSender } from '../../shared/data/senders';
-import { findDesignTemplate } from '../../shared/data/templates';
-import { renderDesignHtml } from '../../shared/data/template-design';
-import { libraryDesigns } from '../../shared/data/template-designs';
+import { addSender } from '../../shared/senders/repository';
+import { findDesignTemplate } from '../../shared/templates/repository';
+import { renderDesignHtml } from '../../shared/templates/design';
+import { libraryDesigns } from '../../shared/templates/designs';
 import { handler } from '../../functions/automations/handler';
 import {
   addStep,

@@ -1,11 +1,11 @@
 // Automations through the Lambda handler on DynamoDB Local: create, list, details, duplicate, pause,
 // set-live, delete and bulk-delete, with their exact bodies.
-import { addAutomationTotals } from '../../shared/data/automations';
-import { addContactType } from '../../shared/data/contact-types';
-import { addSegment } from '../../shared/data/segments';
-import { addUnsubscribeGroup } from '../../shared/data/unsubscribe-groups';
-import { unsubscribeGroupKey } from '../../shared/data/keys';
-import { deleteExistingItem } from '../../shared/data/records';
+import { addAutomationTotals } from '../../shared/automations/repository';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addSegment } from '../../shared/segments/repository';
+import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
+import { unsubscribeGroupKey } from '../../shared/suppressions/keys';
+import { deleteExistingItem } from '../../shared/table/records';
 import { resetClock, setClock } from '../../shared/time';
 import {
   addStep,

@@ -2,21 +2,13 @@
 // shards of the contact, by-type index and email-claim partitions, and every reader that must merge
 // them: contacts/list pages (large and small limits, after deletions skew a shard), the by-type
 // readers, old-format list cursors, the email claim within a type, and the contact-type cascade.
-import { signToken } from '../../shared/auth/signed-token';
-import { importContacts, type ImportRow } from '../../shared/data/contact-import';
-import { addContact, ContactEmailTaken, contactsOfTypePage, deleteContacts, forEachContactOfType, type ContactFields } from '../../shared/data/contacts';
-import {
-  contactEmailKey,
-  contactPartition,
-  contactShardPartition,
-  contactShards,
-  contactsOfTypeShardPartition,
-  entityPartition,
-  idSortKey,
-  shardPartition,
-} from '../../shared/data/keys';
-import { queryAll, type Item } from '../../shared/data/records';
-import { findCountryByCode } from '../../shared/data/reference-data';
+import { signToken } from '../../shared/signed-token';
+import { importContacts, type ImportRow } from '../../shared/contacts/import-writes';
+import { addContact, ContactEmailTaken, contactsOfTypePage, deleteContacts, forEachContactOfType, type ContactFields } from '../../shared/contacts/repository';
+import { contactEmailKey, contactPartition, contactShardPartition, contactShards, contactsOfTypeShardPartition } from '../../shared/contacts/keys';
+import { entityPartition, idSortKey, shardPartition } from '../../shared/table/keys';
+import { queryAll, type Item } from '../../shared/table/records';
+import { findCountryByCode } from '../../shared/reference-data/repository';
 import { newAccount } from '../support/accounts';
 import { addType, callContacts, contactCounts, deleteType, type Account } from '../support/contacts';
 import { multipart } from '../support/events';

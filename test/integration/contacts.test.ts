@@ -1,10 +1,10 @@
 // Contacts through the Lambda handler on DynamoDB Local: list, details, add, update, delete and bulk
 // delete with exact bodies, email uniqueness, type counts, custom values and the contact-type cascade.
 import { handler as segmentsHandler } from '../../functions/segments/handler';
-import { contactTypeClosingAttribute } from '../../shared/data/contacts';
-import { contactTypeKey } from '../../shared/data/keys';
-import { updateExistingItem } from '../../shared/data/records';
-import { findCountryByCode, seedReferenceData } from '../../shared/data/reference-data';
+import { contactTypeClosingAttribute } from '../../shared/contacts/repository';
+import { contactTypeKey } from '../../shared/contact-types/keys';
+import { updateExistingItem } from '../../shared/table/records';
+import { findCountryByCode, seedReferenceData } from '../../shared/reference-data/repository';
 import { newAccount } from '../support/accounts';
 import { addField, addType, callContacts as call, contactCounts, contactDetails, deleteField, deleteType, listContacts, type Account } from '../support/contacts';
 import { apiEvent, authHeaders, json, multipart, parsed, urlencoded } from '../support/events';

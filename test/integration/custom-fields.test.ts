@@ -1,6 +1,6 @@
 // Reserved and custom fields through the Lambda handler on DynamoDB Local: every operation's exact bodies.
 import { handler } from '../../functions/custom-fields/handler';
-import { reservedFieldNames } from '../../shared/data/reserved-fields';
+import { reservedFieldNames } from '../../shared/custom-fields/reserved-fields';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, json, type Keys, multipart, timestampPattern } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';

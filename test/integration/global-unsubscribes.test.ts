@@ -5,7 +5,7 @@ import {
   addGlobalUnsubscribe,
   globallyUnsubscribedAmong,
   isGloballyUnsubscribed,
-} from '../../shared/data/suppressions';
+} from '../../shared/suppressions/repository';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, json, type Keys, multipart, timestampPattern, urlencoded } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';

@@ -1,7 +1,7 @@
 // Notification recipients through the Lambda handler on DynamoDB Local: every operation's exact bodies,
 // the spec's odd email_owner message, and one entry per address.
 import { handler } from '../../functions/notification-recipients/handler';
-import { listNotificationRecipients } from '../../shared/data/notification-recipients';
+import { listNotificationRecipients } from '../../shared/notification-recipients/repository';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, json, type Keys, multipart, timestampPattern, urlencoded } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';

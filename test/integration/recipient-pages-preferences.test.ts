@@ -1,7 +1,7 @@
 // The unsubscribe preferences page through the public-pages handler: what it lists and shows, what
 // each form choice changes (group, rejoin, everything), the unsubscribe count, and refused requests.
-import { addGlobalUnsubscribe, addToUnsubscribeGroup, isGloballyUnsubscribed, isInUnsubscribeGroup, listSuppressionList } from '../../shared/data/suppressions';
-import { listUnsubscribeGroups } from '../../shared/data/unsubscribe-groups';
+import { addGlobalUnsubscribe, addToUnsubscribeGroup, isGloballyUnsubscribed, isInUnsubscribeGroup, listSuppressionList } from '../../shared/suppressions/repository';
+import { listUnsubscribeGroups } from '../../shared/suppressions/unsubscribe-groups';
 import { newAccount } from '../support/accounts';
 import {
   expectHtmlPage,

@@ -1,6 +1,6 @@
 // Country-state-city reference data on DynamoDB Local: the seeder, the repository and the endpoint.
 import { handler } from '../../functions/reference-data/handler';
-import { db, tableName } from '../../shared/data/client';
+import { db, tableName } from '../../shared/table/client';
 import {
   cityBelongsTo,
   citiesOfCountry,
@@ -9,11 +9,11 @@ import {
   forgetReferenceCache,
   seedReferenceData,
   stateBelongsTo,
-} from '../../shared/data/reference-data';
+} from '../../shared/reference-data/repository';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, parsed, type Keys } from '../support/events';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { referenceRegionsKey } from '../../shared/data/keys';
+import { referenceRegionsKey } from '../../shared/reference-data/keys';
 
 type Body = { countries: Record<string, unknown>[]; states: Record<string, unknown>[]; cities: Record<string, unknown>[] };
 

@@ -5,8 +5,8 @@
 // loop) or by a proxy in front of the sink, so the SDK's real retry and idempotency paths run.
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { resetConfig } from '../../shared/config';
-import { db } from '../../shared/data/client';
-import { findCountryByCode, seedReferenceData } from '../../shared/data/reference-data';
+import { db } from '../../shared/table/client';
+import { findCountryByCode, seedReferenceData } from '../../shared/reference-data/repository';
 import { sendMail } from '../../shared/mail/mailer';
 import { newAccount } from '../support/accounts';
 import { addType, callContacts, contactCounts } from '../support/contacts';

@@ -1,11 +1,11 @@
 // Segment membership staying current as contacts are added, changed and deleted, without a rescan:
 // the contacts repository syncs each change, and a save or update rebuilds once.
 import { handler } from '../../functions/segments/handler';
-import type { ContactRecord } from '../../shared/data/contact-record';
-import { addContactType } from '../../shared/data/contact-types';
-import { addContact, deleteContact, deleteContacts, deleteContactsOfType, updateContact, type ContactFields } from '../../shared/data/contacts';
-import { addCustomField } from '../../shared/data/custom-fields';
-import { forEachSegmentRecipient, syncContactSegmentsBatch } from '../../shared/data/segment-membership';
+import type { ContactRecord } from '../../shared/contacts/record';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addContact, deleteContact, deleteContacts, deleteContactsOfType, updateContact, type ContactFields } from '../../shared/contacts/repository';
+import { addCustomField } from '../../shared/custom-fields/repository';
+import { forEachSegmentRecipient, syncContactSegmentsBatch } from '../../shared/segments/membership';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';
 

@@ -1,8 +1,8 @@
 // Segment recipients through the Lambda handler: segment/email/list, store and delete, exact bodies,
 // and how manual entries, matched contacts and exclusions combine.
 import { handler } from '../../functions/segments/handler';
-import { addContactType } from '../../shared/data/contact-types';
-import { addContact, updateContact, type ContactFields } from '../../shared/data/contacts';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addContact, updateContact, type ContactFields } from '../../shared/contacts/repository';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, type Keys, multipart, timestampPattern } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';

@@ -2,8 +2,8 @@
 // bulk delete and CSV import, each seen in segment/email/list and segment/list right after.
 import { handler as contactsHandler } from '../../functions/contacts/handler';
 import { handler as segmentsHandler } from '../../functions/segments/handler';
-import { addContactType } from '../../shared/data/contact-types';
-import { findCountryByCode, seedReferenceData } from '../../shared/data/reference-data';
+import { addContactType } from '../../shared/contact-types/repository';
+import { findCountryByCode, seedReferenceData } from '../../shared/reference-data/repository';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, multipart, urlencoded, type Keys, parsed } from '../support/events';
 

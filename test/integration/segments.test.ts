@@ -1,7 +1,7 @@
 // Segments through the Lambda handler on DynamoDB Local: list and save (exact bodies, validation) and credentials.
-import { addContactType } from '../../shared/data/contact-types';
-import { addContact } from '../../shared/data/contacts';
-import { addCustomField } from '../../shared/data/custom-fields';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addContact } from '../../shared/contacts/repository';
+import { addCustomField } from '../../shared/custom-fields/repository';
 import { newAccount } from '../support/accounts';
 import { callSegments, listSegments, segmentContact as contact, segmentForm, type Rule } from '../support/segments';
 import { json, type Keys, multipart, timestampPattern } from '../support/events';

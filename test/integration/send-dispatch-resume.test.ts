@@ -3,16 +3,16 @@
 import type { SQSEvent } from 'aws-lambda';
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
-import * as progress from '../../shared/data/single-send-progress';
-import { getSingleSend, singleSendJobName } from '../../shared/data/single-sends';
+import * as progress from '../../shared/single-sends/progress';
+import { getSingleSend, singleSendJobName } from '../../shared/single-sends/repository';
 import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
 import { claimLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
 import { resetSendingSettings } from '../../shared/sending/settings';
 import { accountWithContacts, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment } from '../support/sending';
 
 // The real progress module, with its page write observable so a test can make one fail (a crash).
-jest.mock('../../shared/data/single-send-progress', () => {
-  const actual = jest.requireActual<typeof progress>('../../shared/data/single-send-progress');
+jest.mock('../../shared/single-sends/progress', () => {
+  const actual = jest.requireActual<typeof progress>('../../shared/single-sends/progress');
   return { ...actual, saveDispatchPage: jest.fn(actual.saveDispatchPage) };
 });
 
@@ -95,7 +95,7 @@ describe('a dispatcher out of time', () => {
     const audience = await accountWithContacts(60);
     const send = await readySend(audience.accountId, { recipient_id: [{ id: String(audience.typeId), table: 'contacts_' }] });
     const save = jest.mocked(progress.saveDispatchPage);
-    const real = jest.requireActual<typeof progress>('../../shared/data/single-send-progress').saveDispatchPage;
+    const real = jest.requireActual<typeof progress>('../../shared/single-sends/progress').saveDispatchPage;
     save.mockImplementationOnce(real).mockRejectedValueOnce(new Error('the Lambda died here'));
 
     // Act

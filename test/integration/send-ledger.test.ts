@@ -2,8 +2,8 @@
 // deliverers on one batch at once, and a deliverer killed mid-batch and run again never mail anyone twice.
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
 import { resetConfig } from '../../shared/config';
-import { getDispatchState, startDispatch } from '../../shared/data/single-send-progress';
-import { getSingleSend } from '../../shared/data/single-sends';
+import { getDispatchState, startDispatch } from '../../shared/single-sends/progress';
+import { getSingleSend } from '../../shared/single-sends/repository';
 import { resetSendingSettings } from '../../shared/sending/settings';
 import { newAccount } from '../support/accounts';
 import { waitFor } from '../support/local-stack';

@@ -3,17 +3,17 @@
 // send's group, one also reached through a targeted segment -> exactly 3 personalised mails.
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
-import { addContactType } from '../../shared/data/contact-types';
-import { addContact } from '../../shared/data/contacts';
-import { addCustomField } from '../../shared/data/custom-fields';
-import { addNotificationRecipient } from '../../shared/data/notification-recipients';
-import { addSegment } from '../../shared/data/segments';
-import { createSingleSend, deleteSingleSend, duplicateSingleSend, getSingleSend } from '../../shared/data/single-sends';
-import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/data/suppressions';
-import { addUnsubscribeGroup } from '../../shared/data/unsubscribe-groups';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addContact } from '../../shared/contacts/repository';
+import { addCustomField } from '../../shared/custom-fields/repository';
+import { addNotificationRecipient } from '../../shared/notification-recipients/repository';
+import { addSegment } from '../../shared/segments/repository';
+import { createSingleSend, deleteSingleSend, duplicateSingleSend, getSingleSend } from '../../shared/single-sends/repository';
+import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/repository';
+import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { verifyRecipientToken } from '../../shared/mail/links';
 import { localQueueIdle } from '../../shared/queue/local-queue';
-import { getDispatchState, startDispatch } from '../../shared/data/single-send-progress';
+import { getDispatchState, startDispatch } from '../../shared/single-sends/progress';
 import { newAccount } from '../support/accounts';
 import { contactFields, headerOf, mailsTo, readySend, sqsEvent, startSendingEnvironment, type SendingEnvironment } from '../support/sending';
 

@@ -1,9 +1,9 @@
 // Send statistics: atomic counters on the single send or the automation, each event once per
 // recipient (opens: unique once, total every time), and nothing recreated for a deleted send.
-import { addAutomation, getAutomation } from '../../shared/data/automations';
-import { getItem } from '../../shared/data/records';
-import { singleSendKey } from '../../shared/data/keys';
-import { deleteSingleSend, getSingleSend } from '../../shared/data/single-sends';
+import { addAutomation, getAutomation } from '../../shared/automations/repository';
+import { getItem } from '../../shared/table/records';
+import { singleSendKey } from '../../shared/single-sends/keys';
+import { deleteSingleSend, getSingleSend } from '../../shared/single-sends/repository';
 import { recordSendEvent } from '../../shared/sending/statistics';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { newAccount } from '../support/accounts';

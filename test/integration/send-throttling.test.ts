@@ -2,8 +2,8 @@
 // queue when it persists, never counted and never dropped; the rate limit holds.
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
 import { resetConfig } from '../../shared/config';
-import { getDispatchState, startDispatch } from '../../shared/data/single-send-progress';
-import { getSingleSend } from '../../shared/data/single-sends';
+import { getDispatchState, startDispatch } from '../../shared/single-sends/progress';
+import { getSingleSend } from '../../shared/single-sends/repository';
 import { localDeadLetters, localQueueIdle } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
 import { resetSendBucket } from '../../shared/sending/deliver';

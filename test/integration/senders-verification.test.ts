@@ -4,7 +4,7 @@ import { handler } from '../../functions/senders/handler';
 import { handler as publicPages } from '../../functions/public-pages/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
 import { resetConfig } from '../../shared/config';
-import { seedReferenceData } from '../../shared/data/reference-data';
+import { seedReferenceData } from '../../shared/reference-data/repository';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';

@@ -1,7 +1,7 @@
 // Senders through the Lambda handler on DynamoDB Local: every operation's exact bodies and messages.
 import { handler } from '../../functions/senders/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
-import { seedReferenceData } from '../../shared/data/reference-data';
+import { seedReferenceData } from '../../shared/reference-data/repository';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, json, type Keys, multipart, timestampPattern } from '../support/events';
 import { place, senderInput, startMailSink, stopMailSink, uniqueAddress } from '../support/senders';

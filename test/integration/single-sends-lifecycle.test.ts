@@ -1,10 +1,10 @@
 // Single sends' status machine through the handler on DynamoDB Local: update (and re-scheduling),
 // delete and bulk delete with their scheduler jobs, and the refusals of running and completed sends.
 import { resetConfig } from '../../shared/config';
-import { singleSendKey } from '../../shared/data/keys';
-import { updateExistingItem } from '../../shared/data/records';
-import { seedReferenceData } from '../../shared/data/reference-data';
-import { startDispatch } from '../../shared/data/single-send-progress';
+import { singleSendKey } from '../../shared/single-sends/keys';
+import { updateExistingItem } from '../../shared/table/records';
+import { seedReferenceData } from '../../shared/reference-data/repository';
+import { startDispatch } from '../../shared/single-sends/progress';
 import { multipart, urlencoded, type Keys } from '../support/events';
 import { useTestTable, type TestTable } from '../support/local-stack';
 import {

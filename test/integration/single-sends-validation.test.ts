@@ -1,8 +1,8 @@
 // Single-send create validation through the handler on DynamoDB Local: every message, each missing
 // field at once, references to records of the account only, the schedule and the design rules.
-import { addContactType } from '../../shared/data/contact-types';
-import { addSegment } from '../../shared/data/segments';
-import { addUnsubscribeGroup } from '../../shared/data/unsubscribe-groups';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addSegment } from '../../shared/segments/repository';
+import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { json, multipart } from '../support/events';
 import {
   addTestSender,

@@ -1,7 +1,7 @@
 // Single sends through the Lambda handler on DynamoDB Local: create, list, details and duplicate with
 // their exact bodies, the stored record's every field, the scheduler job a send gets, and credentials.
 import { resetConfig } from '../../shared/config';
-import { seedReferenceData } from '../../shared/data/reference-data';
+import { seedReferenceData } from '../../shared/reference-data/repository';
 import { multipart, type Keys } from '../support/events';
 import { useTestTable, type TestTable } from '../support/local-stack';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';

@@ -1,6 +1,6 @@
 // Templates and dynamic content through the Lambda handler: the library, the placeholder names and the preview images.
 import { handler } from '../../functions/templates/handler';
-import { listDesignTemplates } from '../../shared/data/templates';
+import { listDesignTemplates } from '../../shared/templates/repository';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, parsed, type Keys } from '../support/events';
 

@@ -1,7 +1,7 @@
 // Unsubscribe groups and their recipients through the Lambda handler on DynamoDB Local: every
 // operation's exact bodies, the recipient counter, and the group lookups other parts of the service use.
 import { handler } from '../../functions/unsubscribe-groups/handler';
-import { RecordNotFound } from '../../shared/data/errors';
+import { RecordNotFound } from '../../shared/table/errors';
 import {
   addToUnsubscribeGroup,
   inUnsubscribeGroupAmong,
@@ -9,8 +9,8 @@ import {
   isInUnsubscribeGroup,
   suppressedAmong,
   addGlobalUnsubscribe,
-} from '../../shared/data/suppressions';
-import { listDisplayedUnsubscribeGroups } from '../../shared/data/unsubscribe-groups';
+} from '../../shared/suppressions/repository';
+import { listDisplayedUnsubscribeGroups } from '../../shared/suppressions/unsubscribe-groups';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, type Keys, multipart, timestampPattern, urlencoded } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';

@@ -1,10 +1,10 @@
 // Automation test fixtures: an account with what an automation refers to (a contact type, a segment,
 // an unsubscribe group, a sender), and calls to the automations family's handler.
 import { handler } from '../../functions/automations/handler';
-import { addContactType } from '../../shared/data/contact-types';
-import { addSegment } from '../../shared/data/segments';
-import { addSender } from '../../shared/data/senders';
-import { addUnsubscribeGroup } from '../../shared/data/unsubscribe-groups';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addSegment } from '../../shared/segments/repository';
+import { addSender } from '../../shared/senders/repository';
+import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { newAccount } from './accounts';
 import { apiEvent, authHeaders, multipart, parsed, type Keys } from './events';
 import { place } from './senders';

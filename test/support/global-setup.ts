@@ -2,7 +2,7 @@
 import { createServer } from 'node:net';
 import { ensureTable, startLocalDynamo, type LocalDynamo } from '../../infra/local/dynamodb';
 import { resetConfig } from '../../shared/config';
-import { seedReferenceData } from '../../shared/data/reference-data';
+import { seedReferenceData } from '../../shared/reference-data/repository';
 
 export const TEST_TABLE = 'email-service-test';
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resetConfig } from '../../shared/config';
-import type { NewAccount } from '../../shared/data/accounts';
+import type { NewAccount } from '../../shared/accounts/repository';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTable, localDynamoClient, startLocalDynamo } from '../../infra/local/dynamodb';
 import { startLocalStack, useLocalJavaSettings, type LocalStack, type LocalStackOptions } from '../../infra/local/local-stack';

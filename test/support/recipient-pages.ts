@@ -2,8 +2,8 @@
 // requests to the public pages as a browser or a mail provider makes them (no credentials).
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as publicPages } from '../../functions/public-pages/handler';
-import { createSingleSend, getSingleSend, type SingleSendStatistics } from '../../shared/data/single-sends';
-import { addUnsubscribeGroup, type UnsubscribeGroup } from '../../shared/data/unsubscribe-groups';
+import { createSingleSend, getSingleSend, type SingleSendStatistics } from '../../shared/single-sends/repository';
+import { addUnsubscribeGroup, type UnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { recipientToken } from '../../shared/mail/links';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { apiEvent, urlencoded } from './events';

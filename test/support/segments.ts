@@ -1,6 +1,6 @@
 // Helpers of the segment handler tests: the save/update form, the list, and a contact fixture.
 import { handler } from '../../functions/segments/handler';
-import type { ContactFields } from '../../shared/data/contacts';
+import type { ContactFields } from '../../shared/contacts/repository';
 import { handlerCaller, type Keys, multipart } from './events';
 
 export type Rule = [field: string, operator: string, value?: string];

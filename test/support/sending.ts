@@ -3,9 +3,9 @@
 import type { SQSEvent } from 'aws-lambda';
 import type { SesSink } from '../../infra/local/ses-sink';
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
-import { addContactType } from '../../shared/data/contact-types';
-import { addContact, type ContactFields } from '../../shared/data/contacts';
-import { createSingleSend, type SingleSend, type SingleSendContent } from '../../shared/data/single-sends';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addContact, type ContactFields } from '../../shared/contacts/repository';
+import { createSingleSend, type SingleSend, type SingleSendContent } from '../../shared/single-sends/repository';
 import { configureLocalQueue, registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
 import { resetSendBucket } from '../../shared/sending/deliver';
 import { resetSendingSettings } from '../../shared/sending/settings';

@@ -1,11 +1,11 @@
 // Single-send test fixtures: an account with everything a send names (a verified sender, a group, a
 // contact type, a segment), valid form fields, calls into the handler, and the local scheduler's jobs.
 import { handler } from '../../functions/single-sends/handler';
-import { addContactType } from '../../shared/data/contact-types';
-import { scheduledJobDueKey } from '../../shared/data/keys';
-import { addSegment } from '../../shared/data/segments';
-import { addSender, confirmSenderAddress, type Sender } from '../../shared/data/senders';
-import { addUnsubscribeGroup } from '../../shared/data/unsubscribe-groups';
+import { addContactType } from '../../shared/contact-types/repository';
+import { scheduledJobDueKey } from '../../shared/scheduling/keys';
+import { addSegment } from '../../shared/segments/repository';
+import { addSender, confirmSenderAddress, type Sender } from '../../shared/senders/repository';
+import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { claimLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
 import { newAccount } from './accounts';
 import { apiEvent, authHeaders, parsed, type Keys } from './events';

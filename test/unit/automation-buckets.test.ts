@@ -1,5 +1,5 @@
 // The automation engine's time arithmetic: waiting periods, hour buckets, what a run drains.
-import { bucketsBetween, bucketsToDrain, drainedThrough, dueAfter, firstRunLookbackHours, hourBucket, indexTime, shardOf, waitingMs } from '../../shared/automation/buckets';
+import { bucketsBetween, bucketsToDrain, drainedThrough, dueAfter, firstRunLookbackHours, hourBucket, indexTime, shardOf, waitingMs } from '../../shared/automations/buckets';
 
 const at = (iso: string) => new Date(iso);
 

@@ -1,9 +1,9 @@
 // What an automation step's design link shows and which preview its image link names.
 import { stepDesignHtml, stepPreviewFile } from '../../functions/automations/step-preview';
-import type { AutomationStep } from '../../shared/data/automation-steps';
-import { renderDesignHtml } from '../../shared/data/template-design';
-import { findDesignTemplate } from '../../shared/data/templates';
-import { libraryDesigns } from '../../shared/data/template-designs';
+import type { AutomationStep } from '../../shared/automations/steps';
+import { renderDesignHtml } from '../../shared/templates/design';
+import { findDesignTemplate } from '../../shared/templates/repository';
+import { libraryDesigns } from '../../shared/templates/designs';
 
 function step(overrides: Partial<AutomationStep> = {}): AutomationStep {
   return {

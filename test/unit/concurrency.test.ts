@@ -1,5 +1,5 @@
 // Bounded concurrency and chunking.
-import { chunked, inParallel } from '../../shared/data/concurrency';
+import { chunked, inParallel } from '../../shared/table/concurrency';
 
 describe('chunked', () => {
   it('groups items in order, the last group smaller', () => {

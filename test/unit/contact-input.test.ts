@@ -1,7 +1,7 @@
 // Custom values checked by their field's type, as contact add, update and CSV rows read them.
-import { readCustomValues } from '../../shared/contacts/contact-input';
-import { fieldsByName } from '../../shared/data/contact-items';
-import type { CustomField } from '../../shared/data/custom-fields';
+import { readCustomValues } from '../../shared/contacts/input';
+import { fieldsByName } from '../../shared/contacts/items';
+import type { CustomField } from '../../shared/custom-fields/repository';
 
 const fields = fieldsByName(
   (['number', 'datetime-local', 'text'] as const).map((field_type, index): CustomField => ({

@@ -1,6 +1,6 @@
 // Contact items: custom values tied to field ids, merging on write, and the full name.
-import { contactAfterWrite, contactItem, fieldsByName, fullName, toContactRecord, type ContactFields } from '../../shared/data/contact-items';
-import type { CustomField } from '../../shared/data/custom-fields';
+import { contactAfterWrite, contactItem, fieldsByName, fullName, toContactRecord, type ContactFields } from '../../shared/contacts/items';
+import type { CustomField } from '../../shared/custom-fields/repository';
 
 const now = '2026-01-01T00:00:00.000000Z';
 

@@ -1,6 +1,6 @@
 // The dynamic-content names and placeholder helpers.
-import { dynamicContentNames, isDynamicContentName, placeholder, placeholdersIn } from '../../shared/data/dynamic-content';
-import { reservedFieldNames } from '../../shared/data/reserved-fields';
+import { dynamicContentNames, isDynamicContentName, placeholder, placeholdersIn } from '../../shared/templates/dynamic-content';
+import { reservedFieldNames } from '../../shared/custom-fields/reserved-fields';
 
 describe('dynamic content', () => {
   it("lists the spec's 21 names in the spec's order", () => {

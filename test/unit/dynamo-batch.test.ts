@@ -13,8 +13,8 @@ import {
   UnprocessedBatchError,
   type RetryPolicy,
   type WriteRequest,
-} from '../../shared/data/batch';
-import type { Key } from '../../shared/data/keys';
+} from '../../shared/table/batch';
+import type { Key } from '../../shared/table/keys';
 
 const table = 'test-table';
 const noWait: RetryPolicy = { maxAttempts: 4, baseMs: 0, capMs: 0 };

@@ -1,6 +1,6 @@
 // Reading cancelled transactions: the per-action codes of a TransactionCanceledException, nothing for other errors.
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { cancellationCodes, isTransactionCancelled } from '../../shared/data/transactions';
+import { cancellationCodes, isTransactionCancelled } from '../../shared/table/transactions';
 
 describe('cancellationCodes', () => {
   it('reads one code per action from the SDK exception, None where an action gave none', () => {

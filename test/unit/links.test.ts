@@ -1,8 +1,8 @@
 // Recipient links: the token round trip for both kinds of send, no expiry, refusal of forged,
 // re-targeted and foreign tokens, and the URLs the mail carries.
 import { createHmac } from 'node:crypto';
-import { signSenderConfirmation } from '../../shared/auth/sender-confirmation';
-import { signToken } from '../../shared/auth/signed-token';
+import { signSenderConfirmation } from '../../shared/senders/confirmation';
+import { signToken } from '../../shared/signed-token';
 import { resetConfig } from '../../shared/config';
 import { openPixelUrl, oneClickUnsubscribeUrl, preferencesUrl, recipientToken, verifyRecipientToken } from '../../shared/mail/links';
 import type { SendRef } from '../../shared/sending/send-ref';

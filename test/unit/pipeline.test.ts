@@ -1,5 +1,5 @@
 // Error mapping of the pipeline: client errors keep their text, the rest is a generic 500.
-import { RecordNotFound } from '../../shared/data/errors';
+import { RecordNotFound } from '../../shared/table/errors';
 import { ValidationError } from '../../shared/http/errors';
 import { errorResult } from '../../shared/http/pipeline';
 import type { Route } from '../../shared/routes';

@@ -1,7 +1,7 @@
 // Rendering one recipient's mail: every placeholder, escaping, the footer rule, the preheader, the
 // open pixel, the RFC 8058 headers and the text part.
-import { dynamicContentNames } from '../../shared/data/dynamic-content';
-import { findDesignTemplate } from '../../shared/data/templates';
+import { dynamicContentNames } from '../../shared/templates/dynamic-content';
+import { findDesignTemplate } from '../../shared/templates/repository';
 import { htmlToText } from '../../shared/sending/html-text';
 import { complianceFooter, fillPlaceholders, hasPreferencesLink, renderMail, type RenderInput } from '../../shared/sending/render';
 

@@ -1,5 +1,5 @@
 // The reserved contact fields: the spec's definitions and the case-insensitive name check.
-import { isReservedFieldName, reservedFieldNames, reservedFields } from '../../shared/data/reserved-fields';
+import { isReservedFieldName, reservedFieldNames, reservedFields } from '../../shared/custom-fields/reserved-fields';
 
 describe('reserved fields', () => {
   it('lists the eleven contact columns with ids 1..11, in the spec field order', () => {

@@ -1,5 +1,5 @@
 // The segment rule engine: every operator on text, number and datetime-local values, ranges and blanks.
-import type { ContactRecord } from '../../shared/data/contact-record';
+import type { ContactRecord } from '../../shared/contacts/record';
 import {
   compareValues,
   contactFieldValue,

@@ -1,5 +1,5 @@
 // Which design a send mails: its own HTML, else its own JSON design rendered, else the library template.
-import { findDesignTemplate } from '../../shared/data/templates';
+import { findDesignTemplate } from '../../shared/templates/repository';
 import { designHtmlOf } from '../../shared/sending/send-content';
 
 const jsonDesign = JSON.stringify({

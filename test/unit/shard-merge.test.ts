@@ -1,7 +1,8 @@
 // The k-way merge over write-sharded partitions: id order, no gaps or duplicates, resumable from a
 // position, and bounded reads per shard (shards filled round-robin, skewed, or empty).
-import { contactEmailShardOf, contactKey, contactOfTypeIndexKey, contactShards, fnv1a, idSortKey } from '../../shared/data/keys';
-import { pageReadSize, ShardMerge, type ShardRead } from '../../shared/data/shard-merge';
+import { contactEmailShardOf, contactKey, contactOfTypeIndexKey, contactShards, fnv1a } from '../../shared/contacts/keys';
+import { idSortKey } from '../../shared/table/keys';
+import { pageReadSize, ShardMerge, type ShardRead } from '../../shared/table/shard-merge';
 
 const shards = 16;
 

@@ -1,6 +1,6 @@
 // Signed tokens: round trip, purpose binding, expiry on the injectable clock, and refusal of forgeries.
 import { createHmac } from 'node:crypto';
-import { signToken, verifyToken } from '../../shared/auth/signed-token';
+import { signToken, verifyToken } from '../../shared/signed-token';
 import { resetConfig } from '../../shared/config';
 import { resetClock, setClock } from '../../shared/time';
 

@@ -1,7 +1,7 @@
 // The design template library: spec fields, the blank template, and email-safe, placeholder-correct HTML.
-import { isDynamicContentName, placeholdersIn } from '../../shared/data/dynamic-content';
-import { renderDesignHtml, type Design } from '../../shared/data/template-design';
-import { BLANK_TEMPLATE_ID, designByPreviewFile, findDesignTemplate, listDesignTemplates } from '../../shared/data/templates';
+import { isDynamicContentName, placeholdersIn } from '../../shared/templates/dynamic-content';
+import { renderDesignHtml, type Design } from '../../shared/templates/design';
+import { BLANK_TEMPLATE_ID, designByPreviewFile, findDesignTemplate, listDesignTemplates } from '../../shared/templates/repository';
 
 const templates = listDesignTemplates();
 const designs = templates.filter((template) => template.is_blank === 0);

@@ -8,7 +8,7 @@ function loadClients(): Record<string, ClientGetter> {
   jest.isolateModules(() => {
     /* eslint-disable @typescript-eslint/no-require-imports -- a fresh module registry per environment */
     clients = {
-      dynamodb: require('../../shared/data/client').db,
+      dynamodb: require('../../shared/table/client').db,
       sesv2: require('../../shared/mail/mailer').sesClient,
       sqs: require('../../shared/queue/aws-queue').sqsClient,
       scheduler: require('../../shared/scheduling/aws-scheduler').schedulerClient,

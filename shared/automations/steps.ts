@@ -1,0 +1,213 @@
+// Automation steps (the spec's automation schedules: one email of an automation each): every table
+// access for them. Steps live in their automation's partition in step order; a small pointer item
+// per step finds it by its utr alone.
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { isoTimestamp } from '../time';
+import type { TransactionItem } from '../table/bulk-delete';
+import { db, tableName } from '../table/client';
+import { RecordNotFound } from '../table/errors';
+import { nextId, reserveIds } from '../table/ids';
+import { AUTOMATION_STEP, automationKey, automationStepKey, automationStepPartition, automationStepUtrKey } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
+import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { isTransactionCancelled } from '../table/transactions';
+
+export const waitingTypes = ['instantly', 'days', 'hours'] as const;
+export type WaitingType = (typeof waitingTypes)[number];
+
+/** What a client sets on a new step. */
+export interface AutomationStepInput {
+  sender_id: number;
+  template_id: number;
+  subject: string;
+  waiting_period: number;
+  waiting_type: WaitingType;
+  preview_img: string;
+  /** At most one of the two designs is set; the other stays null. */
+  template_json: string | null;
+  template_html: string | null;
+}
+
+/** A step as stored, in the spec's field order (the public links are added by the API). */
+export interface AutomationStep extends AutomationStepInput {
+  id: number;
+  user_id: number;
+  automation_id: number;
+  utr: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A step with the utr of its automation, which the table keys need and the output never shows. */
+export interface StoredAutomationStep {
+  step: AutomationStep;
+  automationUtr: string;
+}
+
+/** The automation a step belongs to: its utr (for keys) and id (for the step's `automation_id`). */
+export interface StepOwner {
+  utr: string;
+  id: number;
+}
+
+/** Automation and step utrs are UUIDs; any other text cannot name one, so it is never looked up. */
+export function isUuidUtr(text: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
+}
+
+// Each transaction holds at most 100 actions; a step costs two (step and pointer), plus one counter.
+const stepsPerTransaction = 49;
+
+function toStep(item: Item): AutomationStep {
+  const record = withoutKeys<Partial<AutomationStep>>(item);
+  return {
+    id: Number(record.id),
+    user_id: Number(record.user_id),
+    automation_id: Number(record.automation_id),
+    sender_id: Number(record.sender_id),
+    template_id: Number(record.template_id),
+    subject: record.subject as string,
+    waiting_period: Number(record.waiting_period),
+    waiting_type: record.waiting_type as WaitingType,
+    utr: record.utr as string,
+    preview_img: record.preview_img as string,
+    template_json: record.template_json ?? null,
+    template_html: record.template_html ?? null,
+    created_at: record.created_at as string,
+    updated_at: record.updated_at as string,
+  };
+}
+
+function stepItem(accountId: number, owner: StepOwner, step: AutomationStep): Item {
+  return { ...automationStepKey(accountId, owner.utr, step.id), entity: AUTOMATION_STEP, automation_utr: owner.utr, ...step };
+}
+
+/** The step's item and its utr pointer, both new. */
+function stepPuts(accountId: number, owner: StepOwner, step: AutomationStep): TransactionItem[] {
+  return [
+    { Put: { TableName: tableName(), Item: stepItem(accountId, owner, step), ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Put: {
+        TableName: tableName(),
+        Item: { ...automationStepUtrKey(accountId, step.utr), entity: `${AUTOMATION_STEP}-utr`, automation_utr: owner.utr, step_id: step.id },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+  ];
+}
+
+function stepDeletes(accountId: number, automationUtr: string, step: AutomationStep): TransactionItem[] {
+  return [
+    { Delete: { TableName: tableName(), Key: automationStepKey(accountId, automationUtr, step.id), ConditionExpression: 'attribute_exists(pk)' } },
+    { Delete: { TableName: tableName(), Key: automationStepUtrKey(accountId, step.utr), ConditionExpression: 'attribute_exists(pk)' } },
+  ];
+}
+
+/**
+ * Move the automation's `automation_schedule_count` with its steps, in the same transaction. Only an
+ * automation that exists and is not being deleted takes new steps, so none is left behind by a delete.
+ */
+function stepCountChange(accountId: number, automationUtr: string, delta: number, acceptingSteps: boolean): TransactionItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: automationKey(accountId, automationUtr),
+      UpdateExpression: 'ADD #count :delta',
+      ConditionExpression: acceptingSteps ? 'attribute_exists(pk) AND attribute_not_exists(#closing)' : 'attribute_exists(pk)',
+      ExpressionAttributeNames: acceptingSteps ? { '#count': 'automation_schedule_count', '#closing': 'closing' } : { '#count': 'automation_schedule_count' },
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
+}
+
+async function transact(actions: TransactionItem[], notFound: () => RecordNotFound): Promise<void> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: actions }));
+  } catch (error) {
+    if (isTransactionCancelled(error)) throw notFound();
+    throw error;
+  }
+}
+
+/** An automation's steps in step order. */
+export async function listAutomationSteps(accountId: number, automationUtr: string): Promise<AutomationStep[]> {
+  return (await queryAll({ partition: automationStepPartition(accountId, automationUtr) })).map(toStep);
+}
+
+/** One page of an automation's steps, in step order. */
+export async function listAutomationStepsPage(accountId: number, automationUtr: string, page: PageRequest): Promise<ListPage<AutomationStep>> {
+  return mapPage(await queryListPage({ partition: automationStepPartition(accountId, automationUtr) }, page), toStep);
+}
+
+/** Add a step at the end of an automation; RecordNotFound when the automation is gone (or being deleted). */
+export async function addAutomationStep(accountId: number, owner: StepOwner, input: AutomationStepInput): Promise<AutomationStep> {
+  const now = isoTimestamp();
+  const step: AutomationStep = {
+    id: await nextId(accountId, AUTOMATION_STEP),
+    user_id: accountId,
+    automation_id: owner.id,
+    ...input,
+    utr: randomUUID(),
+    created_at: now,
+    updated_at: now,
+  };
+  await transact([...stepPuts(accountId, owner, step), stepCountChange(accountId, owner.utr, 1, true)], () => new RecordNotFound('automation', owner.utr));
+  return step;
+}
+
+/** A step by its utr, with its automation's utr; RecordNotFound when the account has no such step. */
+export async function getAutomationStep(accountId: number, stepUtr: string): Promise<StoredAutomationStep> {
+  if (!isUuidUtr(stepUtr)) throw new RecordNotFound(AUTOMATION_STEP, stepUtr);
+  const pointer = await getItem(automationStepUtrKey(accountId, stepUtr));
+  const automationUtr = pointer?.automation_utr as string | undefined;
+  const item = automationUtr ? await getItem(automationStepKey(accountId, automationUtr, Number(pointer?.step_id))) : undefined;
+  if (!automationUtr || !item) throw new RecordNotFound(AUTOMATION_STEP, stepUtr);
+  return { step: toStep(item), automationUtr };
+}
+
+/** Delete one step and lower its automation's count with it. */
+export async function deleteAutomationStep(accountId: number, stepUtr: string): Promise<void> {
+  const { step, automationUtr } = await getAutomationStep(accountId, stepUtr);
+  await transact(
+    [...stepDeletes(accountId, automationUtr, step), stepCountChange(accountId, automationUtr, -1, false)],
+    () => new RecordNotFound(AUTOMATION_STEP, stepUtr),
+  );
+}
+
+/** Delete every step of an automation, a transaction per group, each lowering the count with its steps. */
+export async function deleteStepsOfAutomation(accountId: number, automationUtr: string): Promise<number> {
+  const steps = await listAutomationSteps(accountId, automationUtr);
+  for (let start = 0; start < steps.length; start += stepsPerTransaction) {
+    const group = steps.slice(start, start + stepsPerTransaction);
+    await transact(
+      [...group.flatMap((step) => stepDeletes(accountId, automationUtr, step)), stepCountChange(accountId, automationUtr, -group.length, false)],
+      () => new RecordNotFound(AUTOMATION_STEP, automationUtr),
+    );
+  }
+  return steps.length;
+}
+
+/**
+ * Copy steps onto another automation (duplicate) with new ids and utrs, in the same order. The
+ * copies are written before their automation exists: `automation_schedule_count` is set when the
+ * automation item itself is put, so the copy appears complete or not at all.
+ */
+export async function copyAutomationSteps(accountId: number, steps: readonly AutomationStep[], owner: StepOwner): Promise<number> {
+  if (steps.length === 0) return 0;
+  const firstId = await reserveIds(accountId, AUTOMATION_STEP, steps.length);
+  const now = isoTimestamp();
+  const copies = steps.map((step, i): AutomationStep => ({
+    ...step,
+    id: firstId + i,
+    automation_id: owner.id,
+    utr: randomUUID(),
+    created_at: now,
+    updated_at: now,
+  }));
+  for (let start = 0; start < copies.length; start += stepsPerTransaction) {
+    const group = copies.slice(start, start + stepsPerTransaction);
+    await transact(group.flatMap((step) => stepPuts(accountId, owner, step)), () => new RecordNotFound(AUTOMATION_STEP, owner.utr));
+  }
+  return copies.length;
+}

@@ -1,0 +1,14 @@
+// Keys of contact types (the spec's lists of contacts).
+import { type Key, entityKey, entityPartition } from '../table/keys';
+
+// Contact types
+
+export const CONTACT_TYPE = 'contact-type';
+
+export function contactTypeKey(accountId: number, id: number): Key {
+  return entityKey(accountId, CONTACT_TYPE, id);
+}
+
+export function contactTypePartition(accountId: number): string {
+  return entityPartition(accountId, CONTACT_TYPE);
+}

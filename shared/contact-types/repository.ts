@@ -1,0 +1,91 @@
+// Contact types (the spec's lists of contacts): every table access for them.
+import { isoTimestamp } from '../time';
+import { contactTypeClosingAttribute, deleteContactsOfType } from '../contacts/repository';
+import { RecordNotFound } from '../table/errors';
+import { deleteSegment, listSegmentRulesOfContactType } from '../segments/repository';
+import { nextId } from '../table/ids';
+import { CONTACT_TYPE, contactTypeKey, contactTypePartition } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
+import { deleteExistingItem, getItem, getItems, putNewItem, updateExistingItem, withoutKeys, type Item } from '../table/records';
+
+export interface ContactType {
+  id: number;
+  user_id: number;
+  name: string;
+  deleted_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContactTypeWithCount extends ContactType {
+  contacts_count: number;
+}
+
+function toContactType(item: Item): ContactType {
+  const { id, user_id, name, deleted_at, created_at, updated_at } = withoutKeys<ContactTypeWithCount>(item);
+  return { id, user_id, name, deleted_at: deleted_at ?? null, created_at, updated_at };
+}
+
+function withCount(item: Item): ContactTypeWithCount {
+  return { ...toContactType(item), contacts_count: Number(item.contacts_count ?? 0) };
+}
+
+/** One page of the account's contact types, in id order. */
+export async function listContactTypesPage(accountId: number, page: PageRequest): Promise<ListPage<ContactTypeWithCount>> {
+  return mapPage(await queryListPage({ partition: contactTypePartition(accountId) }, page), withCount);
+}
+
+/** The contact types among `ids` (one BatchGetItem per 100), by id: a page of contacts shows its types without listing them all. */
+export async function getContactTypes(accountId: number, ids: readonly number[]): Promise<Map<number, ContactType>> {
+  const items = await getItems([...new Set(ids)].map((id) => contactTypeKey(accountId, id)));
+  return new Map(items.map((item) => [Number(item.id), toContactType(item)]));
+}
+
+export async function getContactType(accountId: number, id: number): Promise<ContactType> {
+  const item = await getItem(contactTypeKey(accountId, id));
+  if (!item) throw new RecordNotFound(CONTACT_TYPE, id);
+  return toContactType(item);
+}
+
+/** Whether the contact type exists in the account (for validating references to it). */
+export async function contactTypeExists(accountId: number, id: number): Promise<boolean> {
+  return (await getItem(contactTypeKey(accountId, id))) !== undefined;
+}
+
+export async function addContactType(accountId: number, name: string): Promise<ContactType> {
+  const id = await nextId(accountId, CONTACT_TYPE);
+  const now = isoTimestamp();
+  const record: ContactTypeWithCount = { id, user_id: accountId, name, deleted_at: null, created_at: now, updated_at: now, contacts_count: 0 };
+  const created = await putNewItem({ ...contactTypeKey(accountId, id), entity: CONTACT_TYPE, ...record });
+  if (!created) throw new Error(`Contact type id ${id} of account ${accountId} was already taken`);
+  const { contacts_count: _count, ...contactType } = record;
+  return contactType;
+}
+
+export async function renameContactType(accountId: number, id: number, name: string): Promise<ContactType> {
+  const item = await updateExistingItem(contactTypeKey(accountId, id), { name, updated_at: isoTimestamp() });
+  if (!item) throw new RecordNotFound(CONTACT_TYPE, id);
+  return toContactType(item);
+}
+
+/**
+ * Delete a contact type, all its contacts and the segments built on it (a segment matches the
+ * contacts of one type; without the type it could never match anyone again). The type is first
+ * marked closing, so no contact can join it while its contacts are removed; it is deleted last, so a
+ * run cut short leaves it in place and deleting it again finishes the job.
+ */
+export async function deleteContactType(accountId: number, id: number): Promise<void> {
+  const closing = await updateExistingItem(contactTypeKey(accountId, id), { [contactTypeClosingAttribute]: 1 });
+  if (!closing) throw new RecordNotFound(CONTACT_TYPE, id);
+  await deleteContactsOfType(accountId, id);
+  for (const segment of await listSegmentRulesOfContactType(accountId, id)) {
+    try {
+      await deleteSegment(accountId, segment.id);
+    } catch (error) {
+      // Deleted meanwhile by its own delete: the same end.
+      if (!(error instanceof RecordNotFound)) throw error;
+    }
+  }
+  const deleted = await deleteExistingItem(contactTypeKey(accountId, id));
+  if (!deleted) throw new RecordNotFound(CONTACT_TYPE, id);
+}

@@ -1,0 +1,263 @@
+// Contact CSV import jobs: the job item (state, counts, checkpoint), the stored file in pieces and
+// the row errors per chunk. Every table access for them is here.
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { currentTime, isoTimestamp } from '../time';
+import { batchWriteAll, putRequest } from '../table/batch';
+import type { TransactionItem } from '../table/bulk-delete';
+import { db, tableName } from '../table/client';
+import { RecordNotFound } from '../table/errors';
+import { nextId } from '../table/ids';
+import { CONTACT_IMPORT, contactImportErrorsKey, contactImportErrorsPartition, contactImportFileKey, contactImportFilePartition, contactImportKey } from './import-keys';
+import { contactTypeKey } from '../contact-types/keys';
+import { getItem, isConditionFailure, putNewItem, queryAll, type Item } from '../table/records';
+import { cancellationCodes } from '../table/transactions';
+
+export type ImportStatus = 'queued' | 'running' | 'completed' | 'failed';
+
+export interface RowError {
+  row: number;
+  messages: string[];
+}
+
+/** The import as `contacts/import-status` shows it. */
+export interface ContactImport {
+  id: number;
+  status: ImportStatus;
+  contact_type_id: number;
+  total_rows: number;
+  processed_rows: number;
+  imported: number;
+  updated: number;
+  failed: number;
+  errors: RowError[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** The job's working state, beside what the status shows. */
+export interface ImportJob extends Omit<ContactImport, 'errors'> {
+  user_id: number;
+  errors_stored: number;
+  /** Set while a chunk is being written: its first row, and the emails it found new. */
+  pending_start?: number;
+  pending_fresh?: string[];
+}
+
+/** Most row errors kept (and shown) per import; `failed` still counts every refused row. */
+export const maxStoredErrors = 1000;
+/** The file, the job and its errors are kept this long after the upload. */
+const retentionSeconds = 7 * 24 * 60 * 60;
+/** A file piece stays well inside DynamoDB's 400 KB item. */
+const filePieceBytes = 300 * 1024;
+
+/** The chunk was checkpointed by another run of the job (a redelivered message): this run's writes repeated it. */
+export class ChunkAlreadyDone extends Error {
+  constructor() {
+    super('The chunk was already checkpointed');
+    this.name = 'ChunkAlreadyDone';
+  }
+}
+
+/** The contact type went away during the import. */
+export class ImportTypeGone extends Error {
+  constructor() {
+    super('The contact type of the import no longer exists');
+    this.name = 'ImportTypeGone';
+  }
+}
+
+function expiresAt(): number {
+  return Math.floor(currentTime().getTime() / 1000) + retentionSeconds;
+}
+
+function toJob(item: Item): ImportJob {
+  const number = (name: string) => Number(item[name] ?? 0);
+  return {
+    id: number('id'),
+    user_id: number('user_id'),
+    status: item.status as ImportStatus,
+    contact_type_id: number('contact_type_id'),
+    total_rows: number('total_rows'),
+    processed_rows: number('processed_rows'),
+    imported: number('imported'),
+    updated: number('updated'),
+    failed: number('failed'),
+    errors_stored: number('errors_stored'),
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at),
+    ...(item.pending_start !== undefined ? { pending_start: Number(item.pending_start), pending_fresh: (item.pending_fresh as string[] | undefined) ?? [] } : {}),
+  };
+}
+
+/** Store the file in pieces (before the job, so a job's file is always complete). */
+async function storeFile(accountId: number, importId: number, content: Buffer): Promise<number> {
+  const pieces: Item[] = [];
+  for (let start = 0, piece = 0; start < content.length || piece === 0; start += filePieceBytes, piece++) {
+    pieces.push({ ...contactImportFileKey(accountId, importId, piece), entity: `${CONTACT_IMPORT}-file`, content: content.subarray(start, start + filePieceBytes), expires_at: expiresAt() });
+  }
+  await batchWriteAll(pieces.map(putRequest));
+  return pieces.length;
+}
+
+/**
+ * Create an import job for a file already checked (contact type, CSV, email column). With `content`
+ * the file is stored for a worker (`queued`); without, the caller runs it at once (`running`).
+ */
+export async function createImportJob(accountId: number, contactTypeId: number, totalRows: number, content?: Buffer): Promise<ImportJob> {
+  const id = await nextId(accountId, CONTACT_IMPORT);
+  const pieces = content ? await storeFile(accountId, id, content) : 0;
+  const now = isoTimestamp();
+  const job: ImportJob = {
+    id,
+    user_id: accountId,
+    status: content ? 'queued' : 'running',
+    contact_type_id: contactTypeId,
+    total_rows: totalRows,
+    processed_rows: 0,
+    imported: 0,
+    updated: 0,
+    failed: 0,
+    errors_stored: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  const created = await putNewItem({ ...contactImportKey(accountId, id), entity: CONTACT_IMPORT, ...job, file_pieces: pieces, expires_at: expiresAt() });
+  if (!created) throw new Error(`Contact import id ${id} of account ${accountId} was already taken`);
+  return job;
+}
+
+export async function getImportJob(accountId: number, id: number): Promise<ImportJob> {
+  const item = await getItem(contactImportKey(accountId, id));
+  if (!item) throw new RecordNotFound(CONTACT_IMPORT, id);
+  return toJob(item);
+}
+
+/** The job as the status shows it, with its stored row errors in row order. */
+export async function getContactImport(accountId: number, id: number): Promise<ContactImport> {
+  const { user_id: _user, errors_stored: _stored, pending_start: _start, pending_fresh: _fresh, ...job } = await getImportJob(accountId, id);
+  const errorItems = await queryAll({ partition: contactImportErrorsPartition(accountId, id) });
+  const errors = errorItems.flatMap((item) => item.errors as RowError[]).slice(0, maxStoredErrors);
+  return { ...job, errors };
+}
+
+/** The uploaded file, joined from its pieces. */
+export async function loadImportFile(accountId: number, importId: number): Promise<Buffer> {
+  const pieces = await queryAll({ partition: contactImportFilePartition(accountId, importId) });
+  return Buffer.concat(pieces.map((piece) => Buffer.from(piece.content as Uint8Array)));
+}
+
+export async function markImportStatus(accountId: number, id: number, status: ImportStatus): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: contactImportKey(accountId, id),
+      UpdateExpression: 'SET #status = :status, updated_at = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':status': status, ':now': isoTimestamp() },
+    }),
+  );
+}
+
+/**
+ * Record which emails of the chunk at `start` are new, before it is written. The first record for
+ * a chunk stands: a replay after a crash gets the emails the first run found new (which it may have
+ * created since), so its counts come out the same. ChunkAlreadyDone when the chunk is checkpointed.
+ */
+export async function claimChunk(accountId: number, id: number, start: number, freshEmails: string[]): Promise<Set<string>> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: contactImportKey(accountId, id),
+        UpdateExpression: 'SET pending_start = :start, pending_fresh = :fresh',
+        ConditionExpression: 'processed_rows = :start AND (attribute_not_exists(pending_start) OR pending_start <> :start)',
+        ExpressionAttributeValues: { ':start': start, ':fresh': freshEmails },
+      }),
+    );
+    return new Set(freshEmails);
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  const job = await getImportJob(accountId, id);
+  if (job.processed_rows !== start || job.pending_start !== start) throw new ChunkAlreadyDone();
+  return new Set(job.pending_fresh);
+}
+
+export interface ChunkOutcome {
+  start: number;
+  end: number;
+  imported: number;
+  updated: number;
+  errors: RowError[];
+}
+
+/**
+ * Move the job past one chunk: its counts, its row errors (up to the cap) and the type's contact
+ * count in ONE transaction, conditional on the job still being at the chunk's start, so a chunk is
+ * counted once however often it is written. ChunkAlreadyDone when another run got there first.
+ */
+export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome): Promise<ImportJob> {
+  const accountId = job.user_id;
+  const kept = chunk.errors.slice(0, Math.max(0, maxStoredErrors - job.errors_stored));
+  const done = chunk.end >= job.total_rows;
+  const now = isoTimestamp();
+  const actions: TransactionItem[] = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: contactImportKey(accountId, job.id),
+        UpdateExpression:
+          'SET processed_rows = :end, #status = :status, updated_at = :now REMOVE pending_start, pending_fresh ADD #imported :imported, #updated :updated, #failed :failed, errors_stored :kept',
+        ConditionExpression: 'processed_rows = :start',
+        ExpressionAttributeNames: { '#status': 'status', '#imported': 'imported', '#updated': 'updated', '#failed': 'failed' },
+        ExpressionAttributeValues: {
+          ':end': chunk.end,
+          ':start': chunk.start,
+          ':status': done ? 'completed' : 'running',
+          ':now': now,
+          ':imported': chunk.imported,
+          ':updated': chunk.updated,
+          ':failed': chunk.errors.length,
+          ':kept': kept.length,
+        },
+      },
+    },
+  ];
+  if (kept.length > 0) {
+    actions.push({
+      Put: { TableName: tableName(), Item: { ...contactImportErrorsKey(accountId, job.id, chunk.start), entity: `${CONTACT_IMPORT}-errors`, errors: kept, expires_at: expiresAt() } },
+    });
+  }
+  if (chunk.imported > 0) {
+    actions.push({
+      Update: {
+        TableName: tableName(),
+        Key: contactTypeKey(accountId, job.contact_type_id),
+        UpdateExpression: 'ADD contacts_count :count',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':count': chunk.imported },
+      },
+    });
+  }
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: actions }));
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (!codes) throw error;
+    if (codes[0] === 'ConditionalCheckFailed') throw new ChunkAlreadyDone();
+    if (codes[actions.length - 1] === 'ConditionalCheckFailed' && chunk.imported > 0) throw new ImportTypeGone();
+    throw error;
+  }
+  const { pending_start: _start, pending_fresh: _fresh, ...rest } = job;
+  return {
+    ...rest,
+    status: done ? 'completed' : 'running',
+    processed_rows: chunk.end,
+    imported: job.imported + chunk.imported,
+    updated: job.updated + chunk.updated,
+    failed: job.failed + chunk.errors.length,
+    errors_stored: job.errors_stored + kept.length,
+    updated_at: now,
+  };
+}

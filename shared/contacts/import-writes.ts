@@ -1,0 +1,202 @@
+// Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
+// email claimed atomically with its contact and one count change for the whole import.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { onContactsJoined } from '../automations/enrolment-service';
+import { isoTimestamp } from '../time';
+import { batchGetAll, batchWriteAll, putRequest } from '../table/batch';
+import { db, tableName } from '../table/client';
+import { chunked, inParallel } from '../table/concurrency';
+import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
+import type { ContactRecord } from './record';
+import { ContactTypeUnavailable, contactTypeClosingAttribute, emailClaim, transact } from './repository';
+import { listCustomFields } from '../custom-fields/repository';
+import { reserveIds } from '../table/ids';
+import { CONTACT, contactEmailKey, contactKey } from './keys';
+import { contactTypeKey } from '../contact-types/keys';
+import { type Key } from '../table/keys';
+import { getItem, isConditionFailure, type Item } from '../table/records';
+import { syncContactSegmentsBatch, type ContactChange } from '../segments/membership';
+import { cancellationCodes } from '../table/transactions';
+
+/** One valid row: its line in the file, its fields, and which standard columns the file has. */
+export interface ImportRow {
+  line: number;
+  fields: ContactFields;
+  customValues: CustomValues;
+}
+
+export interface ImportResult {
+  imported: number;
+  updated: number;
+  /** Rows refused while writing (an email claimed concurrently by another contact). */
+  refused: { line: number; message: string }[];
+}
+
+export interface ImportOptions {
+  /**
+   * Called with the lower-cased emails the type does not hold yet, after they are looked up and
+   * before anything is written: an import job records them, so a chunk replayed after a crash still
+   * knows which rows it created.
+   */
+  onClassified?: (freshEmails: string[]) => Promise<void>;
+  /** Leave the type's `contacts_count` to the caller (an import job adds it with its checkpoint). */
+  deferCount?: boolean;
+}
+
+/** New contacts per transaction: each is a claim and a put, 100 actions in all. */
+const newPerTransaction = 50;
+/** Requests in flight at once: fast, without tripping on-demand throttling of a cold table. */
+const concurrency = 16;
+
+/** Items at many keys (missing ones are absent), strongly consistent. */
+function getMany(keys: Key[]): Promise<Item[]> {
+  return batchGetAll(keys, { consistentRead: true, concurrency });
+}
+
+/** Put many items, 25 per BatchWriteItem. */
+async function putMany(items: Item[]): Promise<void> {
+  await batchWriteAll(items.map(putRequest), { concurrency });
+}
+
+/** The contacts that already hold these emails in the type, by lower-cased email. */
+async function existingByEmail(accountId: number, contactTypeId: number, emails: string[]): Promise<Map<string, ContactRecord>> {
+  const fields = fieldsByName(await listCustomFields(accountId));
+  const claims = await getMany(emails.map((email) => contactEmailKey(accountId, contactTypeId, email)));
+  const contacts = await getMany(claims.map((claim) => contactKey(accountId, Number(claim.contact_id))));
+  const byEmail = new Map<string, ContactRecord>();
+  for (const item of contacts) {
+    const contact = toContactRecord(item, fields);
+    if (contact.contact_type_id === contactTypeId) byEmail.set(contact.email.toLowerCase(), contact);
+  }
+  return byEmail;
+}
+
+/**
+ * Create contacts: each group of 50 is one transaction of claim + put pairs, so no contact exists
+ * without its claim or the reverse. A group cancelled because some emails were claimed meanwhile
+ * is retried without them; those rows are returned so the caller can treat them as updates.
+ */
+async function createMany(records: { row: ImportRow; record: ContactRecord }[], fields: ReturnType<typeof fieldsByName>) {
+  const created: { row: ImportRow; record: ContactRecord }[] = [];
+  const claimedMeanwhile: ImportRow[] = [];
+  await inParallel(chunked(records, newPerTransaction), concurrency, async (group) => {
+    let pending = group;
+    while (pending.length > 0) {
+      try {
+        await transact(pending.flatMap(({ record }) => [emailClaim(record), { Put: { TableName: tableName(), Item: contactItem(record, fields) } }]));
+        created.push(...pending);
+        return;
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes) throw error;
+        const taken = new Set(pending.filter((_, index) => codes[index * 2] === 'ConditionalCheckFailed'));
+        if (taken.size === 0) throw error;
+        claimedMeanwhile.push(...[...taken].map(({ row }) => row));
+        pending = pending.filter((entry) => !taken.has(entry));
+      }
+    }
+  });
+  return { created, claimedMeanwhile };
+}
+
+/** Whether contacts may join the type: it exists and is not being deleted. */
+async function typeIsOpen(accountId: number, contactTypeId: number): Promise<boolean> {
+  const type = await getItem(contactTypeKey(accountId, contactTypeId));
+  return type !== undefined && type[contactTypeClosingAttribute] === undefined;
+}
+
+/** Remove what an import wrote when its type began closing meanwhile, so no contact outlives the type. */
+async function removeWritten(accountId: number, records: ContactRecord[]): Promise<void> {
+  await inParallel(chunked(records, newPerTransaction), concurrency, (group) =>
+    transact(group.flatMap((record) => [
+      { Delete: { TableName: tableName(), Key: contactKey(accountId, record.id) } },
+      { Delete: { TableName: tableName(), Key: contactEmailKey(accountId, record.contact_type_id, record.email) } },
+    ])),
+  );
+}
+
+/** A row written over an existing contact: the file's columns replace, columns it lacks keep their values. */
+function updatedRecord(before: ContactRecord, row: ImportRow, columns: ReadonlySet<string>, fields: ReturnType<typeof fieldsByName>, now: string): ContactRecord {
+  const merged = { ...row.fields };
+  for (const name of Object.keys(merged) as (keyof ContactFields)[]) {
+    if (name !== 'contact_type_id' && !columns.has(name)) (merged as Record<string, unknown>)[name] = before[name];
+  }
+  return contactAfterWrite(before.user_id, before.id, merged, row.customValues, fields, now, before);
+}
+
+/**
+ * Upsert rows (unique emails, already validated) into one contact type: an email the type has
+ * updates that contact, a new one creates a contact. `columns` names the standard columns the
+ * file has. Keeps the type's count with one update and segment membership with one batch call.
+ */
+export async function importContacts(
+  accountId: number,
+  contactTypeId: number,
+  rows: ImportRow[],
+  columns: ReadonlySet<string>,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
+  const fields = fieldsByName(await listCustomFields(accountId));
+  const now = isoTimestamp();
+  const changes: ContactChange[] = [];
+  const refused: ImportResult['refused'] = [];
+  let existing = await existingByEmail(accountId, contactTypeId, rows.map((row) => row.fields.email));
+  const fresh = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()));
+  let toUpdate = rows.filter((row) => existing.has(row.fields.email.toLowerCase()));
+  await options.onClassified?.(fresh.map((row) => row.fields.email.toLowerCase()));
+
+  // Checked before and after the writes (not inside each transaction, where every group would
+  // contend for the type's item): contacts written while the type began closing are removed again.
+  if (!(await typeIsOpen(accountId, contactTypeId))) throw new ContactTypeUnavailable(contactTypeId);
+  let created: { row: ImportRow; record: ContactRecord }[] = [];
+  if (fresh.length > 0) {
+    const firstId = await reserveIds(accountId, CONTACT, fresh.length);
+    const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now) }));
+    const outcome = await createMany(records, fields);
+    created = outcome.created;
+    if (outcome.claimedMeanwhile.length > 0) {
+      // Another request added these emails since the lookup: update those contacts instead.
+      existing = new Map([...existing, ...(await existingByEmail(accountId, contactTypeId, outcome.claimedMeanwhile.map((row) => row.fields.email)))]);
+      for (const row of outcome.claimedMeanwhile) {
+        if (existing.has(row.fields.email.toLowerCase())) toUpdate.push(row);
+        else refused.push({ line: row.line, message: 'The email has already been taken.' });
+      }
+    }
+    changes.push(...created.map(({ record }) => ({ after: record })));
+  }
+
+  toUpdate = toUpdate.sort((a, b) => a.line - b.line);
+  const updates = toUpdate.map((row) => {
+    const before = existing.get(row.fields.email.toLowerCase()) as ContactRecord;
+    return { before, after: updatedRecord(before, row, columns, fields, now) };
+  });
+  await putMany(updates.map(({ after }) => contactItem(after, fields)));
+  changes.push(...updates);
+
+  if (!(await typeIsOpen(accountId, contactTypeId))) {
+    await removeWritten(accountId, [...created.map(({ record }) => record), ...updates.map(({ after }) => after)]);
+    throw new ContactTypeUnavailable(contactTypeId);
+  }
+  if (created.length > 0 && !options.deferCount) await addToCount(accountId, contactTypeId, created.length);
+
+  await syncContactSegmentsBatch(accountId, changes);
+  await onContactsJoined(accountId, contactTypeId, created.map(({ record }) => record));
+  return { imported: created.length, updated: updates.length, refused };
+}
+
+/** One count change for the whole import; a type deleted meanwhile is left alone (its contacts go with it). */
+async function addToCount(accountId: number, contactTypeId: number, count: number): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: contactTypeKey(accountId, contactTypeId),
+        UpdateExpression: 'ADD contacts_count :count',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':count': count },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}

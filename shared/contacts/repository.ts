@@ -1,0 +1,295 @@
+// Contacts: every table access for a contact, its email claim within its type and its type's count.
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { onContactsJoined } from '../automations/enrolment-service';
+import { isoTimestamp } from '../time';
+import { deleteAllOrNothing, type TransactionItem } from '../table/bulk-delete';
+import { db, tableName } from '../table/client';
+import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
+import type { ContactRecord } from './record';
+import { listCustomFields, type CustomField } from '../custom-fields/repository';
+import { RecordNotFound } from '../table/errors';
+import { nextId } from '../table/ids';
+import { CONTACT, contactEmailKey, contactKey, contactPartition, contactShards, contactsOfTypeShardPartition } from './keys';
+import { contactTypeKey } from '../contact-types/keys';
+import { idSortKey } from '../table/keys';
+import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '../table/pages';
+import { getItem, queryPage, queryPageAfter, type Item } from '../table/records';
+import { pageReadSize, ShardMerge } from '../table/shard-merge';
+import { syncContactSegments, syncContactSegmentsBatch } from '../segments/membership';
+import { cancellationCodes } from '../table/transactions';
+
+export type { ContactFields, CustomValues } from './items';
+
+/** Conflicting transactions are retried this many times before the request fails. */
+const maxConflictRetries = 6;
+
+/** Set on a contact type while its deletion removes its contacts; no contact may join it then. */
+export const contactTypeClosingAttribute = 'closing';
+
+/** The email is already used by another contact of the same type (compared without case). */
+export class ContactEmailTaken extends Error {
+  constructor() {
+    super('contact email taken');
+    this.name = 'ContactEmailTaken';
+  }
+}
+
+/** The contact type does not exist (or is being deleted), so no contact can join it. */
+export class ContactTypeUnavailable extends Error {
+  constructor(readonly contactTypeId: number) {
+    super(`contact type ${contactTypeId} unavailable`);
+    this.name = 'ContactTypeUnavailable';
+  }
+}
+
+/** Change a type's `contacts_count`; a type may only gain contacts while it exists and is not closing. */
+export function contactsCountChange(accountId: number, contactTypeId: number, delta: number): TransactionItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: contactTypeKey(accountId, contactTypeId),
+      UpdateExpression: 'ADD contacts_count :delta',
+      ConditionExpression: delta > 0 ? 'attribute_exists(pk) AND attribute_not_exists(#closing)' : 'attribute_exists(pk)',
+      ...(delta > 0 ? { ExpressionAttributeNames: { '#closing': contactTypeClosingAttribute } } : {}),
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
+}
+
+/** Claim an email within a type for a contact; fails when another contact holds it. */
+export function emailClaim(record: ContactRecord): TransactionItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: { ...contactEmailKey(record.user_id, record.contact_type_id, record.email), entity: 'contact-email', contact_id: record.id },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+function emailRelease(record: Pick<ContactRecord, 'user_id' | 'contact_type_id' | 'email'>): TransactionItem {
+  return { Delete: { TableName: tableName(), Key: contactEmailKey(record.user_id, record.contact_type_id, record.email) } };
+}
+
+export async function getContact(accountId: number, id: number): Promise<ContactRecord> {
+  const [item, customFields] = await Promise.all([getItem(contactKey(accountId, id)), listCustomFields(accountId)]);
+  if (!item) throw new RecordNotFound(CONTACT, id);
+  return toContactRecord(item, fieldsByName(customFields));
+}
+
+/** One page of the account's contacts, in id order: a merge of the contact partition's shards (see keys/contacts.ts). */
+export async function listContactsPage(accountId: number, page: PageRequest): Promise<ListPage<ContactRecord>> {
+  const [items, customFields] = await Promise.all([
+    queryShardedListPage({ partition: contactPartition(accountId), shards: contactShards }, page),
+    listCustomFields(accountId),
+  ]);
+  const fields = fieldsByName(customFields);
+  return mapPage(items, (item) => toContactRecord(item, fields));
+}
+
+/** A merge of the shards of one contact type's gsi1 partition, in id order, from just after contact `after`. */
+function contactsOfTypeMerge(accountId: number, contactTypeId: number, after: number | null): ShardMerge<Item> {
+  return new ShardMerge<Item>(
+    contactShards,
+    (item) => String(item.gsi1sk),
+    async (shard, from, limit) => {
+      const page = await queryPageAfter({ partition: contactsOfTypeShardPartition(accountId, contactTypeId, shard), index: 'gsi1', after: from, limit });
+      return { items: page.items, more: page.next !== undefined };
+    },
+    after === null ? undefined : idSortKey(after),
+  );
+}
+
+/**
+ * Page through the contacts of one type in id order, handing each page (of `pageSize`, the last
+ * smaller) to `onBatch` before reading the next. The type's index is sharded: each shard is read
+ * in Queries of `pageSize` and merged, so a whole pass costs about 16 Queries more than one over an
+ * unsharded partition and holds up to 16 x `pageSize` read-ahead contacts in memory.
+ */
+export async function forEachContactOfType(
+  accountId: number,
+  contactTypeId: number,
+  onBatch: (contacts: ContactRecord[]) => Promise<void>,
+  pageSize = 500,
+): Promise<void> {
+  const fields = fieldsByName(await listCustomFields(accountId));
+  const merge = contactsOfTypeMerge(accountId, contactTypeId, null);
+  for (;;) {
+    const items = await merge.take(pageSize, () => pageSize);
+    if (items.length > 0) await onBatch(items.map((item) => toContactRecord(item, fields)));
+    if (items.length < pageSize) return;
+  }
+}
+
+/**
+ * The next `limit` contacts of one type in id order after contact `after` (null: from the first):
+ * a resumable reader whose position is just the last contact id (the send dispatcher keeps it in its
+ * cursor). Up to 16 Queries in parallel, each for about limit/16 contacts.
+ */
+export async function contactsOfTypePage(accountId: number, contactTypeId: number, after: number | null, limit: number): Promise<ContactRecord[]> {
+  const [items, customFields] = await Promise.all([contactsOfTypeMerge(accountId, contactTypeId, after).take(limit, pageReadSize), listCustomFields(accountId)]);
+  const fields = fieldsByName(customFields);
+  return items.map((item) => toContactRecord(item, fields));
+}
+
+/**
+ * Run a transaction. DynamoDB cancels one that meets another transaction on the same item (two
+ * adds counting into one type) with `TransactionConflict`; that is retried with backoff, while a
+ * failed condition is the caller's to answer.
+ */
+export async function transact(actions: TransactionItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: actions }));
+      return;
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (!codes?.includes('TransactionConflict') || codes.includes('ConditionalCheckFailed') || attempt >= maxConflictRetries) throw error;
+      await new Promise((wait) => setTimeout(wait, Math.min(1000, 20 * 2 ** attempt) * (0.5 + Math.random())));
+    }
+  }
+}
+
+/** Add a contact: the contact, its email claim and its type's count change together or not at all. */
+export async function addContact(
+  accountId: number,
+  input: ContactFields,
+  customValues: CustomValues,
+  knownFields?: Map<string, CustomField>,
+): Promise<ContactRecord> {
+  const fields = knownFields ?? fieldsByName(await listCustomFields(accountId));
+  const id = await nextId(accountId, CONTACT);
+  const record = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp());
+  try {
+    await transact([
+      emailClaim(record),
+      { Put: { TableName: tableName(), Item: contactItem(record, fields), ConditionExpression: 'attribute_not_exists(pk)' } },
+      contactsCountChange(accountId, record.contact_type_id, 1),
+    ]);
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.[0] === 'ConditionalCheckFailed') throw new ContactEmailTaken();
+    if (codes?.[2] === 'ConditionalCheckFailed') throw new ContactTypeUnavailable(record.contact_type_id);
+    throw error;
+  }
+  // Independent reads and writes (the type's segments, its live automations): one round trip of latency.
+  await Promise.all([syncContactSegments(accountId, undefined, record), onContactsJoined(accountId, record.contact_type_id, [record])]);
+  return record;
+}
+
+/**
+ * Replace a contact's fields; custom values not given are kept. A change of email or type moves
+ * the email claim, and a change of type moves one count between the types, in the same transaction.
+ * The write is conditioned on the email and type read, so a concurrent change is retried, never lost.
+ */
+export async function updateContact(
+  accountId: number,
+  id: number,
+  input: ContactFields,
+  customValues: CustomValues,
+  knownFields?: Map<string, CustomField>,
+): Promise<ContactRecord> {
+  const fields = knownFields ?? fieldsByName(await listCustomFields(accountId));
+  for (let attempt = 0; ; attempt++) {
+    const item = await getItem(contactKey(accountId, id));
+    if (!item) throw new RecordNotFound(CONTACT, id);
+    const before = toContactRecord(item, fields);
+    const after = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp(), before);
+    const movesClaim = before.contact_type_id !== after.contact_type_id || before.email.toLowerCase() !== after.email.toLowerCase();
+    const movesType = before.contact_type_id !== after.contact_type_id;
+    const actions: TransactionItem[] = [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: contactItem(after, fields),
+          ConditionExpression: 'email = :email AND contact_type_id = :type',
+          ExpressionAttributeValues: { ':email': item.email, ':type': item.contact_type_id },
+        },
+      },
+    ];
+    if (movesClaim) actions.push(emailClaim(after), emailRelease(before));
+    if (movesType) actions.push(contactsCountChange(accountId, after.contact_type_id, 1), contactsCountChange(accountId, before.contact_type_id, -1));
+    try {
+      await transact(actions);
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (!codes) throw error;
+      if (movesClaim && codes[1] === 'ConditionalCheckFailed') throw new ContactEmailTaken();
+      if (movesType && codes[3] === 'ConditionalCheckFailed') throw new ContactTypeUnavailable(after.contact_type_id);
+      if (codes[0] === 'ConditionalCheckFailed' && attempt < 3) continue;
+      throw error;
+    }
+    // A contact moved into another type joins it as an added one does: its live automations enrol it.
+    await Promise.all([syncContactSegments(accountId, before, after), movesType ? onContactsJoined(accountId, after.contact_type_id, [after]) : undefined]);
+    return after;
+  }
+}
+
+/** Delete one contact with its email claim, and count it out of its type. */
+export async function deleteContact(accountId: number, id: number): Promise<void> {
+  const item = await getItem(contactKey(accountId, id));
+  if (!item) throw new RecordNotFound(CONTACT, id);
+  const contact = toContactRecord(item, fieldsByName(await listCustomFields(accountId)));
+  try {
+    await transact([
+      { Delete: { TableName: tableName(), Key: contactKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
+      emailRelease(contact),
+      contactsCountChange(accountId, contact.contact_type_id, -1),
+    ]);
+  } catch (error) {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound(CONTACT, id);
+    throw error;
+  }
+  await syncContactSegments(accountId, contact, undefined);
+}
+
+/** Delete every listed contact or none (any unknown id is not found), keeping claims and counts right. */
+export async function deleteContacts(accountId: number, ids: number[]): Promise<void> {
+  const fields = fieldsByName(await listCustomFields(accountId));
+  const deleted = await deleteAllOrNothing(
+    ids.map((id) => contactKey(accountId, id)),
+    CONTACT,
+    (items) => {
+      const contacts = items.map((item) => toContactRecord(item, fields));
+      const perType = new Map<number, number>();
+      for (const contact of contacts) perType.set(contact.contact_type_id, (perType.get(contact.contact_type_id) ?? 0) + 1);
+      return [...contacts.map(emailRelease), ...[...perType].map(([typeId, count]) => contactsCountChange(accountId, typeId, -count))];
+    },
+    2,
+  );
+  await syncContactSegmentsBatch(
+    accountId,
+    deleted.map((item) => ({ before: toContactRecord(item, fields) })),
+  );
+}
+
+/**
+ * Remove every contact of a type (the contact-type delete cascade), page by page, with their
+ * email claims. The type must already be closing, so no contact joins it meanwhile. Passes over
+ * the index (each shard of it in turn, in no particular order) repeat until one finds nothing new,
+ * so contacts the index showed late are removed too, and each contact is counted out of its
+ * segments exactly once.
+ */
+export async function deleteContactsOfType(accountId: number, contactTypeId: number): Promise<number> {
+  const fields = fieldsByName(await listCustomFields(accountId));
+  const removed = new Set<number>();
+  let foundNew: boolean;
+  do {
+    foundNew = false;
+    for (let shard = 0; shard < contactShards; shard++) {
+      let cursor: Record<string, unknown> | undefined;
+      do {
+        // 49 contacts and their claims: 98 actions, inside the 100-action transaction limit.
+        const page = await queryPage({ partition: contactsOfTypeShardPartition(accountId, contactTypeId, shard), index: 'gsi1', limit: 49, cursor });
+        cursor = page.next;
+        const contacts = page.items.map((item: Item) => toContactRecord(item, fields)).filter((contact) => !removed.has(contact.id));
+        if (contacts.length === 0) continue;
+        foundNew = true;
+        await transact(contacts.flatMap((contact) => [{ Delete: { TableName: tableName(), Key: contactKey(accountId, contact.id) } }, emailRelease(contact)]));
+        for (const contact of contacts) removed.add(contact.id);
+        await syncContactSegmentsBatch(accountId, contacts.map((contact) => ({ before: contact })));
+      } while (cursor);
+    }
+  } while (foundNew);
+  return removed.size;
+}

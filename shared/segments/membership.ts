@@ -1,0 +1,111 @@
+// Keeps segment membership current as contacts change: the contacts repository calls in here after
+// every contact write, and only the segments of the contacts' types are read and evaluated.
+import { contactMatches } from './rules';
+import type { ContactRecord } from '../contacts/record';
+import { applyMembershipChanges, SegmentChanged, type MembershipChange } from './recipient-changes';
+import { contactEntry } from './recipients';
+import { getSegmentRules, listSegmentRulesOfContactType, type SegmentRules } from './repository';
+
+export { forEachSegmentRecipient, type SegmentRecipient } from './recipients';
+
+/** One contact change: `before` absent for a create, `after` absent for a delete. */
+export interface ContactChange {
+  before?: ContactRecord;
+  after?: ContactRecord;
+}
+
+/** How often one segment's sync is redone after its rules changed underneath it, before the rebuild is left to fix it. */
+const maxRuleChanges = 5;
+
+function sameAddress(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+/** Whether a contact is in a segment by its rules: of the segment's type, matching, and not excluded by hand. */
+export function isMatchedBy(segment: SegmentRules, contact: ContactRecord): boolean {
+  return (
+    contact.contact_type_id === segment.contact_type_id &&
+    !segment.excluded_contact_ids.has(contact.id) &&
+    contactMatches(segment.conditions, contact)
+  );
+}
+
+/** The recipient entry a matching contact puts in a segment. */
+export function recipientEntryOf(contact: ContactRecord): MembershipChange & { kind: 'contact-in' } {
+  return {
+    kind: 'contact-in',
+    entry: contactEntry({
+      contact_id: contact.id,
+      first_name: contact.first_name,
+      last_name: contact.last_name,
+      email: contact.email,
+      country: contact.country,
+      state: contact.state,
+      city: contact.city,
+      address_line1: contact.address_line1,
+    }),
+  };
+}
+
+/**
+ * The changes one segment needs for some contact changes. A contact's old address always has its
+ * entry taken out unless the contact still matches there, whatever the old record seemed to
+ * match: that also repairs an entry written under rules that have changed since.
+ */
+export function membershipChangesFor(segment: SegmentRules, changes: readonly ContactChange[]): MembershipChange[] {
+  const result: MembershipChange[] = [];
+  for (const { before, after } of changes) {
+    const matchesAfter = after !== undefined && isMatchedBy(segment, after);
+    if (before && before.contact_type_id === segment.contact_type_id && !(matchesAfter && sameAddress(before.email, after.email))) {
+      result.push({ kind: 'contact-out', email: before.email, contactId: before.id });
+    }
+    if (matchesAfter) result.push(recipientEntryOf(after));
+  }
+  return result;
+}
+
+async function syncSegment(accountId: number, segment: SegmentRules, changes: readonly ContactChange[]): Promise<void> {
+  let current: SegmentRules | undefined = segment;
+  for (let attempt = 0; current && attempt < maxRuleChanges; attempt++) {
+    try {
+      await applyMembershipChanges(accountId, current.id, membershipChangesFor(current, changes), current.rules_version);
+      return;
+    } catch (error) {
+      if (!(error instanceof SegmentChanged)) throw error;
+      // Updated (evaluate again under the new rules) or deleted (nothing left to do).
+      current = await getSegmentRules(accountId, current.id);
+    }
+  }
+}
+
+/**
+ * Bring the segments of the contact's type(s) up to date after one contact was created
+ * (`before` undefined), updated (both) or deleted (`after` undefined). Call it after the contact
+ * write has succeeded, with the stored records (not the request input).
+ */
+export async function syncContactSegments(
+  accountId: number,
+  before: ContactRecord | undefined,
+  after: ContactRecord | undefined,
+): Promise<void> {
+  await syncContactSegmentsBatch(accountId, [{ before, after }]);
+}
+
+/**
+ * The batch form of `syncContactSegments`, for CSV imports and bulk deletes: pass every change of
+ * one request (any number, e.g. 10,000 imported rows) in ONE call, after the contacts are stored.
+ * It reads the segments of each contact type once (one Query per type), and writes each segment's
+ * membership in transactions of up to 99 recipients plus the segment's count, so it costs far
+ * fewer requests than calling `syncContactSegments` per row.
+ */
+export async function syncContactSegmentsBatch(accountId: number, changes: readonly ContactChange[]): Promise<void> {
+  const contactTypeIds = new Set<number>();
+  for (const { before, after } of changes) {
+    if (before) contactTypeIds.add(before.contact_type_id);
+    if (after) contactTypeIds.add(after.contact_type_id);
+  }
+  for (const contactTypeId of contactTypeIds) {
+    const segments = await listSegmentRulesOfContactType(accountId, contactTypeId);
+    for (const segment of segments) await syncSegment(accountId, segment, changes);
+  }
+}

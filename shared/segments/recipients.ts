@@ -1,0 +1,198 @@
+// Segment recipients: reading, listing and deleting the recipient items of segments. One item per
+// segment and lower-cased address holds a manually stored entry, a matching contact, or both.
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { batchWriteAll, deleteRequest } from '../table/batch';
+import { db, tableName } from '../table/client';
+import { RecordNotFound } from '../table/errors';
+import { SEGMENT_RECIPIENT, segmentKey, segmentRecipientIdIndexKey, segmentRecipientPartition } from './keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
+import { isConditionFailure, queryPage, withoutKeys, type Item } from '../table/records';
+import { isTransactionCancelled } from '../table/transactions';
+
+/** A manually stored recipient (`segment/email/store`). */
+export interface ManualEntry {
+  first_name: string;
+  last_name: string;
+  email: string;
+}
+
+/** The recipient fields copied from a contact that matches the segment's rules. */
+export interface ContactEntry {
+  contact_id: number;
+  first_name: string;
+  last_name: string;
+  email: string;
+  country: string | null;
+  state: string | null;
+  city: string | null;
+  address_line1: string | null;
+}
+
+/** A segment recipient as the spec shows it. */
+export interface SegmentRecipient {
+  id: number;
+  user_id: number;
+  segment_id: number;
+  contact_id: number | null;
+  first_name: string;
+  last_name: string;
+  email: string;
+  country: string | null;
+  state: string | null;
+  city: string | null;
+  address_line1: string | null;
+  created_at: string;
+  updated_at: string;
+  fullname: string;
+}
+
+/** A recipient item's content: `contact` wins over `manual` in output while both are present. */
+export interface RecipientState {
+  id?: number;
+  manual?: ManualEntry;
+  contact?: ContactEntry;
+  created_at?: string;
+  version?: number;
+}
+
+export function manualEntry(item: Partial<ManualEntry>): ManualEntry {
+  return { first_name: String(item.first_name ?? ''), last_name: String(item.last_name ?? ''), email: String(item.email ?? '') };
+}
+
+export function contactEntry(item: Partial<ContactEntry>): ContactEntry {
+  const text = (value: unknown) => (value === null || value === undefined ? null : String(value));
+  return {
+    contact_id: Number(item.contact_id),
+    first_name: String(item.first_name ?? ''),
+    last_name: String(item.last_name ?? ''),
+    email: String(item.email ?? ''),
+    country: text(item.country),
+    state: text(item.state),
+    city: text(item.city),
+    address_line1: text(item.address_line1),
+  };
+}
+
+export function recipientState(item: Item | undefined): RecipientState | undefined {
+  if (!item) return undefined;
+  return {
+    id: Number(item.id),
+    manual: item.manual ? manualEntry(item.manual as ManualEntry) : undefined,
+    contact: item.contact ? contactEntry(item.contact as ContactEntry) : undefined,
+    created_at: String(item.created_at),
+    version: Number(item.version ?? 0),
+  };
+}
+
+export function toSegmentRecipient(item: Item): SegmentRecipient {
+  const record = withoutKeys(item);
+  const state = recipientState(item) as RecipientState;
+  const shown = state.contact ?? (state.manual as ManualEntry);
+  const contact = state.contact;
+  return {
+    id: Number(record.id),
+    user_id: Number(record.user_id),
+    segment_id: Number(record.segment_id),
+    contact_id: contact?.contact_id ?? null,
+    first_name: shown.first_name,
+    last_name: shown.last_name,
+    email: shown.email,
+    country: contact?.country ?? null,
+    state: contact?.state ?? null,
+    city: contact?.city ?? null,
+    address_line1: contact?.address_line1 ?? null,
+    created_at: String(record.created_at),
+    updated_at: String(record.updated_at),
+    fullname: [shown.first_name, shown.last_name].filter((part) => part.trim() !== '').join(' '),
+  };
+}
+
+/**
+ * One page of a segment's recipients in address order (case-insensitive): the partition is keyed by
+ * address, so pages are stable without a second index; the id index serves lookups by id only.
+ */
+export async function listSegmentRecipientsPage(accountId: number, segmentId: number, page: PageRequest): Promise<ListPage<SegmentRecipient>> {
+  return mapPage(await queryListPage({ partition: segmentRecipientPartition(accountId, segmentId) }, page), toSegmentRecipient);
+}
+
+/** A segment's recipients page by page (in address order), for sending to segments of any size. */
+export async function forEachSegmentRecipient(
+  accountId: number,
+  segmentId: number,
+  onBatch: (recipients: SegmentRecipient[]) => Promise<void>,
+  pageSize = 500,
+): Promise<void> {
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await queryPage({ partition: segmentRecipientPartition(accountId, segmentId), limit: pageSize, cursor });
+    if (page.items.length > 0) await onBatch(page.items.map(toSegmentRecipient));
+    cursor = page.next;
+  } while (cursor);
+}
+
+/** The contacts currently in a segment through its rules: contact id -> the address its item is keyed by. */
+export async function matchedContactsOfSegment(accountId: number, segmentId: number): Promise<Map<number, string>> {
+  const matched = new Map<number, string>();
+  await forEachSegmentRecipient(accountId, segmentId, async (recipients) => {
+    for (const recipient of recipients) if (recipient.contact_id !== null) matched.set(recipient.contact_id, recipient.email);
+  });
+  return matched;
+}
+
+async function findRecipientItem(accountId: number, recipientId: number): Promise<Item | undefined> {
+  const page = await queryPage({ partition: segmentRecipientIdIndexKey(accountId, recipientId).gsi1pk, index: 'gsi1', limit: 1 });
+  return page.items[0];
+}
+
+/**
+ * Delete one recipient by id, whatever it holds. A contact it held is added to the segment's
+ * exclusions, so the contact stays out while it still matches the rules.
+ */
+export async function deleteSegmentRecipient(accountId: number, recipientId: number): Promise<void> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const item = await findRecipientItem(accountId, recipientId);
+    if (!item || Number(item.id) !== recipientId) throw new RecordNotFound(SEGMENT_RECIPIENT, recipientId);
+    const contactId = (item.contact as ContactEntry | undefined)?.contact_id;
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: tableName(),
+                Key: { pk: item.pk, sk: item.sk },
+                ConditionExpression: '#version = :version AND #id = :id',
+                ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
+                ExpressionAttributeValues: { ':version': item.version, ':id': recipientId },
+              },
+            },
+            {
+              Update: {
+                TableName: tableName(),
+                Key: segmentKey(accountId, Number(item.segment_id)),
+                UpdateExpression: contactId === undefined ? 'ADD segment_emails_count :minus' : 'ADD segment_emails_count :minus, excluded_contact_ids :excluded',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':minus': -1, ...(contactId === undefined ? {} : { ':excluded': new Set([Number(contactId)]) }) },
+              },
+            },
+          ],
+        }),
+      );
+      return;
+    } catch (error) {
+      // The item changed (a contact moved in or out) or the segment is being deleted: look again.
+      if (!isTransactionCancelled(error) && !isConditionFailure(error)) throw error;
+    }
+  }
+  throw new RecordNotFound(SEGMENT_RECIPIENT, recipientId);
+}
+
+/** Delete every recipient item of a (deleted) segment, 25 per BatchWriteItem, retrying what DynamoDB leaves unprocessed. */
+export async function deleteAllSegmentRecipients(accountId: number, segmentId: number): Promise<void> {
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await queryPage({ partition: segmentRecipientPartition(accountId, segmentId), limit: 500, cursor });
+    await batchWriteAll(page.items.map(deleteRequest));
+    cursor = page.next;
+  } while (cursor);
+}

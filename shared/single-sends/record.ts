@@ -1,0 +1,123 @@
+// The single-send record: its shape as the spec shows it, its status values, and how a stored item
+// becomes that shape (shared by the API repository and the sending pipeline's progress module).
+import { withoutKeys, type Item } from '../table/records';
+
+/** The spec's status values. Transitions are documented in the README (single sends). */
+export const singleSendStatus = { initiate: 0, ready: 1, running: 2, completed: 3 } as const;
+
+export type SingleSendStatus = (typeof singleSendStatus)[keyof typeof singleSendStatus];
+
+/** The two kinds of audience a send names, by the prefix clients send (`contacts_3`, `segments_7`). */
+export type RecipientTable = 'contacts_' | 'segments_';
+
+/** One audience entry as stored and shown: `{id: '3', table: 'contacts_'}`. */
+export interface RecipientEntry {
+  id: string;
+  table: RecipientTable;
+}
+
+/** What create and update set: the client's fields plus the sender's details copied at that moment. */
+export interface SingleSendContent {
+  template_id: number;
+  sender_id: number;
+  unsubscribe_group_id: number;
+  recipient_id: RecipientEntry[];
+  exclude_specific_recipient_id: RecipientEntry[];
+  single_send_name: string;
+  subject: string;
+  preheader: string;
+  from_sender: string;
+  reply_to: string;
+  sender_name: string | null;
+  sender_address: string | null;
+  schedule_type: 0 | 1;
+  /** `YYYY-MM-DD`, or `0000-00-00` when immediate. */
+  schedule_date: string;
+  /** `HH:MM:SS` (UTC), or `00:00:00` when immediate. */
+  schedule_time: string;
+  template_json: string | null;
+  template_html: string | null;
+}
+
+export interface SingleSendStatistics {
+  triggered: number;
+  delivered: number;
+  unique_opens: number;
+  total_opens: number;
+  bounces: number;
+  unsubscribes: number;
+}
+
+export const statisticNames: readonly (keyof SingleSendStatistics)[] = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes'];
+
+/** A single send exactly as the spec's table lists it, in its order. */
+export interface SingleSend extends SingleSendContent, SingleSendStatistics {
+  id: number;
+  user_id: number;
+  status: SingleSendStatus;
+  utr: string;
+  /** Always `{}`: open tokens are derived per recipient when mail is rendered, never stored (README). */
+  unique_open_token: Record<string, string>;
+  /** `YYYY-MM-DD HH:MM:SS` (UTC) when the send completed; null until then. */
+  sent_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Not part of the record: when the send's scheduler job is due (ISO 8601), or absent for a draft.
+ * The dispatcher compares it with the time it fires, so a job replaced by an update cannot send early.
+ */
+export const dispatchAtAttribute = 'dispatch_at';
+
+function entries(value: unknown): RecipientEntry[] {
+  if (!Array.isArray(value)) return [];
+  return value.map((entry: { id: unknown; table: unknown }) => ({ id: String(entry.id), table: entry.table as RecipientTable }));
+}
+
+function nullableText(value: unknown): string | null {
+  return value === undefined || value === null ? null : String(value);
+}
+
+/** The record of a stored item, field by field so the output keeps the spec's order whatever the item holds. */
+export function toSingleSend(item: Item): SingleSend {
+  const record = withoutKeys<Record<string, unknown>>(item);
+  return {
+    id: Number(record.id),
+    user_id: Number(record.user_id),
+    template_id: Number(record.template_id),
+    sender_id: Number(record.sender_id),
+    unsubscribe_group_id: Number(record.unsubscribe_group_id),
+    recipient_id: entries(record.recipient_id),
+    exclude_specific_recipient_id: entries(record.exclude_specific_recipient_id),
+    single_send_name: String(record.single_send_name),
+    subject: String(record.subject),
+    preheader: String(record.preheader),
+    from_sender: String(record.from_sender),
+    reply_to: String(record.reply_to),
+    sender_name: nullableText(record.sender_name),
+    sender_address: nullableText(record.sender_address),
+    schedule_type: record.schedule_type === 1 ? 1 : 0,
+    schedule_date: String(record.schedule_date),
+    schedule_time: String(record.schedule_time),
+    status: Number(record.status ?? singleSendStatus.initiate) as SingleSendStatus,
+    utr: String(record.utr),
+    template_json: nullableText(record.template_json),
+    template_html: nullableText(record.template_html),
+    triggered: Number(record.triggered ?? 0),
+    delivered: Number(record.delivered ?? 0),
+    unique_opens: Number(record.unique_opens ?? 0),
+    total_opens: Number(record.total_opens ?? 0),
+    bounces: Number(record.bounces ?? 0),
+    unsubscribes: Number(record.unsubscribes ?? 0),
+    unique_open_token: {},
+    sent_at: nullableText(record.sent_at),
+    created_at: String(record.created_at),
+    updated_at: String(record.updated_at),
+  };
+}
+
+/** The scheduler job of one send: one per send, replaced on re-schedule (EventBridge names allow 64 characters). */
+export function singleSendJobName(accountId: number, utr: string): string {
+  return `single-send-${accountId}-${utr}`;
+}

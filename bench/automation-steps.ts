@@ -9,7 +9,8 @@ import { drainSink } from './lib/sink-drain';
 import { runDueSteps } from '../shared/automations/runner';
 import { addAutomationStep } from '../shared/automations/steps';
 import { addAutomation, getAutomation, setAutomationLive } from '../shared/automations/repository';
-import { importContacts, type ImportRow } from '../shared/contacts/import-writes';
+import { importContactRows } from '../shared/contacts/contact-service';
+import type { ImportRow } from '../shared/contacts/import-writes';
 import { addContactType } from '../shared/contact-types/repository';
 import { forEachContactOfType } from '../shared/contacts/repository';
 import { enrolContacts } from '../shared/automations/enrolments';
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
       fields: { contact_type_id: type.id, first_name: `Reader ${i}`, last_name: 'Bench', email: `step-${String(i).padStart(6, '0')}@example.com`, alt_email: null, country: '233', state: '', city: 'Springfield', address_line1: '', address_line2: '', state_province_region: '', postal_code: '' },
       customValues: {},
     }));
-    for (let start = 0; start < rows.length; start += 1000) await importContacts(accountId, type.id, rows.slice(start, start + 1000), new Set(['email', 'first_name', 'last_name', 'country', 'city']));
+    for (let start = 0; start < rows.length; start += 1000) await importContactRows(accountId, type.id, rows.slice(start, start + 1000), new Set(['email', 'first_name', 'last_name', 'country', 'city']));
     const sender = await addSender(accountId, { from_name: 'Bench News', from_email: 'bench@acme.example', reply_to_email: 'support@acme.example', country_id: 233, state_id: null, city_id: null, zip_code: null, company_address: '1 Main Street', company_address2: null, nickname: 'Bench' });
     await confirmSenderAddress(accountId, sender.id, sender.from_email);
     const group = await addUnsubscribeGroup(accountId, { group_name: 'Bench', description: 'Bench', is_display: 1 });

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/local-stack';
 import { drainSink } from './lib/sink-drain';
 import { addContactType } from '../shared/contact-types/repository';
-import { importContacts, type ImportRow } from '../shared/contacts/import-writes';
+import { importContactRows } from '../shared/contacts/contact-service';
+import type { ImportRow } from '../shared/contacts/import-writes';
 import { addSender, confirmSenderAddress } from '../shared/senders/repository';
 import { getSingleSend } from '../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
             fields: { contact_type_id: type.id, first_name: 'Bench', last_name: 'Reader', email, alt_email: null, country: '233', state: '', city: 'Springfield', address_line1: '', address_line2: '', state_province_region: '', postal_code: '' },
             customValues: {},
           }));
-          await importContacts(accountId, type.id, rows, new Set(['first_name', 'last_name', 'email', 'country', 'city']));
+          await importContactRows(accountId, type.id, rows, new Set(['first_name', 'last_name', 'email', 'country', 'city']));
         }
       }),
     );

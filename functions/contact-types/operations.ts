@@ -1,11 +1,11 @@
 // Contact type operations: list, add, view, update, delete.
 import {
   addContactType,
-  deleteContactType,
   getContactType,
   listContactTypesPage,
   renameContactType,
 } from '../../shared/contact-types/repository';
+import { deleteContactType } from '../../shared/contact-types/contact-type-service';
 import { RecordNotFound } from '../../shared/table/errors';
 import { HttpError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';

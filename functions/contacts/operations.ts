@@ -2,16 +2,8 @@
 import type { ContactRecord } from '../../shared/contacts/record';
 import { fieldsByName, fullName } from '../../shared/contacts/items';
 import { contactTypeExists, getContactTypes } from '../../shared/contact-types/repository';
-import {
-  addContact,
-  ContactEmailTaken,
-  ContactTypeUnavailable,
-  deleteContact,
-  deleteContacts,
-  getContact,
-  listContactsPage,
-  updateContact,
-} from '../../shared/contacts/repository';
+import { ContactEmailTaken, ContactTypeUnavailable, getContact, listContactsPage } from '../../shared/contacts/repository';
+import { addContact, deleteContact, deleteContacts, updateContact } from '../../shared/contacts/contact-service';
 import { listCustomFields, type CustomField } from '../../shared/custom-fields/repository';
 import { mapPage } from '../../shared/table/pages';
 import { findCountry } from '../../shared/reference-data/repository';

@@ -1,7 +1,7 @@
 // What the recipient pages share: reading the signed token from a link, the page for a refused link,
 // the partly hidden address, and counting a recipient's unsubscribe on the send the link came from.
 import { describeError, log } from '../../shared/log';
-import { verifyRecipientToken, type RecipientClaims } from '../../shared/mail/links';
+import { verifyRecipientToken, type RecipientClaims } from '../../shared/sending/links';
 import { recordSendEvent, type SendEvent } from '../../shared/sending/statistics';
 import { encodeSendRef } from '../../shared/sending/send-ref';
 import type { Reply } from '../../shared/http/reply';

@@ -3,7 +3,7 @@
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { listCustomFields } from '../../shared/custom-fields/repository';
 import { reservedFieldNames } from '../../shared/custom-fields/reserved-fields';
-import { rebuildSegmentMembership } from '../../shared/segments/rebuild';
+import { rebuildSegment } from '../../shared/segments/segment-service';
 import { addSegment, deleteSegment, listSegmentsPage, updateSegment, type SegmentInput } from '../../shared/segments/repository';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
@@ -50,7 +50,7 @@ export const list = accountOperation(async ({ account, request }) =>
 export const save = accountOperation(async ({ account, request }) => {
   const input = await segmentInput(account.id, request.fields);
   const segment = await addSegment(account.id, input);
-  await rebuildSegmentMembership(account.id, segment);
+  await rebuildSegment(account.id, segment);
   return ok('Added Successfully');
 });
 
@@ -59,7 +59,7 @@ export const update = accountOperation(async ({ account, request }) => {
   const id = segmentId.parse(request.fields.segment_id ?? request.query.segment_id, 'segment_id');
   const input = await segmentInput(account.id, request.fields, id.ok ? {} : { segment_id: [id.message] });
   const segment = await updateSegment(account.id, id.ok ? id.value : 0, input);
-  await rebuildSegmentMembership(account.id, segment);
+  await rebuildSegment(account.id, segment);
   return ok('Updated Successfully');
 });
 

@@ -6,6 +6,7 @@ import { liveAutomationsOn, type Automation, type AutomationTarget } from './rep
 import { enrolContacts, type Joiner } from './enrolments';
 import { describeError, log } from '../log';
 import { scheduleAt } from '../scheduling/scheduler';
+import type { SegmentJoin } from '../segments/membership';
 import { currentTime } from '../time';
 import { dueAfter } from './buckets';
 
@@ -57,4 +58,9 @@ export function onContactsJoined(accountId: number, contactTypeId: number, conta
 export function onSegmentJoined(accountId: number, segmentId: number, recipients: readonly { contactId: number | null; email: string }[]): Promise<void> {
   const joiners = recipients.filter((recipient): recipient is Joiner => recipient.contactId !== null);
   return enrolJoiners(accountId, { table: 'segments_', id: segmentId }, joiners);
+}
+
+/** Contacts started to match segments (a contact change, an import, a rebuild page): enrol each in its segment's live automations. */
+export async function onSegmentsJoined(accountId: number, joins: readonly SegmentJoin[]): Promise<void> {
+  for (const join of joins) await onSegmentJoined(accountId, join.segmentId, join.joined);
 }

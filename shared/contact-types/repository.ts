@@ -1,8 +1,7 @@
 // Contact types (the spec's lists of contacts): every table access for them.
 import { isoTimestamp } from '../time';
-import { contactTypeClosingAttribute, deleteContactsOfType } from '../contacts/repository';
+import { contactTypeClosingAttribute } from '../contacts/repository';
 import { RecordNotFound } from '../table/errors';
-import { deleteSegment, listSegmentRulesOfContactType } from '../segments/repository';
 import { nextId } from '../table/ids';
 import { CONTACT_TYPE, contactTypeKey, contactTypePartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
@@ -68,24 +67,12 @@ export async function renameContactType(accountId: number, id: number, name: str
   return toContactType(item);
 }
 
-/**
- * Delete a contact type, all its contacts and the segments built on it (a segment matches the
- * contacts of one type; without the type it could never match anyone again). The type is first
- * marked closing, so no contact can join it while its contacts are removed; it is deleted last, so a
- * run cut short leaves it in place and deleting it again finishes the job.
- */
-export async function deleteContactType(accountId: number, id: number): Promise<void> {
-  const closing = await updateExistingItem(contactTypeKey(accountId, id), { [contactTypeClosingAttribute]: 1 });
-  if (!closing) throw new RecordNotFound(CONTACT_TYPE, id);
-  await deleteContactsOfType(accountId, id);
-  for (const segment of await listSegmentRulesOfContactType(accountId, id)) {
-    try {
-      await deleteSegment(accountId, segment.id);
-    } catch (error) {
-      // Deleted meanwhile by its own delete: the same end.
-      if (!(error instanceof RecordNotFound)) throw error;
-    }
-  }
-  const deleted = await deleteExistingItem(contactTypeKey(accountId, id));
-  if (!deleted) throw new RecordNotFound(CONTACT_TYPE, id);
+/** Mark a contact type closing (no contact may join it while it is being deleted); false when it does not exist. */
+export async function closeContactType(accountId: number, id: number): Promise<boolean> {
+  return (await updateExistingItem(contactTypeKey(accountId, id), { [contactTypeClosingAttribute]: 1 })) !== undefined;
+}
+
+/** Delete the contact type's own item; false when it was already gone. */
+export async function removeContactType(accountId: number, id: number): Promise<boolean> {
+  return (await deleteExistingItem(contactTypeKey(accountId, id))) !== undefined;
 }

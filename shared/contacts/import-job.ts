@@ -1,7 +1,7 @@
 // Running a contact import job: the file's rows in chunks through the one importer, each chunk
 // checkpointed with its counts, so a job stopped anywhere (time limit, crash) continues where it was.
 import type { CsvTable } from '../csv/read-csv';
-import { importContacts } from './import-writes';
+import { importContactRows } from './contact-service';
 import { ChunkAlreadyDone, checkpointChunk, claimChunk, getImportJob, ImportTypeGone, markImportStatus, type ImportJob } from './import-jobs';
 import { ContactTypeUnavailable } from './repository';
 import { csvRowReader } from './csv-rows';
@@ -31,7 +31,7 @@ export async function runImportJob(accountId: number, importId: number, table: C
     const { valid, errors } = await reader.readRange(start, end);
     let fresh = new Set<string>();
     try {
-      const result = await importContacts(accountId, job.contact_type_id, valid, reader.columns, {
+      const result = await importContactRows(accountId, job.contact_type_id, valid, reader.columns, {
         deferCount: true,
         onClassified: async (emails) => {
           fresh = await claimChunk(accountId, importId, start, emails);

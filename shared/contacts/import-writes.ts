@@ -1,7 +1,6 @@
 // Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
 // email claimed atomically with its contact and one count change for the whole import.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { onContactsJoined } from '../automations/enrolment-service';
 import { isoTimestamp } from '../time';
 import { batchGetAll, batchWriteAll, putRequest } from '../table/batch';
 import { db, tableName } from '../table/client';
@@ -15,7 +14,7 @@ import { CONTACT, contactEmailKey, contactKey } from './keys';
 import { contactTypeKey } from '../contact-types/keys';
 import { type Key } from '../table/keys';
 import { getItem, isConditionFailure, type Item } from '../table/records';
-import { syncContactSegmentsBatch, type ContactChange } from '../segments/membership';
+import type { ContactChange } from '../segments/membership';
 import { cancellationCodes } from '../table/transactions';
 
 /** One valid row: its line in the file, its fields, and which standard columns the file has. */
@@ -25,11 +24,18 @@ export interface ImportRow {
   customValues: CustomValues;
 }
 
-export interface ImportResult {
+export interface ImportCounts {
   imported: number;
   updated: number;
   /** Rows refused while writing (an email claimed concurrently by another contact). */
   refused: { line: number; message: string }[];
+}
+
+export interface ImportResult extends ImportCounts {
+  /** Every contact written, before and after, for segment membership. */
+  changes: ContactChange[];
+  /** The contacts created, for enrolment in the type's live automations. */
+  created: ContactRecord[];
 }
 
 export interface ImportOptions {
@@ -179,9 +185,7 @@ export async function importContacts(
   }
   if (created.length > 0 && !options.deferCount) await addToCount(accountId, contactTypeId, created.length);
 
-  await syncContactSegmentsBatch(accountId, changes);
-  await onContactsJoined(accountId, contactTypeId, created.map(({ record }) => record));
-  return { imported: created.length, updated: updates.length, refused };
+  return { imported: created.length, updated: updates.length, refused, changes, created: created.map(({ record }) => record) };
 }
 
 /** One count change for the whole import; a type deleted meanwhile is left alone (its contacts go with it). */

@@ -1,6 +1,6 @@
 // Contacts: every table access for a contact, its email claim within its type and its type's count.
+// Writes answer what changed; the contact service (contact-service.ts) brings segments and automations along.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { onContactsJoined } from '../automations/enrolment-service';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
@@ -15,7 +15,6 @@ import { idSortKey } from '../table/keys';
 import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, queryPage, queryPageAfter, type Item } from '../table/records';
 import { pageReadSize, ShardMerge } from '../table/shard-merge';
-import { syncContactSegments, syncContactSegmentsBatch } from '../segments/membership';
 import { cancellationCodes } from '../table/transactions';
 
 export type { ContactFields, CustomValues } from './items';
@@ -151,7 +150,7 @@ export async function transact(actions: TransactionItem[]): Promise<void> {
 }
 
 /** Add a contact: the contact, its email claim and its type's count change together or not at all. */
-export async function addContact(
+export async function insertContact(
   accountId: number,
   input: ContactFields,
   customValues: CustomValues,
@@ -172,8 +171,6 @@ export async function addContact(
     if (codes?.[2] === 'ConditionalCheckFailed') throw new ContactTypeUnavailable(record.contact_type_id);
     throw error;
   }
-  // Independent reads and writes (the type's segments, its live automations): one round trip of latency.
-  await Promise.all([syncContactSegments(accountId, undefined, record), onContactsJoined(accountId, record.contact_type_id, [record])]);
   return record;
 }
 
@@ -182,13 +179,13 @@ export async function addContact(
  * the email claim, and a change of type moves one count between the types, in the same transaction.
  * The write is conditioned on the email and type read, so a concurrent change is retried, never lost.
  */
-export async function updateContact(
+export async function replaceContact(
   accountId: number,
   id: number,
   input: ContactFields,
   customValues: CustomValues,
   knownFields?: Map<string, CustomField>,
-): Promise<ContactRecord> {
+): Promise<{ before: ContactRecord; after: ContactRecord }> {
   const fields = knownFields ?? fieldsByName(await listCustomFields(accountId));
   for (let attempt = 0; ; attempt++) {
     const item = await getItem(contactKey(accountId, id));
@@ -219,14 +216,12 @@ export async function updateContact(
       if (codes[0] === 'ConditionalCheckFailed' && attempt < 3) continue;
       throw error;
     }
-    // A contact moved into another type joins it as an added one does: its live automations enrol it.
-    await Promise.all([syncContactSegments(accountId, before, after), movesType ? onContactsJoined(accountId, after.contact_type_id, [after]) : undefined]);
-    return after;
+    return { before, after };
   }
 }
 
-/** Delete one contact with its email claim, and count it out of its type. */
-export async function deleteContact(accountId: number, id: number): Promise<void> {
+/** Delete one contact with its email claim, and count it out of its type; answers the deleted contact. */
+export async function removeContact(accountId: number, id: number): Promise<ContactRecord> {
   const item = await getItem(contactKey(accountId, id));
   if (!item) throw new RecordNotFound(CONTACT, id);
   const contact = toContactRecord(item, fieldsByName(await listCustomFields(accountId)));
@@ -240,11 +235,11 @@ export async function deleteContact(accountId: number, id: number): Promise<void
     if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound(CONTACT, id);
     throw error;
   }
-  await syncContactSegments(accountId, contact, undefined);
+  return contact;
 }
 
-/** Delete every listed contact or none (any unknown id is not found), keeping claims and counts right. */
-export async function deleteContacts(accountId: number, ids: number[]): Promise<void> {
+/** Delete every listed contact or none (any unknown id is not found), keeping claims and counts right; answers them. */
+export async function removeContacts(accountId: number, ids: number[]): Promise<ContactRecord[]> {
   const fields = fieldsByName(await listCustomFields(accountId));
   const deleted = await deleteAllOrNothing(
     ids.map((id) => contactKey(accountId, id)),
@@ -257,10 +252,7 @@ export async function deleteContacts(accountId: number, ids: number[]): Promise<
     },
     2,
   );
-  await syncContactSegmentsBatch(
-    accountId,
-    deleted.map((item) => ({ before: toContactRecord(item, fields) })),
-  );
+  return deleted.map((item) => toContactRecord(item, fields));
 }
 
 /**
@@ -268,9 +260,9 @@ export async function deleteContacts(accountId: number, ids: number[]): Promise<
  * email claims. The type must already be closing, so no contact joins it meanwhile. Passes over
  * the index (each shard of it in turn, in no particular order) repeat until one finds nothing new,
  * so contacts the index showed late are removed too, and each contact is counted out of its
- * segments exactly once.
+ * segments exactly once: each page of removed contacts is handed to `onRemoved`.
  */
-export async function deleteContactsOfType(accountId: number, contactTypeId: number): Promise<number> {
+export async function removeContactsOfType(accountId: number, contactTypeId: number, onRemoved: (contacts: ContactRecord[]) => Promise<void>): Promise<number> {
   const fields = fieldsByName(await listCustomFields(accountId));
   const removed = new Set<number>();
   let foundNew: boolean;
@@ -287,7 +279,7 @@ export async function deleteContactsOfType(accountId: number, contactTypeId: num
         foundNew = true;
         await transact(contacts.flatMap((contact) => [{ Delete: { TableName: tableName(), Key: contactKey(accountId, contact.id) } }, emailRelease(contact)]));
         for (const contact of contacts) removed.add(contact.id);
-        await syncContactSegmentsBatch(accountId, contacts.map((contact) => ({ before: contact })));
+        await onRemoved(contacts);
       } while (cursor);
     }
   } while (foundNew);

@@ -2,7 +2,13 @@
 // every contact write, and only the segments of the contacts' types are read and evaluated.
 import { contactMatches } from './rules';
 import type { ContactRecord } from '../contacts/record';
-import { applyMembershipChanges, SegmentChanged, type MembershipChange } from './recipient-changes';
+import { applyMembershipChanges, SegmentChanged, type MembershipChange, type SegmentJoiner } from './recipient-changes';
+
+/** The contacts that started to match one segment. */
+export interface SegmentJoin {
+  segmentId: number;
+  joined: SegmentJoiner[];
+}
 import { contactEntry } from './recipients';
 import { getSegmentRules, listSegmentRulesOfContactType, type SegmentRules } from './repository';
 
@@ -64,31 +70,33 @@ export function membershipChangesFor(segment: SegmentRules, changes: readonly Co
   return result;
 }
 
-async function syncSegment(accountId: number, segment: SegmentRules, changes: readonly ContactChange[]): Promise<void> {
+async function syncSegment(accountId: number, segment: SegmentRules, changes: readonly ContactChange[]): Promise<SegmentJoin | undefined> {
   let current: SegmentRules | undefined = segment;
   for (let attempt = 0; current && attempt < maxRuleChanges; attempt++) {
     try {
-      await applyMembershipChanges(accountId, current.id, membershipChangesFor(current, changes), current.rules_version);
-      return;
+      const { joined } = await applyMembershipChanges(accountId, current.id, membershipChangesFor(current, changes), current.rules_version);
+      return { segmentId: current.id, joined };
     } catch (error) {
       if (!(error instanceof SegmentChanged)) throw error;
       // Updated (evaluate again under the new rules) or deleted (nothing left to do).
       current = await getSegmentRules(accountId, current.id);
     }
   }
+  return undefined;
 }
 
 /**
  * Bring the segments of the contact's type(s) up to date after one contact was created
  * (`before` undefined), updated (both) or deleted (`after` undefined). Call it after the contact
- * write has succeeded, with the stored records (not the request input).
+ * write has succeeded, with the stored records (not the request input). Answers who joined which
+ * segment, for the caller to enrol.
  */
-export async function syncContactSegments(
+export function syncContactSegments(
   accountId: number,
   before: ContactRecord | undefined,
   after: ContactRecord | undefined,
-): Promise<void> {
-  await syncContactSegmentsBatch(accountId, [{ before, after }]);
+): Promise<SegmentJoin[]> {
+  return syncContactSegmentsBatch(accountId, [{ before, after }]);
 }
 
 /**
@@ -98,7 +106,8 @@ export async function syncContactSegments(
  * membership in transactions of up to 99 recipients plus the segment's count, so it costs far
  * fewer requests than calling `syncContactSegments` per row.
  */
-export async function syncContactSegmentsBatch(accountId: number, changes: readonly ContactChange[]): Promise<void> {
+export async function syncContactSegmentsBatch(accountId: number, changes: readonly ContactChange[]): Promise<SegmentJoin[]> {
+  const joins: SegmentJoin[] = [];
   const contactTypeIds = new Set<number>();
   for (const { before, after } of changes) {
     if (before) contactTypeIds.add(before.contact_type_id);
@@ -106,6 +115,10 @@ export async function syncContactSegmentsBatch(accountId: number, changes: reado
   }
   for (const contactTypeId of contactTypeIds) {
     const segments = await listSegmentRulesOfContactType(accountId, contactTypeId);
-    for (const segment of segments) await syncSegment(accountId, segment, changes);
+    for (const segment of segments) {
+      const join = await syncSegment(accountId, segment, changes);
+      if (join && join.joined.length > 0) joins.push(join);
+    }
   }
+  return joins;
 }

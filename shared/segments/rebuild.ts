@@ -2,6 +2,7 @@
 // contact type's contacts, writing only the recipients that change.
 import { forEachContactOfType } from '../contacts/repository';
 import { applyMembershipChanges, SegmentChanged, type MembershipChange } from './recipient-changes';
+import type { SegmentJoin } from './membership';
 import { isMatchedBy, recipientEntryOf } from './membership';
 import { matchedContactsOfSegment } from './recipients';
 import type { SegmentRules } from './repository';
@@ -11,7 +12,11 @@ import type { SegmentRules } from './repository';
  * and exclusions are kept. When the segment changes again meanwhile, this pass stops: the newer
  * save's rebuild owns the membership then.
  */
-export async function rebuildSegmentMembership(accountId: number, segment: SegmentRules): Promise<void> {
+export async function rebuildSegmentMembership(
+  accountId: number,
+  segment: SegmentRules,
+  onJoined: (join: SegmentJoin) => Promise<void>,
+): Promise<void> {
   // Contacts in the segment now: each is either seen again below, or has left the type.
   const previous = await matchedContactsOfSegment(accountId, segment.id);
   try {
@@ -26,7 +31,8 @@ export async function rebuildSegmentMembership(accountId: number, segment: Segme
         }
         if (matches) changes.push(recipientEntryOf(contact));
       }
-      await applyMembershipChanges(accountId, segment.id, changes, segment.rules_version);
+      const { joined } = await applyMembershipChanges(accountId, segment.id, changes, segment.rules_version);
+      if (joined.length > 0) await onJoined({ segmentId: segment.id, joined });
     });
     const departed = [...previous].map(([contactId, email]): MembershipChange => ({ kind: 'contact-out', email, contactId }));
     await applyMembershipChanges(accountId, segment.id, departed, segment.rules_version);

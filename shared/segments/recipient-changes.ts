@@ -2,7 +2,6 @@
 // their new content in memory, and write only what differs, with the segment's counter in the same
 // transaction. Optimistic: every write is conditional and a lost race is read again and retried.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { onSegmentJoined } from '../automations/enrolment-service';
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import type { TransactionItem } from '../table/bulk-delete';
@@ -32,6 +31,14 @@ export class SegmentChanged extends Error {
 export interface ChangeOutcome {
   /** Addresses whose manual entry was refused because one already exists. */
   manualTaken: string[];
+  /** Contacts that started to match the segment (its live automations enrol them; see the enrolment service). */
+  joined: SegmentJoiner[];
+}
+
+/** A contact that started to match a segment. */
+export interface SegmentJoiner {
+  contactId: number;
+  email: string;
 }
 
 const maxAttempts = 8;
@@ -201,7 +208,7 @@ export async function applyMembershipChanges(
   changes: readonly MembershipChange[],
   rulesVersion?: string,
 ): Promise<ChangeOutcome> {
-  if (changes.length === 0) return { manualTaken: [] };
+  if (changes.length === 0) return { manualTaken: [], joined: [] };
   const addresses = [
     ...new Set(changes.map((change) => addressKey(change.kind === 'contact-out' ? change.email : change.entry.email))),
   ];
@@ -220,10 +227,8 @@ export async function applyMembershipChanges(
         const actions = [...group.map((write) => write.action), segmentAction(accountId, segmentId, delta, rulesVersion)];
         await db().send(new TransactWriteCommand({ TransactItems: actions }));
       }
-      // Contacts that started to match enter the segment's live automations.
       const joined = [...after].flatMap(([, state]) => (state?.contact ? [{ contactId: state.contact.contact_id, email: state.contact.email }] : []));
-      await onSegmentJoined(accountId, segmentId, joined.filter((joiner) => !wasMatched(before, joiner)));
-      return { manualTaken };
+      return { manualTaken, joined: joined.filter((joiner) => !wasMatched(before, joiner)) };
     } catch (error) {
       const codes = cancellationCodes(error);
       if (!codes) throw error;

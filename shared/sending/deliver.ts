@@ -5,7 +5,7 @@ import { config } from '../config';
 import { bouncedAmong } from '../suppressions/bounces';
 import { suppressedAmong } from '../suppressions/repository';
 import { describeError, log } from '../log';
-import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from '../mail/links';
+import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from './links';
 import { MailSendingPausedError, MailThrottledError, sendMail, type OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
 import type { DeliveryRecipient } from './delivery-message';

@@ -11,7 +11,8 @@ import {
 import { db, tableName } from './client';
 import { chunked, inParallel } from './concurrency';
 import type { Key } from './keys';
-import type { Item } from './records';
+
+type Item = Record<string, unknown>;
 
 /** DynamoDB's limits: keys per BatchGetItem, writes per BatchWriteItem. */
 export const batchGetLimit = 100;

@@ -3,13 +3,13 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { getSingleSend } from '../../shared/single-sends/repository';
-import { openPixelUrl, preferencesUrl, recipientToken } from '../../shared/mail/links';
+import { openPixelUrl, preferencesUrl, recipientToken } from '../../shared/sending/links';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { storedSingleSend } from '../support/recipient-pages';
 import { contactFields, type SinkMail } from '../support/sending';
 import { newSendingAccount, sendFields, type SendingAccount } from '../support/single-sends';
-import { addContact } from '../../shared/contacts/repository';
+import { addContact } from '../../shared/contacts/contact-service';
 
 const chromiumPath = '/usr/bin/chromium';
 const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];

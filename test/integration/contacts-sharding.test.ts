@@ -3,8 +3,10 @@
 // them: contacts/list pages (large and small limits, after deletions skew a shard), the by-type
 // readers, old-format list cursors, the email claim within a type, and the contact-type cascade.
 import { signToken } from '../../shared/signed-token';
-import { importContacts, type ImportRow } from '../../shared/contacts/import-writes';
-import { addContact, ContactEmailTaken, contactsOfTypePage, deleteContacts, forEachContactOfType, type ContactFields } from '../../shared/contacts/repository';
+import { importContactRows } from '../../shared/contacts/contact-service';
+import type { ImportRow } from '../../shared/contacts/import-writes';
+import { ContactEmailTaken, contactsOfTypePage, forEachContactOfType, type ContactFields } from '../../shared/contacts/repository';
+import { addContact, deleteContacts } from '../../shared/contacts/contact-service';
 import { contactEmailKey, contactPartition, contactShardPartition, contactShards, contactsOfTypeShardPartition } from '../../shared/contacts/keys';
 import { entityPartition, idSortKey, shardPartition } from '../../shared/table/keys';
 import { queryAll, type Item } from '../../shared/table/records';
@@ -25,7 +27,7 @@ const fields = (contactTypeId: number, email: string): ContactFields => contactF
 async function importMany(accountId: number, contactTypeId: number, emails: string[]): Promise<void> {
   for (let start = 0; start < emails.length; start += 500) {
     const rows: ImportRow[] = emails.slice(start, start + 500).map((email, index) => ({ line: start + index + 2, fields: fields(contactTypeId, email), customValues: {} }));
-    const result = await importContacts(accountId, contactTypeId, rows, new Set(['email', 'first_name', 'last_name']));
+    const result = await importContactRows(accountId, contactTypeId, rows, new Set(['email', 'first_name', 'last_name']));
     expect(result).toEqual({ imported: rows.length, updated: 0, refused: [] });
   }
 }

@@ -3,7 +3,8 @@
 import { handler } from '../../functions/segments/handler';
 import type { ContactRecord } from '../../shared/contacts/record';
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact, deleteContact, deleteContacts, deleteContactsOfType, updateContact, type ContactFields } from '../../shared/contacts/repository';
+import { type ContactFields } from '../../shared/contacts/repository';
+import { addContact, deleteContact, deleteContacts, deleteContactsOfType, updateContact } from '../../shared/contacts/contact-service';
 import { addCustomField } from '../../shared/custom-fields/repository';
 import { forEachSegmentRecipient, syncContactSegmentsBatch } from '../../shared/segments/membership';
 import { newAccount } from '../support/accounts';

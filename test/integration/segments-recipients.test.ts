@@ -2,7 +2,8 @@
 // and how manual entries, matched contacts and exclusions combine.
 import { handler } from '../../functions/segments/handler';
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact, updateContact, type ContactFields } from '../../shared/contacts/repository';
+import { type ContactFields } from '../../shared/contacts/repository';
+import { addContact, updateContact } from '../../shared/contacts/contact-service';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, type Keys, multipart, timestampPattern } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';

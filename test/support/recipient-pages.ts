@@ -4,7 +4,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as publicPages } from '../../functions/public-pages/handler';
 import { createSingleSend, getSingleSend, type SingleSendStatistics } from '../../shared/single-sends/repository';
 import { addUnsubscribeGroup, type UnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
-import { recipientToken } from '../../shared/mail/links';
+import { recipientToken } from '../../shared/sending/links';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { apiEvent, urlencoded } from './events';
 

@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { signSenderConfirmation } from '../../shared/senders/confirmation';
 import { signToken } from '../../shared/signed-token';
 import { resetConfig } from '../../shared/config';
-import { openPixelUrl, oneClickUnsubscribeUrl, preferencesUrl, recipientToken, verifyRecipientToken } from '../../shared/mail/links';
+import { openPixelUrl, oneClickUnsubscribeUrl, preferencesUrl, recipientToken, verifyRecipientToken } from '../../shared/sending/links';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { resetClock, setClock } from '../../shared/time';
 

@@ -2,7 +2,7 @@
 // unsubscribe), all carrying one signed token that names the send, the address and the send's group.
 import { signToken, verifyToken, type TokenCheck } from '../signed-token';
 import { config } from '../config';
-import { decodeSendRef, encodeSendRef, type SendRef } from '../sending/send-ref';
+import { decodeSendRef, encodeSendRef, type SendRef } from './send-ref';
 
 const purpose = 'recipient';
 

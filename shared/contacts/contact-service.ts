@@ -1,0 +1,67 @@
+// The contact use cases: each writes through the contacts repository and then brings along what
+// depends on contacts: segment membership, and enrolment in the live automations of the contact's
+// type and of the segments it started to match.
+import { onContactsJoined, onSegmentsJoined } from '../automations/enrolment-service';
+import type { CustomField } from '../custom-fields/repository';
+import { syncContactSegments, syncContactSegmentsBatch } from '../segments/membership';
+import { importContacts, type ImportCounts, type ImportOptions, type ImportRow } from './import-writes';
+import type { ContactRecord } from './record';
+import { insertContact, removeContact, removeContacts, removeContactsOfType, replaceContact, type ContactFields, type CustomValues } from './repository';
+
+/** Add a contact; it joins its type's segments and automations. */
+export async function addContact(accountId: number, input: ContactFields, customValues: CustomValues, knownFields?: Map<string, CustomField>): Promise<ContactRecord> {
+  const record = await insertContact(accountId, input, customValues, knownFields);
+  // Independent reads and writes (the type's segments, its live automations): one round trip of latency.
+  const [joins] = await Promise.all([syncContactSegments(accountId, undefined, record), onContactsJoined(accountId, record.contact_type_id, [record])]);
+  await onSegmentsJoined(accountId, joins);
+  return record;
+}
+
+/** Replace a contact's fields; a contact moved into another type joins it as an added one does. */
+export async function updateContact(
+  accountId: number,
+  id: number,
+  input: ContactFields,
+  customValues: CustomValues,
+  knownFields?: Map<string, CustomField>,
+): Promise<ContactRecord> {
+  const { before, after } = await replaceContact(accountId, id, input, customValues, knownFields);
+  const movesType = before.contact_type_id !== after.contact_type_id;
+  const [joins] = await Promise.all([syncContactSegments(accountId, before, after), movesType ? onContactsJoined(accountId, after.contact_type_id, [after]) : undefined]);
+  await onSegmentsJoined(accountId, joins);
+  return after;
+}
+
+/** Delete one contact; it leaves its segments. */
+export async function deleteContact(accountId: number, id: number): Promise<void> {
+  const contact = await removeContact(accountId, id);
+  await syncContactSegments(accountId, contact, undefined);
+}
+
+/** Delete every listed contact or none; they leave their segments. */
+export async function deleteContacts(accountId: number, ids: number[]): Promise<void> {
+  const contacts = await removeContacts(accountId, ids);
+  await syncContactSegmentsBatch(accountId, contacts.map((before) => ({ before })));
+}
+
+/** Delete every contact of a (closing) type, page by page, each page leaving its segments. */
+export function deleteContactsOfType(accountId: number, contactTypeId: number): Promise<number> {
+  return removeContactsOfType(accountId, contactTypeId, async (contacts) => {
+    await syncContactSegmentsBatch(accountId, contacts.map((before) => ({ before })));
+  });
+}
+
+/** Import rows into a type (one chunk of a CSV import): the written contacts join segments and automations. */
+export async function importContactRows(
+  accountId: number,
+  contactTypeId: number,
+  rows: ImportRow[],
+  columns: ReadonlySet<string>,
+  options: ImportOptions = {},
+): Promise<ImportCounts> {
+  const result = await importContacts(accountId, contactTypeId, rows, columns, options);
+  const joins = await syncContactSegmentsBatch(accountId, result.changes);
+  await onContactsJoined(accountId, contactTypeId, result.created);
+  await onSegmentsJoined(accountId, joins);
+  return { imported: result.imported, updated: result.updated, refused: result.refused };
+}

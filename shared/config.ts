@@ -1,5 +1,6 @@
-// Environment read once per container: every setting a function or the local runtime needs, with
-// a clear error naming the variable when a required one is missing.
+// The one place the environment is read: every setting a function or the local runtime needs, read
+// once per container, with a clear error naming the variable when a required one is missing or a
+// number is malformed. Other modules call `config()` or the readers below, never `process.env`.
 
 export type Runtime = 'aws' | 'local';
 
@@ -33,18 +34,32 @@ export function provideSecretValues(values: SecretValues): void {
   Object.assign(secretValues, values);
 }
 
-function required(name: string): string {
+/** A variable's value; undefined when unset or empty. */
+export function optionalEnv(name: string): string | undefined {
   const value = process.env[name];
-  if (value === undefined || value === '') {
-    throw new Error(`Missing required environment variable ${name}`);
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** A variable that must be set (deployment wiring: queue URLs, schedule targets, roles). */
+export function requiredEnv(name: string): string {
+  const value = optionalEnv(name);
+  if (value === undefined) throw new Error(`Missing required environment variable ${name}`);
+  return value;
+}
+
+/** A positive number (an integer with `integer`), or the fallback when unset; malformed values are refused by name. */
+export function positiveNumberEnv(name: string, fallback: number, { integer = false }: { integer?: boolean } = {}): number {
+  const text = optionalEnv(name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got '${text}'`);
   }
   return value;
 }
 
-function optional(name: string): string | undefined {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
+const required = requiredEnv;
+const optional = optionalEnv;
 
 function readConfig(): Config {
   const runtime = (optional('APP_RUNTIME') ?? 'aws') as Runtime;

@@ -3,11 +3,12 @@
 // API account it works for.
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
+import { optionalEnv } from './config';
 
-const logger = new Logger({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'email-campaign' });
+const logger = new Logger({ serviceName: optionalEnv('POWERTOOLS_SERVICE_NAME') ?? 'email-campaign' });
 
 // Checked per line, not at start-up: tests and the local runtime set LOG_LEVEL after modules load.
-const quiet = () => process.env.LOG_LEVEL === 'silent';
+const quiet = () => optionalEnv('LOG_LEVEL') === 'silent';
 
 export const log = {
   info: (message: string, fields: Record<string, unknown> = {}) => {

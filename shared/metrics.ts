@@ -1,24 +1,25 @@
 // Custom CloudWatch metrics as Embedded Metric Format log lines (Powertools Metrics): no API call on
 // the hot path; CloudWatch extracts them from the function's log group. Locally they are not written.
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
-import { config } from './config';
+import { config, optionalEnv } from './config';
 
 /** The namespace the dashboard and alarms read; the stack passes it as POWERTOOLS_METRICS_NAMESPACE. */
 export const metricsNamespace = 'EmailCampaign';
 
-export type MetricName = 'MailsSent' | 'MailsBounced' | 'MailsComplained' | 'DeliveryQueueAgeSeconds';
+export type MetricName = 'MailsSent' | 'MailsBounced' | 'MailsComplained' | 'DeliveryQueueAgeSeconds' | 'ImportQueueAgeSeconds';
 
 const units: Record<MetricName, (typeof MetricUnit)[keyof typeof MetricUnit]> = {
   MailsSent: MetricUnit.Count,
   MailsBounced: MetricUnit.Count,
   MailsComplained: MetricUnit.Count,
   DeliveryQueueAgeSeconds: MetricUnit.Seconds,
+  ImportQueueAgeSeconds: MetricUnit.Seconds,
 };
 
 let metrics: Metrics | undefined;
 
 function recorder(): Metrics {
-  metrics ??= new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? metricsNamespace, serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'email-campaign' });
+  metrics ??= new Metrics({ namespace: optionalEnv('POWERTOOLS_METRICS_NAMESPACE') ?? metricsNamespace, serviceName: optionalEnv('POWERTOOLS_SERVICE_NAME') ?? 'email-campaign' });
   return metrics;
 }
 

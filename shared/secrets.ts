@@ -2,7 +2,7 @@
 // template or the function's environment: the stack passes only the secret's ARN.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { awsClient } from './aws-clients';
-import { provideSecretValues } from './config';
+import { optionalEnv, provideSecretValues } from './config';
 
 // Used once per container, at the first invocation; built lazily so functions without secrets never construct it.
 export const secretsManagerClient = awsClient(({ region }) => new SecretsManagerClient({ region }));
@@ -24,7 +24,7 @@ async function readSecret(secretId: string): Promise<string> {
  * cached, so the next invocation tries again.
  */
 export function loadSecrets(): Promise<void> {
-  const arn = process.env[tokenSigningKeySecretArnEnvName];
+  const arn = optionalEnv(tokenSigningKeySecretArnEnvName);
   if (!arn) return Promise.resolve();
   loading ??= readSecret(arn).then(
     (tokenSigningKey) => provideSecretValues({ tokenSigningKey }),

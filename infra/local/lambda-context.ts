@@ -1,10 +1,11 @@
 // A Lambda Context for functions invoked in process by the local runtime.
 import type { Context } from 'aws-lambda';
+import { optionalEnv } from '../../shared/config';
 
 /** The context Lambda would pass to `functionName` for one invocation. */
 export function lambdaContext(functionName: string, requestId: string, timeoutMs = 30_000): Context {
   const deadline = Date.now() + timeoutMs;
-  const region = process.env.AWS_REGION ?? 'us-east-1';
+  const region = optionalEnv('AWS_REGION') ?? 'us-east-1';
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName,

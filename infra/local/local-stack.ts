@@ -4,7 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { resetConfig } from '../../shared/config';
+import { optionalEnv, resetConfig } from '../../shared/config';
 import { createAccount, findCredential, type NewAccount } from '../../shared/accounts/repository';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { configureLocalQueue, stopLocalQueues, type LocalQueueSettings } from '../../shared/queue/local-queue';
@@ -112,7 +112,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const log = options.log ?? ((line: string) => console.log(line));
   const dataDir = resolve(options.dataDir ?? '.data');
   const tableName = options.tableName ?? defaultTableName;
-  const region = options.region ?? process.env.AWS_REGION ?? 'us-east-1';
+  const region = options.region ?? optionalEnv('AWS_REGION') ?? 'us-east-1';
 
   // Every port is checked before Java starts, so a clash costs milliseconds, not a JVM start.
   // (startLocalDynamo checks that Java is installed, also before spawning it.)

@@ -1,5 +1,6 @@
 // `npm start`: the whole service on this machine. Reads PORT, DATA_DIR, DYNAMODB_PORT, SES_PORT and
 // TABLE_NAME, prints where everything is and the demo keys, and stops everything on Ctrl+C.
+import { optionalEnv } from '../../shared/config';
 import type { LocalStack } from './local-stack';
 import { assertPortsFree, stackPortClaims } from './ports';
 
@@ -8,8 +9,8 @@ import { assertPortsFree, stackPortClaims } from './ports';
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 function portFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
+  const raw = optionalEnv(name);
+  if (raw === undefined) return fallback;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`${name} must be a port number, got '${raw}'`);
   return port;
@@ -68,9 +69,9 @@ async function main(): Promise<void> {
     port: ports.api,
     dynamoPort: ports.dynamodb,
     sesPort: ports.ses,
-    dataDir: process.env.DATA_DIR || '.data',
-    tableName: process.env.TABLE_NAME || undefined,
-    quiet: process.env.QUIET === '1',
+    dataDir: optionalEnv('DATA_DIR') ?? '.data',
+    tableName: optionalEnv('TABLE_NAME'),
+    quiet: optionalEnv('QUIET') === '1',
   });
   running.stack = stack;
   if (running.stopRequested) return void stopAndExit(stack);

@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { optionalEnv } from '../../shared/config';
 import { createAccount } from '../../shared/accounts/repository';
 
 // AWS's documented switch for the SDK's Node 20 notice (aws/aws-sdk-js-v3#7983): stderr stays for errors.
@@ -26,7 +27,7 @@ function chooseTarget(table: string | undefined, region: string | undefined): Ta
     process.env.TOKEN_SIGNING_KEY ||= 'not-used-by-account-creation';
     return { describe: `table ${table}`, local: false };
   }
-  const dataDir = resolve(process.env.DATA_DIR || '.data');
+  const dataDir = resolve(optionalEnv('DATA_DIR') ?? '.data');
   const endpointsPath = join(dataDir, 'local-endpoints.json');
   if (!existsSync(endpointsPath)) {
     throw new Error(`the local stack is not running (no ${endpointsPath}); start it with npm start, or pass --table for a deployed table`);
@@ -35,9 +36,9 @@ function chooseTarget(table: string | undefined, region: string | undefined): Ta
   if (!endpoints.dynamodb) throw new Error(`${endpointsPath} has no dynamodb endpoint`);
   Object.assign(process.env, {
     APP_RUNTIME: 'local',
-    TABLE_NAME: process.env.TABLE_NAME || 'email-service-local',
+    TABLE_NAME: optionalEnv('TABLE_NAME') ?? 'email-service-local',
     DYNAMODB_ENDPOINT: endpoints.dynamodb,
-    AWS_REGION: region ?? process.env.AWS_REGION ?? 'us-east-1',
+    AWS_REGION: region ?? optionalEnv('AWS_REGION') ?? 'us-east-1',
   });
   return { describe: `the local stack's DynamoDB at ${endpoints.dynamodb}`, local: true };
 }

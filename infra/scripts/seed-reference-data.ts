@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { optionalEnv } from '../../shared/config';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -18,15 +19,15 @@ function chooseTable(table: string | undefined, region: string | undefined): voi
     Object.assign(process.env, { APP_RUNTIME: 'aws', TABLE_NAME: table }, region ? { AWS_REGION: region } : {});
     return;
   }
-  const endpointsPath = join(resolve(process.env.DATA_DIR || '.data'), 'local-endpoints.json');
+  const endpointsPath = join(resolve(optionalEnv('DATA_DIR') ?? '.data'), 'local-endpoints.json');
   if (!existsSync(endpointsPath)) throw new Error(`the local stack is not running (no ${endpointsPath}); start it with npm start, or pass --table`);
   const { dynamodb } = JSON.parse(readFileSync(endpointsPath, 'utf8')) as { dynamodb?: string };
   if (!dynamodb) throw new Error(`${endpointsPath} has no dynamodb endpoint`);
   Object.assign(process.env, {
     APP_RUNTIME: 'local',
-    TABLE_NAME: process.env.TABLE_NAME || 'email-service-local',
+    TABLE_NAME: optionalEnv('TABLE_NAME') ?? 'email-service-local',
     DYNAMODB_ENDPOINT: dynamodb,
-    AWS_REGION: region ?? process.env.AWS_REGION ?? 'us-east-1',
+    AWS_REGION: region ?? optionalEnv('AWS_REGION') ?? 'us-east-1',
   });
 }
 

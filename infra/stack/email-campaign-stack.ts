@@ -12,7 +12,7 @@ import type { HandlerSource } from './lambda-bundling';
 import { Monitoring } from './monitoring';
 import { justifyFindings } from './nag-suppressions';
 import { Platform } from './platform';
-import { automationStepsFunction, consumerTimeout, deliveryQueue, eventFunctionNames, ServiceFunctions } from './service-functions';
+import { consumerTimeout, deliveryQueue, ServiceFunctions } from './service-functions';
 import { readSettings, type StackSettings } from './settings';
 
 export interface EmailCampaignStackProps extends StackProps {
@@ -29,9 +29,9 @@ export function perContainerSendRate(sesMaxSendRate: number, deliveryConcurrency
   return Math.floor(((sesMaxSendRate * deliveryShareOfSendRate) / deliveryConcurrency) * 100) / 100;
 }
 
-/** Containers that send campaign mail at once: the deliverers, plus the automation step runner when deployed. */
-export function mailSendingContainers(deliveryConcurrency: number, source?: HandlerSource): number {
-  return deliveryConcurrency + (eventFunctionNames(source).includes(automationStepsFunction) ? 1 : 0);
+/** Containers that send campaign mail at once: the deliverers, plus the one automation step runner. */
+export function mailSendingContainers(deliveryConcurrency: number): number {
+  return deliveryConcurrency + 1;
 }
 
 export class EmailCampaignStack extends Stack {
@@ -72,7 +72,7 @@ export class EmailCampaignStack extends Stack {
       publicBaseUrl: baseUrl,
       systemFromEmail: settings.systemFromEmail,
       // The deliverers and the automation step runner (one container at most) share the SES rate.
-      perContainerSendRate: perContainerSendRate(settings.sesMaxSendRate, mailSendingContainers(settings.deliveryConcurrency, props.handlerSource)),
+      perContainerSendRate: perContainerSendRate(settings.sesMaxSendRate, mailSendingContainers(settings.deliveryConcurrency)),
       logRetention: settings.logRetention,
       allowDestroy: settings.allowDestroy,
       handlerSource: props.handlerSource,

@@ -101,6 +101,7 @@ export class Monitoring extends Construct {
         left: [props.deliveryQueue.metricApproximateNumberOfMessagesVisible(), props.deliveryQueue.metricApproximateNumberOfMessagesNotVisible()],
         right: [props.deliveryQueue.metricApproximateAgeOfOldestMessage(), serviceMetric('DeliveryQueueAgeSeconds', 'Maximum')],
       }),
+      new GraphWidget({ title: 'Import queue: oldest message waited (s)', left: [serviceMetric('ImportQueueAgeSeconds', 'Maximum')] }),
       new GraphWidget({ title: 'Dead letters', left: Object.values(props.deadLetterQueues).map((queue) => queue.metricApproximateNumberOfMessagesVisible()) }),
       new GraphWidget({
         title: 'API',

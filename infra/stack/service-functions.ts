@@ -35,7 +35,7 @@ interface FunctionShape {
 // API Gateway gives up on an integration after 30 s; stop first so the client gets our answer.
 const httpShape = (family: string): FunctionShape => ({ timeout: Duration.seconds(29), memorySize: 512, description: `HTTP API: ${family}` });
 
-/** Event functions by name; only those whose handler exists are deployed (automation-steps may not yet). */
+/** Event functions by name, with their timeouts and memory. */
 const eventShapes: Readonly<Record<string, FunctionShape>> = {
   // Stops early to hand over to a resume schedule, so a long timeout costs nothing and saves hand-overs.
   'send-dispatch': { timeout: Duration.minutes(5), memorySize: 512, description: 'Scheduler target: fans a single send out to the delivery queue' },
@@ -94,13 +94,9 @@ export interface ServiceFunctionsProps {
   handlerSource?: HandlerSource;
 }
 
-/**
- * The event functions the stack deploys from this source: every queue's consumer, and each other
- * event function whose handler file exists (automation-steps may not yet).
- */
-export function eventFunctionNames(source: HandlerSource = repositoryHandlers): string[] {
-  const names = new Set([...Object.keys(eventShapes), ...queueNames.map((queue) => queueConsumers[queue])]);
-  return [...names].filter((name) => existsSync(source.entryFor(name)));
+/** The event functions the stack deploys: the scheduler targets, the SES feedback function and every queue's consumer. */
+export function eventFunctionNames(): string[] {
+  return [...new Set([...Object.keys(eventShapes), ...queueNames.map((queue) => queueConsumers[queue])])];
 }
 
 export class ServiceFunctions extends Construct {
@@ -112,10 +108,11 @@ export class ServiceFunctions extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
     super(scope, id);
     const source = props.handlerSource ?? repositoryHandlers;
-    this.eventFunctionNames = eventFunctionNames(source);
-    this.scheduleTargets = eventTargets.filter((target) => this.eventFunctionNames.includes(target));
-    for (const required of ['send-dispatch', 'send-deliver', sesEventsFunction, ...queueNames.map((queue) => queueConsumers[queue])]) {
-      if (!this.eventFunctionNames.includes(required)) throw new Error(`No handler for event function ${required} at ${source.entryFor(required)}`);
+    this.eventFunctionNames = eventFunctionNames();
+    this.scheduleTargets = [...eventTargets];
+    // A missing handler is a broken checkout, not an optional feature: refuse to synthesize.
+    for (const name of this.eventFunctionNames) {
+      if (!existsSync(source.entryFor(name))) throw new Error(`No handler for event function ${name} at ${source.entryFor(name)}`);
     }
     const stack = Stack.of(this);
     // Scheduler targets get fixed names, so their ARNs are known without a reference to the function

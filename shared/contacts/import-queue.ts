@@ -27,7 +27,7 @@ function parseImportMessage(body: string): ImportMessage {
 
 /** Run each job named in the batch; a failed one is redelivered (SQS partial batch response). */
 export function handleImportEvent(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
-  return consumeRecords(event, context, 'import job', async (record) => {
+  return consumeRecords('imports', event, context, 'import job', async (record) => {
     const message = parseImportMessage(record.body);
     const table = readCsvTable(await loadImportFile(message.accountId, message.importId));
     const keepGoing = (longestChunkMs: number) => !context?.getRemainingTimeInMillis || context.getRemainingTimeInMillis() > 2 * longestChunkMs + reserveMs;

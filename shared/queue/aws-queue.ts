@@ -2,15 +2,13 @@
 // SQS reports as failed.
 import { SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
 import { awsClient } from '../aws-clients';
+import { requiredEnv } from '../config';
 import { maxBatchBytes, maxBatchSize, queueUrlEnvName, type QueueName } from './queues';
 
 export const sqsClient = awsClient(({ region }) => new SQSClient({ region }));
 
 function queueUrl(queue: QueueName): string {
-  const name = queueUrlEnvName(queue);
-  const url = process.env[name];
-  if (!url) throw new Error(`Missing required environment variable ${name}`);
-  return url;
+  return requiredEnv(queueUrlEnvName(queue));
 }
 
 /** Chunks of at most 10 messages and 256 KiB each. */

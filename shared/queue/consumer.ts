@@ -4,6 +4,18 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { describeError, log } from '../log';
+import { countMetric, type MetricName } from '../metrics';
+import type { QueueName } from './queues';
+
+/** The metric each queue's consumer records its oldest message's wait under. */
+const ageMetrics: Record<QueueName, MetricName> = { deliveries: 'DeliveryQueueAgeSeconds', imports: 'ImportQueueAgeSeconds' };
+
+/** How long the oldest message of a batch waited: the consumer-side view of its queue's age. */
+function recordQueueAge(queue: QueueName, event: SQSEvent): void {
+  const sentAt = event.Records.map((record) => Number(record.attributes?.SentTimestamp)).filter(Number.isFinite);
+  if (sentAt.length === 0) return;
+  countMetric(ageMetrics[queue], Math.max(0, (Date.now() - Math.min(...sentAt)) / 1000));
+}
 
 /** Thrown by a record handler that wants its message delivered again later; not an error to log. */
 export class RedeliverMessage extends Error {
@@ -13,13 +25,15 @@ export class RedeliverMessage extends Error {
   }
 }
 
-/** Handle every record of the event; the failed ones come back as `batchItemFailures`. */
+/** Handle every record of one queue's event; the failed ones come back as `batchItemFailures`. */
 export function consumeRecords(
+  queue: QueueName,
   event: SQSEvent,
   context: Partial<Context> | undefined,
   what: string,
   handleRecord: (record: SQSRecord) => Promise<void>,
 ): Promise<SQSBatchResponse> {
+  recordQueueAge(queue, event);
   const handle = async (record: SQSRecord) => {
     try {
       await handleRecord(record);

@@ -3,6 +3,7 @@
 // dead-letter after maxReceiveCount receives. Messages live in memory, so a restart drops them.
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { config } from '../config';
 import { log } from '../log';
 import { maxBatchSize, type QueueName } from './queues';
 
@@ -155,7 +156,7 @@ function pump(queue: QueueName, state: QueueState): void {
 }
 
 function toRecord(queue: QueueName, message: LocalMessage): SQSRecord {
-  const region = process.env.AWS_REGION ?? 'us-east-1';
+  const { region } = config();
   return {
     messageId: message.messageId,
     receiptHandle: `${message.messageId}#${message.receiveCount}`,

@@ -8,16 +8,11 @@ import {
   type CreateScheduleCommandInput,
 } from '@aws-sdk/client-scheduler';
 import { awsClient } from '../aws-clients';
+import { requiredEnv } from '../config';
 import { scheduleInput, type EventTarget, type ScheduledJob, type SchedulerAdapter } from './scheduled-job';
 
 // The SDK fills each call's ClientToken, so a retried CreateSchedule after a lost answer is idempotent.
 export const schedulerClient = awsClient(({ region }) => new SchedulerClient({ region }));
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`Missing required environment variable ${name}`);
-  return value;
-}
 
 /** The environment variable holding a target function's ARN, e.g. `SCHEDULE_TARGET_ARN_SEND_DISPATCH`. */
 export function scheduleTargetArnEnvName(target: EventTarget): string {

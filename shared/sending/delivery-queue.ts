@@ -74,7 +74,7 @@ async function processRecord(record: SQSRecord, cache: ContentCache): Promise<Re
 /** Handle one SQS event: every message is tried; the failed ones are reported for redelivery. */
 export function handleDeliveryEvent(event: SQSEvent): Promise<SQSBatchResponse> {
   const cache: ContentCache = new Map();
-  return consumeRecords(event, undefined, 'delivery message', async (record) => {
+  return consumeRecords('deliveries', event, undefined, 'delivery message', async (record) => {
     if ((await processRecord(record, cache)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
   });
 }

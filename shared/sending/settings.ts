@@ -1,6 +1,6 @@
 // The sending pipeline's settings, read from the environment once per container, with a clear
 // error naming the variable when one is malformed.
-import { config } from '../config';
+import { config, optionalEnv, positiveNumberEnv } from '../config';
 
 export interface SendingSettings {
   /**
@@ -19,16 +19,6 @@ export interface SendingSettings {
   deliveryConcurrency: number;
 }
 
-function positiveNumber(name: string, fallback: number, integer: boolean): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got '${text}'`);
-  }
-  return value;
-}
-
 let cached: SendingSettings | undefined;
 
 export function sendingSettings(): SendingSettings {
@@ -36,11 +26,11 @@ export function sendingSettings(): SendingSettings {
   const local = config().runtime === 'local';
   cached = {
     // The sink has no quota; a high local rate still exercises the bucket.
-    maxSendRate: positiveNumber('SES_MAX_SEND_RATE', local ? 2000 : 14, false),
-    configurationSetName: process.env.SES_CONFIGURATION_SET || undefined,
-    maxReceives: positiveNumber('DELIVERY_MAX_RECEIVES', 3, true),
-    dispatchPageSize: positiveNumber('DISPATCH_PAGE_SIZE', 500, true),
-    deliveryConcurrency: positiveNumber('DELIVERY_CONCURRENCY', local ? 16 : 8, true),
+    maxSendRate: positiveNumberEnv('SES_MAX_SEND_RATE', local ? 2000 : 14),
+    configurationSetName: optionalEnv('SES_CONFIGURATION_SET'),
+    maxReceives: positiveNumberEnv('DELIVERY_MAX_RECEIVES', 3, { integer: true }),
+    dispatchPageSize: positiveNumberEnv('DISPATCH_PAGE_SIZE', 500, { integer: true }),
+    deliveryConcurrency: positiveNumberEnv('DELIVERY_CONCURRENCY', local ? 16 : 8, { integer: true }),
   };
   return cached;
 }

@@ -128,26 +128,10 @@ describe('event functions and what feeds them', () => {
   });
 
   describe('automation-steps', () => {
-    // Entries of the repository, except that automation-steps is present or absent as the test needs.
-    const sourceWith = (automationSteps: boolean): HandlerSource => ({
-      projectRoot: repositoryHandlers.projectRoot,
-      entryFor: (name) =>
-        name === 'automation-steps'
-          ? automationSteps
-            ? repositoryHandlers.entryFor('send-dispatch')
-            : join(repositoryHandlers.projectRoot, 'functions', 'no-such-function', 'handler.ts')
-          : repositoryHandlers.entryFor(name),
-    });
-    const synthesizeWith = (source: HandlerSource) => {
-      const app = new App({ builtinCloudFormationValidation: false, context: { ...cdkJsonContext(), [BUNDLING_STACKS]: [] } });
-      const stack = createEmailCampaignStack(app, source);
-      return { stack, template: Template.fromStack(stack) };
-    };
-
-    test('when its handler exists, it is deployed and runs every minute as a scheduler target', () => {
-      const { stack, template: withSteps } = synthesizeWith(sourceWith(true));
+    test('is deployed and runs every minute as a scheduler target', () => {
+      const { stack } = synthesized;
       expect(stack.functions.scheduleTargets).toEqual(['send-dispatch', 'automation-steps']);
-      withSteps.hasResourceProperties('AWS::Scheduler::Schedule', {
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
         GroupName: 'email-campaign-dev',
         ScheduleExpression: 'rate(1 minute)',
         FlexibleTimeWindow: { Mode: 'OFF' },
@@ -155,10 +139,13 @@ describe('event functions and what feeds them', () => {
       });
     });
 
-    test('without its handler, the stack has no such function and no recurring schedule', () => {
-      const { stack, template: withoutSteps } = synthesizeWith(sourceWith(false));
-      expect(stack.functions.scheduleTargets).toEqual(['send-dispatch']);
-      withoutSteps.resourceCountIs('AWS::Scheduler::Schedule', 0);
+    test('a checkout without its handler is refused at synth, naming the missing file', () => {
+      const source: HandlerSource = {
+        projectRoot: repositoryHandlers.projectRoot,
+        entryFor: (name) => (name === 'automation-steps' ? join(repositoryHandlers.projectRoot, 'functions', 'no-such-function', 'handler.ts') : repositoryHandlers.entryFor(name)),
+      };
+      const app = new App({ builtinCloudFormationValidation: false, context: { ...cdkJsonContext(), [BUNDLING_STACKS]: [] } });
+      expect(() => createEmailCampaignStack(app, source)).toThrow(/No handler for event function automation-steps at .*no-such-function/);
     });
   });
 

@@ -44,7 +44,6 @@ describe('function needs', () => {
 
   test('name only functions that exist', () => {
     for (const name of Object.keys(functionNeeds)) {
-      if (name === 'automation-steps') continue;
       expect(functions).toContain(name);
     }
   });

@@ -82,6 +82,6 @@ describe('monitoring', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
     for (const title of ['Mails', 'SES reputation', 'Delivery queue', 'Dead letters', 'API', 'Function errors']) expect(body).toContain(`\\"title\\":\\"${title}\\"`);
-    for (const metric of ['MailsSent', 'MailsBounced', 'MailsComplained', 'DeliveryQueueAgeSeconds']) expect(body).toContain(metric);
+    for (const metric of ['MailsSent', 'MailsBounced', 'MailsComplained', 'DeliveryQueueAgeSeconds', 'ImportQueueAgeSeconds']) expect(body).toContain(metric);
   });
 });

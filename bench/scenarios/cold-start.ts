@@ -7,6 +7,8 @@
 // bundle, measured inside the process; nothing is called. The baseline of a function is a bare
 // handler that imports and constructs exactly the SDK clients found in its bundle, bundled and loaded
 // the same way: the difference is what our code, Powertools and the X-Ray SDK add to a cold start.
+// A second baseline ("traced") also captures those clients with Powertools Tracer, which loads the
+// X-Ray SDK from the layer: the difference to it is what our own code adds.
 // With BENCH_COLD_BEFORE (a checkout of an earlier commit, with node_modules), that commit's bundles,
 // built with its own bundling settings, are measured in the same runs. The runs of each function's
 // variants are interleaved, in rotating order, so drift of the machine falls on all of them alike.
@@ -74,8 +76,8 @@ function sdkPackagesIn(metafile: Metafile): Set<string> {
   return found;
 }
 
-/** A handler that only constructs the given SDK clients, at import, as one module. */
-function baselineEntry(packages: Set<string>): string {
+/** A handler that only constructs the given SDK clients (captured by Powertools Tracer with `traced`), at import, as one module. */
+function baselineEntry(packages: Set<string>, traced = false): string {
   const unknown = [...packages].filter((name) => name !== documentClientPackage && !sdkClients[name]);
   if (unknown.length) throw new Error(`no baseline for the SDK package(s) ${unknown.join(', ')}: add them to sdkClients`);
   const lines: string[] = [];
@@ -91,12 +93,14 @@ function baselineEntry(packages: Set<string>): string {
     if (index < 0) throw new Error('the document client without the DynamoDB client');
     clients[index] = `DynamoDBDocumentClient.from(${clients[index]})`;
   }
-  lines.push(`const clients = [${clients.join(', ')}];`, 'export const handler = async () => clients.length;');
+  if (traced) lines.push(`import { Tracer } from '@aws-lambda-powertools/tracer';`, 'const tracer = new Tracer();');
+  const built = traced ? clients.map((client) => `tracer.captureAWSv3Client(${client})`) : clients;
+  lines.push(`const clients = [${built.join(', ')}];`, 'export const handler = async () => clients.length;');
   return lines.join('\n');
 }
 
 interface Variant {
-  key: 'ours' | 'baseline' | 'before';
+  key: 'ours' | 'baseline' | 'traced' | 'before';
   file: string;
   sizeKb: number;
   times: number[];
@@ -207,6 +211,12 @@ export async function scenarioColdStart(): Promise<void> {
         const baselinePackages = sdkPackagesIn(baseline.metafile);
         if ([...packages].sort().join() !== [...baselinePackages].sort().join()) throw new Error(`baseline holds ${[...baselinePackages].join(', ')}, the bundle ${[...packages].join(', ')}`);
         variants.push({ key: 'baseline', file: baselineFile, sizeKb: baseline.sizeKb, times: [] });
+        const tracedFile = join(outDir, 'traced', name, 'index.js');
+        const traced = await bundle(
+          { ...oursOptions, stdin: { contents: baselineEntry(packages, true), resolveDir: root, sourcefile: `traced-${name}.ts`, loader: 'ts' } },
+          tracedFile,
+        );
+        variants.push({ key: 'traced', file: tracedFile, sizeKb: traced.sizeKb, times: [] });
         if (beforeTree && beforeOptions && beforeFunctions.includes(name)) {
           const beforeFile = join(outDir, 'before', name, 'index.js');
           const before = await bundle({ ...beforeOptions, entryPoints: [join(beforeTree, 'functions', name, 'handler.ts')], absWorkingDir: beforeTree }, beforeFile);
@@ -229,11 +239,13 @@ export async function scenarioColdStart(): Promise<void> {
       }
 
       const medianOf = (variant: Variant | undefined) => (variant && !variant.failure && variant.times.length ? round(median(variant.times), 1) : null);
-      const [ours, baseline, before] = (['ours', 'baseline', 'before'] as const).map((key) => variants.find((variant) => variant.key === key));
+      const [ours, baseline, traced, before] = (['ours', 'baseline', 'traced', 'before'] as const).map((key) => variants.find((variant) => variant.key === key));
       const oursMs = medianOf(ours);
       const baselineMs = medianOf(baseline);
       const beforeMs = medianOf(before);
       const overheadMs = oursMs !== null && baselineMs !== null ? round(oursMs - baselineMs, 1) : null;
+      const tracedMs = medianOf(traced);
+      const ownMs = oursMs !== null && tracedMs !== null ? round(oursMs - tracedMs, 1) : null;
       const ratio = oursMs !== null && baselineMs ? round(oursMs / baselineMs, 2) : null;
       const summary = (variant: Variant | undefined) =>
         variant && {
@@ -249,6 +261,8 @@ export async function scenarioColdStart(): Promise<void> {
         sdk_packages: [...packages].sort(),
         baseline: summary(baseline),
         overhead_ms: overheadMs,
+        traced_baseline: summary(traced),
+        own_code_ms: ownMs,
         ratio_to_baseline: ratio,
         ...(before ? { before: summary(before) } : {}),
       };
@@ -257,17 +271,19 @@ export async function scenarioColdStart(): Promise<void> {
       row(scenario, `${name} baseline (its SDK clients only) import+init`, baselineMs, 'ms');
       row(scenario, `${name} overhead over baseline`, overheadMs, 'ms', { op: '<=', limit: overheadGoalMs });
       row(scenario, `${name} ratio to baseline`, ratio, 'x');
+      row(scenario, `${name} traced baseline (its SDK clients + Tracer) import+init`, tracedMs, 'ms');
+      row(scenario, `${name} our own code over the traced baseline`, ownMs, 'ms', { op: '<=', limit: overheadGoalMs });
       if (before) {
         row(scenario, `${name} before (${beforeCommit}) bundle`, before.sizeKb, 'KB');
         row(scenario, `${name} before (${beforeCommit}) import+init`, beforeMs, 'ms');
       }
       const cell = (value: number | null) => (value === null ? 'n/a' : String(value));
-      lines.push([name, cell(ours!.sizeKb), cell(oursMs), cell(baseline?.sizeKb ?? null), cell(baselineMs), cell(overheadMs), cell(ratio), ...(beforeTree ? [cell(before?.sizeKb ?? null), cell(beforeMs)] : [])]);
+      lines.push([name, cell(ours!.sizeKb), cell(oursMs), cell(baseline?.sizeKb ?? null), cell(baselineMs), cell(overheadMs), cell(ratio), cell(tracedMs), cell(ownMs), ...(beforeTree ? [cell(before?.sizeKb ?? null), cell(beforeMs)] : [])]);
       log(`${name}: ${ours!.sizeKb} KB, ${oursMs ?? 'failed'} ms; baseline ${baselineMs ?? 'failed'} ms; overhead ${overheadMs ?? 'n/a'} ms${before ? `; before ${before.sizeKb} KB, ${beforeMs ?? 'failed'} ms` : ''}`);
     }
 
     // Side by side, one line a function (the rows of the main table hold the same figures).
-    const header = ['function', 'KB', 'init ms', 'baseline KB', 'baseline ms', 'overhead ms', 'ratio', ...(beforeTree ? [`before KB`, `before ms`] : [])];
+    const header = ['function', 'KB', 'init ms', 'baseline KB', 'baseline ms', 'overhead ms', 'ratio', 'traced ms', 'own ms', ...(beforeTree ? [`before KB`, `before ms`] : [])];
     const widths = header.map((title, i) => Math.max(title.length, ...lines.map((line) => line[i]!.length)));
     const format = (line: string[]) => line.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
     console.log(`\ncold start, median of ${settings.coldRuns} fresh processes each (tracing layer ${layerKb} KB on NODE_PATH, ${layerMs} ms alone)${beforeCommit ? `; before = commit ${beforeCommit}` : ''}`);

@@ -1,8 +1,8 @@
 // Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
 // email claimed atomically with its contact and one count change for the whole import.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { batchGetAll, batchWriteAll, putRequest } from '../table/batch';
+import { batchGetAll } from '../table/batch';
 import { db, tableName } from '../table/client';
 import { chunked, inParallel } from '../table/concurrency';
 import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
@@ -59,9 +59,35 @@ function getMany(keys: Key[]): Promise<Item[]> {
   return batchGetAll(keys, { consistentRead: true, concurrency });
 }
 
-/** Put many items, 25 per BatchWriteItem. */
-async function putMany(items: Item[]): Promise<void> {
-  await batchWriteAll(items.map(putRequest), { concurrency });
+/** The row a contact changed or deleted by another request since the lookup gets: it is left as that request made it. */
+export const changedMeanwhileMessage = 'The contact was changed or deleted while the file was imported; import this row again.';
+
+/**
+ * Write updated contacts, each only if it still has the email and type the import read: a contact
+ * deleted or moved to another type meanwhile is left as the other request made it (a BatchWriteItem
+ * cannot carry a condition, so these are single conditional puts, `concurrency` at a time).
+ * Answers the updates that were written and those refused.
+ */
+async function putUnchanged<T extends { before: ContactRecord; after: ContactRecord }>(updates: T[], fields: ReturnType<typeof fieldsByName>): Promise<{ written: T[]; changed: T[] }> {
+  const written: T[] = [];
+  const changed: T[] = [];
+  await inParallel(updates, concurrency, async (update) => {
+    try {
+      await db().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: contactItem(update.after, fields),
+          ConditionExpression: 'email = :email AND contact_type_id = :type',
+          ExpressionAttributeValues: { ':email': update.before.email, ':type': update.before.contact_type_id },
+        }),
+      );
+      written.push(update);
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      changed.push(update);
+    }
+  });
+  return { written, changed };
 }
 
 /** The contacts that already hold these emails in the type, by lower-cased email. */
@@ -172,12 +198,16 @@ export async function importContacts(
   }
 
   toUpdate = toUpdate.sort((a, b) => a.line - b.line);
-  const updates = toUpdate.map((row) => {
-    const before = existing.get(row.fields.email.toLowerCase()) as ContactRecord;
-    return { before, after: updatedRecord(before, row, columns, fields, now) };
-  });
-  await putMany(updates.map(({ after }) => contactItem(after, fields)));
-  changes.push(...updates);
+  const { written: updates, changed } = await putUnchanged(
+    toUpdate.map((row) => {
+      const before = existing.get(row.fields.email.toLowerCase()) as ContactRecord;
+      return { line: row.line, before, after: updatedRecord(before, row, columns, fields, now) };
+    }),
+    fields,
+  );
+  refused.push(...changed.map(({ line }) => ({ line, message: changedMeanwhileMessage })));
+  refused.sort((a, b) => a.line - b.line);
+  changes.push(...updates.map(({ before, after }) => ({ before, after })));
 
   if (!(await typeIsOpen(accountId, contactTypeId))) {
     await removeWritten(accountId, [...created.map(({ record }) => record), ...updates.map(({ after }) => after)]);

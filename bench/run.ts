@@ -6,7 +6,9 @@
 // by file name in bench/scenarios/; sizes by env, defaults sized for a 2-core machine):
 //   1 API latency p50/p99 and req/s, list + create, autocannon on loopback
 //       BENCH_API_SECONDS (10), BENCH_API_CONNECTIONS (10)
-//   2 DynamoDB round trips per operation, counted by an observer on the signed-call layer
+//   2 DynamoDB round trips per operation, counted by middleware on the document client; and the
+//     items a send's audience reads per recipient, type and segment (bench/scenarios/read-cost.ts)
+//       BENCH_READ_COST_RECIPIENTS (20000)
 //   3 bundle size (as deployed: esbuild, minified, SDK clients bundled, the X-Ray SDK in the tracing
 //     layer) and cold import+init (median of fresh processes) beside a bare-SDK baseline per function
 //       BENCH_COLD_RUNS (20), BENCH_COLD_BEFORE (a checkout of an earlier commit to compare with)
@@ -23,6 +25,7 @@ import { details, log, notDone, printTable, root, round, rows, settings } from '
 import { scenarioApiLatency } from './scenarios/api-latency';
 import { scenarioColdStart } from './scenarios/cold-start';
 import { scenarioCsvImport } from './scenarios/csv-import';
+import { scenarioReadCost } from './scenarios/read-cost';
 import { scenarioRoundTrips } from './scenarios/round-trips';
 import { scenarioSendScripts } from './scenarios/send-scripts';
 
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
       if (want(2)) await attempt('2 DynamoDB round trips', () => scenarioRoundTrips(api));
       if (want(1)) await attempt('1 API latency', () => scenarioApiLatency(api));
       if (want(5)) await attempt('5 CSV import', () => scenarioCsvImport(api));
+      if (want(2)) await attempt('2 send read cost', scenarioReadCost);
     } finally {
       await stack?.stop();
       rmSync(dataDir, { recursive: true, force: true });

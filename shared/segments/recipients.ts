@@ -6,7 +6,7 @@ import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { SEGMENT_RECIPIENT, segmentKey, segmentRecipientIdIndexKey, segmentRecipientPartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { isConditionFailure, queryPage, withoutKeys, type Item } from '../table/records';
+import { isConditionFailure, queryPage, queryPageAfter, withoutKeys, type Item } from '../table/records';
 import { isTransactionCancelled } from '../table/transactions';
 
 /** A manually stored recipient (`segment/email/store`). */
@@ -128,6 +128,37 @@ export async function forEachSegmentRecipient(
     if (page.items.length > 0) await onBatch(page.items.map(toSegmentRecipient));
     cursor = page.next;
   } while (cursor);
+}
+
+/** One page of a segment's recipients from a position, and the position after it. */
+export interface SegmentRecipientsPage {
+  recipients: SegmentRecipient[];
+  /** The key (lower-cased address) of the page's last item; undefined when nothing is left after `after`. */
+  last: string | undefined;
+}
+
+/**
+ * The key a resume position names: the recipient items' sort key, which is the address trimmed and
+ * lower-cased. Positions written before keys were used as positions held the shown address
+ * lower-cased (untrimmed); this maps those to the same key too.
+ */
+function segmentRecipientPosition(address: string): string {
+  return address.trim().toLowerCase();
+}
+
+/**
+ * The next `limit` recipients of a segment in key order after the key `after` (null: from the
+ * first): one Query whose key condition starts past `after`, so a reader that resumes from the last
+ * key it saw (the send dispatcher keeps it in its cursor) reads every item once over a whole pass.
+ */
+export async function segmentRecipientsAfter(accountId: number, segmentId: number, after: string | null, limit: number): Promise<SegmentRecipientsPage> {
+  const page = await queryPageAfter({
+    partition: segmentRecipientPartition(accountId, segmentId),
+    after: after === null ? undefined : segmentRecipientPosition(after),
+    limit,
+  });
+  const last = page.items[page.items.length - 1];
+  return { recipients: page.items.map(toSegmentRecipient), last: last === undefined ? undefined : String(last.sk) };
 }
 
 /** The contacts currently in a segment through its rules: contact id -> the address its item is keyed by. */

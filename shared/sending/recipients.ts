@@ -4,7 +4,7 @@
 import { contactsOfTypePage, forEachContactOfType } from '../contacts/repository';
 import type { ContactRecord } from '../contacts/record';
 import { findCountry } from '../reference-data/repository';
-import { forEachSegmentRecipient, type SegmentRecipient } from '../segments/membership';
+import { forEachSegmentRecipient, segmentRecipientsAfter, type SegmentRecipient } from '../segments/recipients';
 import type { RecipientEntry } from '../single-sends/record';
 import type { DeliveryRecipient } from './delivery-message';
 
@@ -14,9 +14,6 @@ export interface AudiencePage {
   /** The last contact id (contact types) or lower-cased address (segments) in the page. */
   last: number | string;
 }
-
-/** Thrown inside a repository's page loop to stop it once the page we want has been read. */
-class PageRead extends Error {}
 
 /**
  * Contact types come before segments: a contact reached both ways is then mailed with its full
@@ -94,27 +91,13 @@ async function contactPage(accountId: number, contactTypeId: number, after: numb
 }
 
 async function segmentPage(accountId: number, segmentId: number, after: string | null, pageSize: number): Promise<AudiencePage | undefined> {
-  let page: SegmentRecipient[] = [];
-  try {
-    await forEachSegmentRecipient(
-      accountId,
-      segmentId,
-      async (recipients) => {
-        // Segment recipients are keyed, and so ordered, by lower-cased address.
-        page = recipients.filter((recipient) => after === null || recipient.email.toLowerCase() > after);
-        if (page.length > 0) throw new PageRead();
-      },
-      pageSize,
-    );
-  } catch (error) {
-    if (!(error instanceof PageRead)) throw error;
-  }
-  const recipients: SegmentRecipient[] = page;
-  const last = recipients[recipients.length - 1];
-  if (!last) return undefined;
+  // Segment recipients are keyed, and so ordered, by lower-cased address: one Query from just after
+  // the cursor's address reads each recipient once over a whole send, whatever the segment's size.
+  const page = await segmentRecipientsAfter(accountId, segmentId, after, pageSize);
+  if (page.last === undefined) return undefined;
   return {
-    recipients: recipients.map((recipient) => ({ email: recipient.email, contactId: recipient.contact_id, fields: segmentRecipientFields(recipient) })),
-    last: last.email.toLowerCase(),
+    recipients: page.recipients.map((recipient) => ({ email: recipient.email, contactId: recipient.contact_id, fields: segmentRecipientFields(recipient) })),
+    last: page.last,
   };
 }
 

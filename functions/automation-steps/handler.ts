@@ -14,7 +14,11 @@ export const tickJobName = 'automation-steps-tick';
 
 const tickIntervalMs = 60_000;
 
-/** Time kept in hand before Lambda's limit: a delivery batch in flight finishes within it. */
+/**
+ * Time kept in hand before Lambda's limit. The run checks it before every recipient, so what is left
+ * to do when it runs out is small: the SES calls in flight, then the enrolment writes and counts of
+ * the mails sent.
+ */
 const reserveMs = 10_000;
 
 async function nextLocalTick(): Promise<void> {
@@ -23,10 +27,11 @@ async function nextLocalTick(): Promise<void> {
 }
 
 async function runSteps(_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<RunSummary> {
-  const deadline = context?.getRemainingTimeInMillis ? Date.now() + context.getRemainingTimeInMillis() - reserveMs : undefined;
+  const remainingMs = context?.getRemainingTimeInMillis?.bind(context);
+  const keepGoing = remainingMs ? () => remainingMs() > reserveMs : undefined;
   try {
-    const summary = await runDueSteps({ deadline });
-    if (summary.due > 0) log.info('automation steps run', { ...summary });
+    const summary = await runDueSteps({ keepGoing });
+    if (summary.due > 0 || !summary.complete) log.info('automation steps run', { ...summary });
     return summary;
   } catch (error) {
     log.error('automation steps run failed', describeError(error));

@@ -1,7 +1,9 @@
 // The step runner: drains the due index (every hour bucket and shard from the last one drained up to
 // now) and sends each due enrolment's next step through the shared delivery path, then moves the
 // enrolment on to its next step or ends it. Safe to run twice at once: the delivery ledger never
-// mails a step twice, and every enrolment change is conditional on the version read.
+// mails a step twice, and every enrolment change is conditional on the version read. A run whose
+// time runs out stops at a recipient boundary: what it mailed is moved on and counted, everyone
+// else stays due, unclaimed, for the next run.
 import { getAutomation, automationStatus, exitCriteria, type Automation, type AutomationTarget } from './repository';
 import { listAutomationSteps, type AutomationStep } from './steps';
 import type { ContactRecord } from '../contacts/record';
@@ -43,15 +45,29 @@ export interface RunSummary {
   ended: number;
   /** Enrolments of automations that are not live, taken out of the index until set-live. */
   parked: number;
-  /** Enrolments left due for the next run (throttled or failed delivery). */
+  /** Enrolments left due for the next run (throttled or failed delivery, or not reached before the run's time ran out). */
   keptDue: number;
-  /** Whether every due bucket was drained (false when the deadline stopped the run). */
+  /** Whether every due bucket was drained (false when the run's time ran out or an automation failed). */
   complete: boolean;
 }
 
 export interface RunOptions {
-  /** Wall-clock time (ms) after which no new work starts (a Lambda's timeout). */
+  /** Wall-clock time (ms) after which no new work starts. */
   deadline?: number;
+  /**
+   * Asked before each page, automation, step, delivery batch and recipient: false once no new work
+   * may start (a Lambda's remaining time is down to its reserve). Work under way finishes: a mail
+   * handed to SES is waited for, then its enrolment is moved on and the mail counted.
+   */
+  keepGoing?: () => boolean;
+}
+
+/** One run's shared state. */
+interface Run {
+  cache: RunCache;
+  summary: RunSummary;
+  /** Whether new work may start; once false, false for the rest of the run. */
+  keepGoing: () => boolean;
 }
 
 /** Enrolments read per page of one bucket shard. */
@@ -129,8 +145,13 @@ async function changeAll(enrolments: readonly Enrolment[], change: (enrolment: E
   summary[counter] += changed;
 }
 
-/** Send one step to the enrolments due for it, then advance, end or keep each. */
-async function runStep(cache: RunCache, automation: Automation, steps: AutomationStep[], step: AutomationStep, enrolments: Enrolment[], summary: RunSummary): Promise<void> {
+/**
+ * Send one step to the enrolments due for it, then advance, end or keep each: delivery batch by
+ * batch, each batch's enrolments written and its mails counted as soon as it ends, so a run that
+ * stops loses nothing it did. A batch not started before the run's time ran out is left as it is.
+ */
+async function runStep(run: Run, automation: Automation, steps: AutomationStep[], step: AutomationStep, enrolments: Enrolment[]): Promise<void> {
+  const { cache, summary } = run;
   const accountId = automation.user_id;
   const contacts = await currentContacts(accountId, enrolments.map((enrolment) => enrolment.contactId));
   const gone = enrolments.filter((enrolment) => !contacts.has(enrolment.contactId));
@@ -165,13 +186,18 @@ async function runStep(cache: RunCache, automation: Automation, steps: Automatio
   const ref: SendRef = { kind: 'automation-step', accountId, automationUtr: automation.utr, stepUtr: step.utr };
   const after = steps.find((candidate) => candidate.id > step.id);
   await inParallel(chunked(present, deliveryBatch), parallelDeliveries, async (batch) => {
+    if (!run.keepGoing()) {
+      summary.keptDue += batch.length;
+      return;
+    }
     const recipients: DeliveryRecipient[] = await Promise.all(
       batch.map(async (enrolment) => {
         const contact = contacts.get(enrolment.contactId) as ContactRecord;
         return { email: contact.email, contactId: contact.id, fields: contactFields(contact, await cache.countryName(contact.country)) };
       }),
     );
-    const outcome = await deliverToRecipients(ref, content, recipients);
+    // Stopped mid-batch (time up), the deliverer hands back everyone it did not mail, unclaimed, in `deferred`.
+    const outcome = await deliverToRecipients(ref, content, recipients, { keepGoing: run.keepGoing });
     summary.sent += outcome.sent;
     const retry = new Set([...outcome.failed, ...outcome.deferred].map((recipient) => recipient.contactId));
     const done = batch.filter((enrolment) => !retry.has(enrolment.contactId));
@@ -183,7 +209,8 @@ async function runStep(cache: RunCache, automation: Automation, steps: Automatio
 }
 
 /** Handle the due enrolments of one automation. */
-async function runAutomation(cache: RunCache, accountId: number, automationUtr: string, enrolments: Enrolment[], summary: RunSummary): Promise<void> {
+async function runAutomation(run: Run, accountId: number, automationUtr: string, enrolments: Enrolment[]): Promise<void> {
+  const { cache, summary } = run;
   const automation = await cache.automation(accountId, automationUtr);
   if (!automation) {
     // Deleted while these were due (its delete removes them too): nothing to send, nothing to keep.
@@ -204,12 +231,17 @@ async function runAutomation(cache: RunCache, accountId: number, automationUtr: 
   }
   await changeAll(finished, (enrolment) => endEnrolment(enrolment, 'completed'), summary, 'ended');
   for (const [stepId, due] of byStep) {
-    await runStep(cache, automation, steps, steps.find((step) => step.id === stepId) as AutomationStep, due, summary);
+    if (!run.keepGoing()) {
+      summary.keptDue += due.length;
+      continue;
+    }
+    await runStep(run, automation, steps, steps.find((step) => step.id === stepId) as AutomationStep, due);
   }
 }
 
 /** Handle one page of due enrolments, automation by automation. */
-async function runPage(cache: RunCache, enrolments: Enrolment[], summary: RunSummary): Promise<void> {
+async function runPage(run: Run, enrolments: Enrolment[]): Promise<void> {
+  const { summary } = run;
   const byAutomation = new Map<string, Enrolment[]>();
   for (const enrolment of enrolments) {
     const key = `${enrolment.accountId}#${enrolment.automationUtr}`;
@@ -217,8 +249,13 @@ async function runPage(cache: RunCache, enrolments: Enrolment[], summary: RunSum
   }
   for (const group of byAutomation.values()) {
     const first = group[0] as Enrolment;
+    if (!run.keepGoing()) {
+      // Out of time: left in the due index as they are.
+      summary.keptDue += group.length;
+      continue;
+    }
     try {
-      await runAutomation(cache, first.accountId, first.automationUtr, group, summary);
+      await runAutomation(run, first.accountId, first.automationUtr, group);
     } catch (error) {
       // One automation's failure leaves its enrolments due; the others still run.
       log.error('automation steps failed; their enrolments stay due', { accountId: first.accountId, automationUtr: first.automationUtr, ...describeError(error) });
@@ -228,24 +265,26 @@ async function runPage(cache: RunCache, enrolments: Enrolment[], summary: RunSum
 }
 
 /**
- * Send every step due by now. Each enrolment version is handled once per run (one left due is not
- * retried in the same run); the drained hours are remembered only when the run finished them all.
+ * Send every step due by now, or as much as fits before the run's time runs out. Each enrolment
+ * version is handled once per run (one left due is not retried in the same run); the drained hours
+ * are remembered only when the run finished them all.
  */
 export async function runDueSteps(options: RunOptions = {}): Promise<RunSummary> {
   const now = currentTime();
   const summary = emptySummary();
-  const cache = new RunCache();
   const seen = new Set<string>();
-  const pastDeadline = () => options.deadline !== undefined && Date.now() > options.deadline;
+  let outOfTime = false;
+  const keepGoing = () => {
+    if (!outOfTime && ((options.deadline !== undefined && Date.now() > options.deadline) || options.keepGoing?.() === false)) outOfTime = true;
+    return !outOfTime;
+  };
+  const run: Run = { cache: new RunCache(), summary, keepGoing };
   const partitions = bucketsToDrain(now, await lastDrainedHour()).flatMap((hour) => dueShardNumbers.map((shard) => ({ hour, shard })));
   // Oldest hours first; a few partitions at once, so catching up on many empty hours stays quick.
   await inParallel(partitions, parallelPartitions, async ({ hour, shard }) => {
     let cursor: Record<string, unknown> | undefined;
     do {
-      if (pastDeadline()) {
-        summary.complete = false;
-        return;
-      }
+      if (!keepGoing()) return;
       const page = await dueEnrolmentsPage(hour, shard, now, cursor, pageSize);
       cursor = page.next;
       const fresh = page.enrolments.filter((enrolment) => {
@@ -255,9 +294,10 @@ export async function runDueSteps(options: RunOptions = {}): Promise<RunSummary>
         return true;
       });
       summary.due += fresh.length;
-      if (fresh.length > 0) await runPage(cache, fresh, summary);
+      if (fresh.length > 0) await runPage(run, fresh);
     } while (cursor);
   });
+  if (outOfTime) summary.complete = false;
   if (summary.complete) await rememberDrainedHour(drainedThrough(now));
   return summary;
 }

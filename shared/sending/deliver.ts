@@ -1,6 +1,9 @@
 // Delivers one send (or automation step) to a list of recipients: the one code path for single sends
-// and automations. Per recipient: the suppression check at send time, the ledger claim, rendering,
-// the rate limit, SES. Throttling is retried with backoff and, if it persists, handed back unsent.
+// and automations. Per recipient: the suppression check at send time, rendering, the rate limit, the
+// ledger claim, SES. The claim is taken only once the recipient's turn has come, right before SES, so
+// a delivery stopped (its time up) or killed while waiting holds no claim on anyone it did not mail.
+// Throttling is retried with backoff and, if it persists, handed back unsent, as is everyone not
+// reached when the caller's time runs out.
 import { config } from '../config';
 import { bouncedAmong } from '../suppressions/bounces';
 import { suppressedAmong } from '../suppressions/repository';
@@ -9,13 +12,22 @@ import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } 
 import { MailSendingPausedError, MailThrottledError, sendMail, type OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
 import type { DeliveryRecipient } from './delivery-message';
-import { claimRecipient, markRecipientUncertain, releaseRecipient, type LedgerClaim } from './ledger';
+import { claimedAmong, claimRecipient, markRecipientUncertain, releaseRecipient, type LedgerClaim } from './ledger';
 import { renderMail } from './render';
 import type { SendContent } from './send-content';
 import { encodeSendRef, sendRefTag, type SendRef } from './send-ref';
 import { sendingSettings } from './settings';
 import { addSentCounts } from './statistics';
 import { backoffDelay, tokenBucket, type TokenBucket } from './throttle';
+
+export interface DeliveryOptions {
+  /**
+   * Asked before each recipient's send (when its turn at the rate limiter comes, and again after the
+   * wait): false once no new mail may start, e.g. the Lambda's time is nearly up. Everyone not yet
+   * handed to SES then comes back in `deferred`, unclaimed. Always true when left out.
+   */
+  keepGoing?: () => boolean;
+}
 
 export interface DeliveryOutcome {
   /** Handed to SES; counted as triggered (and, locally, delivered) in one update at the end. */
@@ -24,7 +36,7 @@ export interface DeliveryOutcome {
   skipped: number;
   /** SES refused them (or they could not be rendered or claimed): not mailed, claims released, may be tried again. */
   failed: DeliveryRecipient[];
-  /** SES throttled or paused sending: not mailed, never counted, to be tried again later. */
+  /** SES throttled or paused sending, or the caller's time ran out: not mailed, never counted, unclaimed, to be tried again later. */
   deferred: DeliveryRecipient[];
   /**
    * The call to SES ended without an answer (network error, server fault): the mail may have gone.
@@ -85,9 +97,12 @@ export function recipientMail(ref: SendRef, content: SendContent, recipient: Del
   };
 }
 
-async function sendWithBackoff(mail: OutgoingMail): Promise<Attempt> {
+/**
+ * Send one mail whose turn at the rate limiter has come (and whose recipient is claimed); a throttled
+ * send is retried, each retry with a turn of its own, while `mayStart` allows.
+ */
+async function sendWithBackoff(mail: OutgoingMail, mayStart: () => boolean): Promise<Attempt> {
   for (let attempt = 1; ; attempt++) {
-    await sendBucket().take();
     try {
       await sendMail(mail);
       return { result: 'sent' };
@@ -100,6 +115,7 @@ async function sendWithBackoff(mail: OutgoingMail): Promise<Attempt> {
       // Every sender in the container backs off, not only this one.
       sendBucket().pause(delay);
       await sleep(delay);
+      if (!(await sendBucket().acquire(mayStart))) return { result: 'deferred' };
     }
   }
 }
@@ -132,24 +148,49 @@ async function mailableNow(ref: SendRef, content: SendContent, recipients: reado
  * Mail each recipient at most once for `ref`. Returns what happened to each; recipients in
  * `failed` and `deferred` hold no claim and may be delivered again.
  */
-export async function deliverToRecipients(ref: SendRef, content: SendContent, recipients: readonly DeliveryRecipient[]): Promise<DeliveryOutcome> {
-  const queue = await mailableNow(ref, content, recipients);
+export async function deliverToRecipients(
+  ref: SendRef,
+  content: SendContent,
+  recipients: readonly DeliveryRecipient[],
+  options: DeliveryOptions = {},
+): Promise<DeliveryOutcome> {
+  const mailable = await mailableNow(ref, content, recipients);
+  // Recipients the ledger already holds (a redelivered batch) are skipped without waiting for a turn.
+  const inLedger = await claimedAmong(ref, mailable.map((recipient) => recipient.email));
+  const queue = mailable.filter((recipient) => !inLedger.has(recipient.email.toLowerCase()));
   const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - queue.length, failed: [], deferred: [], uncertain: 0 };
   const refText = encodeSendRef(ref);
-  // Once SES throttles past the retries, the rest is handed back rather than hammering it.
+  const keepGoing = options.keepGoing ?? (() => true);
+  // Once SES throttles past the retries, or the caller's time is up, the rest is handed back unsent.
   let throttled = false;
+  let stopped = false;
+  const mayStart = () => {
+    if (!throttled && !stopped && !keepGoing()) stopped = true;
+    return !throttled && !stopped;
+  };
   const deliverOne = async (recipient: DeliveryRecipient): Promise<void> => {
-    if (throttled) {
+    if (!mayStart()) {
       outcome.deferred.push(recipient);
       return;
     }
     let mail: OutgoingMail;
-    let claim: LedgerClaim | undefined;
     try {
       mail = recipientMail(ref, content, recipient);
-      claim = await claimRecipient(ref, recipient.email);
     } catch (error) {
       log.warn('recipient could not be prepared', { ref: refText, ...describeError(error) });
+      outcome.failed.push(recipient);
+      return;
+    }
+    // Wait for the turn first, claim after: a wait cut short leaves no claim behind.
+    if (!(await sendBucket().acquire(mayStart))) {
+      outcome.deferred.push(recipient);
+      return;
+    }
+    let claim: LedgerClaim | undefined;
+    try {
+      claim = await claimRecipient(ref, recipient.email);
+    } catch (error) {
+      log.warn('recipient could not be claimed', { ref: refText, ...describeError(error) });
       outcome.failed.push(recipient);
       return;
     }
@@ -157,7 +198,7 @@ export async function deliverToRecipients(ref: SendRef, content: SendContent, re
       outcome.skipped++;
       return;
     }
-    const attempt = await sendWithBackoff(mail);
+    const attempt = await sendWithBackoff(mail, mayStart);
     if (attempt.result === 'sent') {
       outcome.sent++;
       countMetric('MailsSent');

@@ -1,9 +1,12 @@
 // The delivery ledger: one item per recipient of a send or automation step, claimed with a
-// conditional put BEFORE SES is called, so a retried batch never mails anyone twice. Also the marker
-// items that let each statistics event count once per recipient; both live in the recipient's partition.
+// conditional put right before SES is called (after the recipient's turn at the rate limiter, so a
+// run stopped or killed while waiting holds no claim on anyone it did not mail), so a retried batch
+// never mails anyone twice. Also the marker items that let each statistics event count once per
+// recipient; both live in the recipient's partition.
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
+import { batchGetAll } from '../table/batch';
 import { db, tableName } from '../table/client';
 import { sendEventMarkerKey, sendLedgerKey } from './keys';
 import { type Key } from '../table/keys';
@@ -44,6 +47,20 @@ export async function claimRecipient(ref: SendRef, email: string): Promise<Ledge
     expires_at: expiresAt(),
   });
   return claimed ? { key, claimId } : undefined;
+}
+
+/**
+ * The addresses (lower-cased) among `emails` the ledger already holds for this send: mailed, being
+ * mailed, or with the outcome unknown. A look before anyone waits for the rate limiter, so those
+ * are skipped without using a turn; the claim still decides for the others. `emails` must be
+ * distinct once lower-cased.
+ */
+export async function claimedAmong(ref: SendRef, emails: readonly string[]): Promise<Set<string>> {
+  const refText = encodeSendRef(ref);
+  const byPartition = new Map(emails.map((email) => [sendLedgerKey(ref.accountId, refText, email).pk, email.toLowerCase()]));
+  const keys = emails.map((email) => sendLedgerKey(ref.accountId, refText, email));
+  const found = await batchGetAll(keys, { projection: { expression: 'pk' }, concurrency: 4 });
+  return new Set(found.map((item) => byPartition.get(String(item.pk))).filter((email): email is string => email !== undefined));
 }
 
 /** SES gave no answer (the mail may have gone): the claim stays for good, marked for whoever looks. */

@@ -14,6 +14,12 @@ const realClock: Clock = {
 export interface TokenBucket {
   /** Wait until one send may start. */
   take(): Promise<void>;
+  /**
+   * Wait until one send may start, unless `keepGoing` says to stop: it is asked when the caller's
+   * turn comes and again when the wait ends. True: the send may start now. False: stop; the caller
+   * used no turn, so the one queued behind it may start as soon as the rate allows.
+   */
+  acquire(keepGoing?: () => boolean): Promise<boolean>;
   /** Hold every taker back for `ms` (SES answered "too many requests"). */
   pause(ms: number): void;
 }
@@ -31,19 +37,37 @@ export function tokenBucket(ratePerSecond: number, burst = Math.max(1, Math.floo
   const tolerance = (burst - 1) * interval;
   let arrival = clock.now();
   let pausedUntil = 0;
-  let turn: Promise<void> = Promise.resolve();
-  const takeInTurn = async () => {
+  let turn: Promise<unknown> = Promise.resolve();
+  const acquireInTurn = async (keepGoing: () => boolean): Promise<boolean> => {
+    if (!keepGoing()) return false;
     const now = clock.now();
     arrival = Math.max(arrival, now);
     const startAt = Math.max(arrival - tolerance, pausedUntil);
     // Timers cannot wait less than a millisecond; a shorter wait is not worth one.
-    if (startAt - now >= 1) await clock.sleep(startAt - now);
+    if (startAt - now >= 1) {
+      await clock.sleep(startAt - now);
+      // The wait may have used up the caller's time: then the turn is not taken.
+      if (!keepGoing()) return false;
+    }
     arrival = Math.max(arrival, clock.now()) + interval;
+    return true;
   };
+  /** Callers are served one after another, in the order they ask. */
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
+    const mine = turn.then(work);
+    // A caller whose turn failed (a clock that throws) never blocks the callers after it.
+    turn = mine.catch(() => undefined);
+    return mine;
+  };
+  const always = () => true;
   return {
     take() {
-      turn = turn.then(takeInTurn);
-      return turn;
+      return inTurn(async () => {
+        await acquireInTurn(always);
+      });
+    },
+    acquire(keepGoing = always) {
+      return inTurn(() => acquireInTurn(keepGoing));
     },
     pause(ms) {
       pausedUntil = Math.max(pausedUntil, clock.now() + ms);

@@ -1,5 +1,5 @@
 // The token bucket and backoff, on a simulated clock: the rate holds, bursts are bounded, a pause
-// holds every taker back, and backoff doubles with jitter.
+// holds every taker back, a taker whose time is up gets no turn, and backoff doubles with jitter.
 import { backoffDelay, tokenBucket, type Clock } from '../../shared/sending/throttle';
 
 /** A clock that only moves when someone sleeps, recording when each take was allowed to start. */
@@ -85,6 +85,40 @@ describe('token bucket', () => {
     const starts: number[] = [];
     await Promise.all(Array.from({ length: 5 }, () => bucket.take().then(() => starts.push(clock.time - begin))));
     expect(starts).toEqual([0, 50, 100, 150, 200]);
+  });
+
+  test('a taker told to stop when its turn comes gets no turn and uses none', async () => {
+    const clock = simulatedClock();
+    const bucket = tokenBucket(10, 1, clock);
+    const begin = clock.time;
+    expect(await bucket.acquire()).toBe(true);
+    expect(await bucket.acquire(() => false)).toBe(false);
+    expect(clock.time).toBe(begin);
+    // The next taker has the turn the stopped one did not use.
+    expect(await bucket.acquire()).toBe(true);
+    expect(clock.time - begin).toBe(100);
+  });
+
+  test('a taker whose time runs out during the wait gets no turn, and the next goes as soon as the rate allows', async () => {
+    const clock = simulatedClock();
+    const bucket = tokenBucket(10, 1, clock);
+    const begin = clock.time;
+    await bucket.acquire();
+    expect(await bucket.acquire(() => clock.time === begin)).toBe(false);
+    expect(clock.time - begin).toBe(100);
+    expect(await bucket.acquire()).toBe(true);
+    expect(clock.time - begin).toBe(100);
+  });
+
+  test('once time is up, the takers queued behind are answered at once', async () => {
+    const clock = simulatedClock();
+    const bucket = tokenBucket(20, 1, clock);
+    const begin = clock.time;
+    const keepGoing = () => clock.time - begin < 120;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => bucket.acquire(keepGoing)));
+    expect(answers).toEqual([true, true, true, false, false, false]);
+    // The fourth waited for its turn at 150 ms and found the time up there; the rest did not wait.
+    expect(clock.time - begin).toBe(150);
   });
 
   test('a rate must be positive', () => {

@@ -6,11 +6,14 @@ import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { email, format, integer, messages, string, type Infer, type Schema } from '../../shared/validation';
 
 // The spec limits the two address lines to 255; the other texts get the same bound (our choice) so a
-// record stays far below DynamoDB's item size.
+// record stays far below DynamoDB's item size. The name and the two addresses go into the From and
+// Reply-To headers of every send, where a CR or LF would make SES refuse each message, so they hold
+// no control characters (an address's own rule already refuses whitespace; the others are checked here).
+// The nickname and the address lines never reach a header.
 export const senderFields = {
-  from_name: string().required().max(255),
-  from_email: email().required(),
-  reply_to_email: email().required(),
+  from_name: string().required().max(255).singleLine(),
+  from_email: email().required().singleLine(),
+  reply_to_email: email().required().singleLine(),
   country_id: integer().required(),
   state_id: integer(),
   city_id: integer(),

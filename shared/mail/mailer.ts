@@ -41,13 +41,19 @@ export const sesClient = awsClient(
 
 const specials = /[()<>[\]:;@\\,."]/;
 
+// eslint-disable-next-line no-control-regex -- line breaks and the other controls a header must not carry
+const controlCharacters = /[\u0000-\u001f\u007f]+/g;
+
 /**
  * A mailbox as SES parses it: a display name with non-ASCII characters becomes a MIME encoded-word,
- * one with RFC 5322 specials (a comma, say) is quoted; a bare address is left alone.
+ * one with RFC 5322 specials (a comma, say) is quoted; a bare address is left alone. Line breaks
+ * and other control characters become a space first, so the answer never ends the header early: a
+ * sender name stored before names were checked for them cannot make SES refuse every message.
  */
 export function formatMailbox(mailbox: string): string {
-  const match = /^\s*(.*?)\s*<([^<>]+)>\s*$/.exec(mailbox);
-  if (!match) return mailbox.trim();
+  const line = mailbox.replace(controlCharacters, ' ');
+  const match = /^\s*(.*?)\s*<([^<>]+)>\s*$/.exec(line);
+  if (!match) return line.trim();
   const name = (match[1] ?? '').replace(/^"(.*)"$/, '$1').replace(/\\(.)/g, '$1');
   const address = match[2] ?? '';
   if (name === '') return address;

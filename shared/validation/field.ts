@@ -3,6 +3,9 @@
 import type { UploadedFile } from '../http/body';
 import { attributeName, format, messages, type MessageKey } from './messages';
 
+// eslint-disable-next-line no-control-regex -- the rule is about control characters
+const controlCharacters = /[\u0000-\u001f\u007f]/;
+
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
 type Coerce<T> = (value: unknown, field: string) => Parsed<T> | { ok: false; key: MessageKey };
@@ -76,6 +79,14 @@ export class Field<T, Out = T | undefined> {
   /** Matches a pattern (strings only). */
   regex(pattern: RegExp): Field<T, Out> {
     return this.with({}, (value) => (typeof value === 'string' && !pattern.test(value) ? { key: 'regex' } : undefined));
+  }
+
+  /**
+   * No line break or other control character (C0, tab included, and DEL) in the value as trimmed:
+   * for text that goes into a mail header, where a CR or LF would end the header.
+   */
+  singleLine(): Field<T, Out> {
+    return this.with({}, (value) => (typeof value === 'string' && controlCharacters.test(value) ? { key: 'controlCharacters' } : undefined));
   }
 
   /** A rule of the caller's own: return a full message to fail, or undefined to pass. */

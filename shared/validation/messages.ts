@@ -18,6 +18,8 @@ export const messages = {
   exists: 'The selected :attribute is invalid.',
   unique: 'The :attribute has already been taken.',
   regex: 'The :attribute field format is invalid.',
+  // Ours, in Laravel's style: a value bound for a mail header (a sender's name or address).
+  controlCharacters: 'The :attribute field must not contain line breaks or control characters.',
   dateFormat: 'The :attribute field must match the format :format.',
   afterNow: 'The :attribute field must be a date after now.',
   file: 'The :attribute field must be a file.',

@@ -144,6 +144,48 @@ describe('senders', () => {
       expect(result).toEqual({ status: 422, body: { status: 'failed', errors: { [field]: [message] } } });
     });
 
+    describe('header-bound fields', () => {
+      const controls = (field: string) => `The ${field} field must not contain line breaks or control characters.`;
+
+      it.each([
+        ['from_name', 'a LF', { from_name: 'Acme\nNews' }],
+        ['from_name', 'a CR', { from_name: 'Acme\rNews' }],
+        ['from_name', 'an injected header after a CRLF', { from_name: 'Acme\r\nBcc: victim@example.com' }],
+        ['from_name', 'a tab', { from_name: 'Acme\tNews' }],
+        ['from_name', 'a NUL', { from_name: 'Acme\u0000News' }],
+        ['from_name', 'an escape', { from_name: 'Acme\u001bNews' }],
+        ['from_name', 'a DEL', { from_name: 'Acme\u007fNews' }],
+        ['from_email', 'a control character', { from_email: 'news\u0001@acme.example' }],
+        ['reply_to_email', 'a DEL', { reply_to_email: 'support\u007f@acme.example' }],
+      ])('refuses %s with %s, and stores nothing', async (field, _case, overrides) => {
+        const keys = await newAccount();
+        const result = await saveSender(keys, senderInput(overrides));
+        expect(result).toEqual({ status: 422, body: { status: 'failed', errors: { [field]: [controls(field.replace(/_/g, ' '))] } } });
+        expect(await listSenders(keys)).toEqual([]);
+      });
+
+      it('refuses a line break in a JSON body too, reported with the other fields', async () => {
+        const keys = await newAccount();
+        const result = await call(keys, 'POST', 'sender/save', { body: json(senderInput({ from_name: 'Acme\r\nNews', company_address: 'x'.repeat(256) })) });
+        expect(result).toEqual({
+          status: 422,
+          body: {
+            status: 'failed',
+            errors: {
+              from_name: ['The from name field must not contain line breaks or control characters.'],
+              company_address: ['The company address field must not be greater than 255 characters.'],
+            },
+          },
+        });
+      });
+
+      it('trims line breaks around a name, as every text field is trimmed, and keeps non-ASCII names', async () => {
+        const keys = await newAccount();
+        expect((await saveSender(keys, senderInput({ from_name: '\r\nAcme Café\r\n' }))).status).toBe(200);
+        expect((await listSenders(keys))[0]?.from_name).toBe('Acme Café');
+      });
+    });
+
     it('accepts 255 characters in each address line', async () => {
       const keys = await newAccount();
       const result = await saveSender(keys, senderInput({ company_address: 'a'.repeat(255), company_address2: 'b'.repeat(255) }));
@@ -248,6 +290,20 @@ describe('senders', () => {
           },
         },
       });
+    });
+
+    it('refuses a line break in from_name and keeps the stored sender', async () => {
+      const keys = await newAccount();
+      await saveSender(keys);
+      const before = await senderDetails(keys, 1);
+      const result = await call(keys, 'POST', 'sender/update', {
+        body: multipart(senderInput({ sender_id: 1, from_email: before.from_email as string, from_name: 'Acme\nBcc: victim@example.com' })),
+      });
+      expect(result).toEqual({
+        status: 422,
+        body: { status: 'failed', errors: { from_name: ['The from name field must not contain line breaks or control characters.'] } },
+      });
+      expect(await senderDetails(keys, 1)).toEqual(before);
     });
 
     it('answers Record Not Found for an unknown id', async () => {

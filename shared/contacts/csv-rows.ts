@@ -43,18 +43,28 @@ function emailKey(cells: Map<string, string>): string | undefined {
   return cell ? cell : undefined;
 }
 
+/** For each row, the index of the next row with the same email key, or -1 (also for a row without one). */
+function laterRowsOfEmail(rows: CsvTable['rows']): Int32Array {
+  const next = new Int32Array(rows.length).fill(-1);
+  const following = new Map<string, number>();
+  for (let index = rows.length - 1; index >= 0; index--) {
+    const key = emailKey((rows[index] as CsvTable['rows'][number]).cells);
+    if (!key) continue;
+    const later = following.get(key);
+    if (later !== undefined) next[index] = later;
+    following.set(key, index);
+  }
+  return next;
+}
+
 export async function csvRowReader(accountId: number, contactTypeId: number, table: CsvTable): Promise<CsvRowReader> {
   const customFields = fieldsByName(await listCustomFields(accountId));
   const customByColumn = new Map([...customFields.values()].map((field) => [field.field_name.toLowerCase(), field.field_name]));
   const columns = new Set<string>(contactColumns.filter((column) => table.columns.includes(column)));
   const context = { customFields, contactTypeExists: async () => true, resolveCountry: countryResolver(), countryInput: 'id-code-or-name' as const };
 
-  // Where each email appears, so a row can tell whether a later one replaces it.
-  const positions = new Map<string, number[]>();
-  table.rows.forEach((row, index) => {
-    const key = emailKey(row.cells);
-    if (key) positions.set(key, [...(positions.get(key) ?? []), index]);
-  });
+  // The next row of the same email (-1: none), so a row can tell whether a later one replaces it.
+  const nextOfEmail = laterRowsOfEmail(table.rows);
   const results = new Map<number, Promise<RowResult>>();
 
   const readRow = (index: number): Promise<RowResult> => {
@@ -83,10 +93,14 @@ export async function csvRowReader(accountId: number, contactTypeId: number, tab
     }
   }
 
+  /**
+   * Whether a later row of the email is valid: the later rows in file order up to the first valid
+   * one, in the same order as ever. Only a valid row asks, and it stops at the next valid row of its
+   * email, so a read through the file passes over each row at most once, however often an email repeats.
+   */
   async function replacedLater(index: number): Promise<boolean> {
-    const key = emailKey((table.rows[index] as CsvTable['rows'][number]).cells);
-    for (const later of (key ? positions.get(key) : undefined) ?? []) {
-      if (later > index && (await readRow(later)).ok) return true;
+    for (let later = nextOfEmail[index] as number; later !== -1; later = nextOfEmail[later] as number) {
+      if ((await readRow(later)).ok) return true;
     }
     return false;
   }

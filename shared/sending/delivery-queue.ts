@@ -1,6 +1,6 @@
 // The delivery queue's consumer: each message is one batch of one send. Delivers it, settles it once
 // it is finished (which may complete the send), and answers which messages SQS must redeliver.
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { getSendingSingleSend, settleDeliveryBatch, singleSendExists } from '../single-sends/progress';
 import { singleSendStatus } from '../single-sends/record';
 import { consumeRecords, RedeliverMessage } from '../queue/consumer';
@@ -46,17 +46,26 @@ function receiveCount(record: SQSRecord): number {
   return Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
 }
 
-async function processRecord(record: SQSRecord, cache: ContentCache): Promise<RecordResult> {
+/** Time kept in hand when the Lambda's time runs short: enough to settle and re-queue what is left. */
+const reserveMs = 15_000;
+
+async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
   const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0 };
   const content = await contentOf(message, cache);
   if (!content) return 'done';
-  const outcome: DeliveryOutcome = await deliverToRecipients(message.ref, content, message.recipients);
+  const outcome: DeliveryOutcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing });
   const lastReceive = receiveCount(record) >= sendingSettings().maxReceives;
   // Uncertain recipients are settled as failed: they are never tried again.
   const tally = { sent: earlier.sent + outcome.sent, skipped: earlier.skipped + outcome.skipped, failed: earlier.failed + outcome.uncertain };
   if (outcome.failed.length === 0 && outcome.deferred.length === 0) {
     await settle(message, tally);
+    return 'done';
+  }
+  // Out of time: the recipients not reached (never claimed) continue at once in a fresh message of
+  // the same batch, carrying this run's counts, rather than waiting for the whole message's redelivery.
+  if (!keepGoing() && outcome.failed.length === 0) {
+    await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients: outcome.deferred, settledBefore: tally })]);
     return 'done';
   }
   if (!lastReceive) return 'retry';
@@ -72,9 +81,10 @@ async function processRecord(record: SQSRecord, cache: ContentCache): Promise<Re
 }
 
 /** Handle one SQS event: every message is tried; the failed ones are reported for redelivery. */
-export function handleDeliveryEvent(event: SQSEvent): Promise<SQSBatchResponse> {
+export function handleDeliveryEvent(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
   const cache: ContentCache = new Map();
+  const keepGoing = () => !context?.getRemainingTimeInMillis || context.getRemainingTimeInMillis() > reserveMs;
   return consumeRecords('deliveries', event, undefined, 'delivery message', async (record) => {
-    if ((await processRecord(record, cache)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
+    if ((await processRecord(record, cache, keepGoing)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
   });
 }

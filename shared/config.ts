@@ -13,6 +13,8 @@ export interface Config {
   dynamoEndpoint: string | undefined;
   /** Set only locally: the SES sink's endpoint. */
   sesEndpoint: string | undefined;
+  /** How long an SES call may go without an answer before it is abandoned (its outcome is then unknown). */
+  sesRequestTimeoutMs: number;
   /** The API root as clients see it, ending in `/api/`. */
   publicBaseUrl: string;
   /** How long a resolved credential stays cached in the container, in milliseconds. */
@@ -72,6 +74,7 @@ function readConfig(): Config {
     tableName: required('TABLE_NAME'),
     dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
     sesEndpoint: optional('SES_ENDPOINT'),
+    sesRequestTimeoutMs: positiveNumberEnv('SES_REQUEST_TIMEOUT_MS', 10_000, { integer: true }),
     publicBaseUrl: optional('PUBLIC_BASE_URL') ?? 'http://localhost:3000/api/',
     credentialCacheMs: Number(optional('CREDENTIAL_CACHE_MS') ?? 60_000),
     // Deployed, these must be set (the key through its secret, see shared/secrets.ts); they are read on

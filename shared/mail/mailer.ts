@@ -28,9 +28,12 @@ export interface OutgoingMail {
 }
 
 export const sesClient = awsClient(
-  ({ region, sesEndpoint }) =>
+  ({ region, sesEndpoint, sesRequestTimeoutMs }) =>
     new SESv2Client({
       region,
+      // A call SES never answers is abandoned rather than holding the function until its timeout:
+      // the recipient is then recorded as uncertain (never mailed again), and the run goes on.
+      requestHandler: { connectionTimeout: 3_000, requestTimeout: sesRequestTimeoutMs, throwOnRequestTimeout: true },
       // One attempt, never an SDK retry: a send whose answer was lost may have been delivered, and a
       // retry would mail the recipient twice outside the delivery ledger's reach. The caller records
       // such an outcome as uncertain; throttles are retried by the callers with their own backoff.

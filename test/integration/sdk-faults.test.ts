@@ -155,6 +155,27 @@ describe('SES through the SDK', () => {
     await proxy.stop();
   });
 
+  test('a send SES never answers is abandoned after the request timeout, once, and not sent again', async () => {
+    const proxy = await startSesProxy(env.sink, () => 'forward-then-hang');
+    process.env.SES_ENDPOINT = proxy.endpoint;
+    process.env.SES_REQUEST_TIMEOUT_MS = '300';
+    resetConfig();
+    const to = `no-answer-${Date.now()}@example.com`;
+    try {
+      const outcome = await sendMail({ from: 'sender@example.com', to: [to], subject: 'Once', html: '<p>once</p>' }).then(
+        () => 'sent',
+        (error: Error) => error.name,
+      );
+
+      expect(outcome).toBe('TimeoutError');
+      expect(proxy.calls).toEqual(['forward-then-hang']);
+      expect(await mailsTo(env.sink, [to])).toHaveLength(1);
+    } finally {
+      delete process.env.SES_REQUEST_TIMEOUT_MS;
+      await proxy.stop();
+    }
+  });
+
   test('(the hazard the one-attempt rule guards against) a client with the SDK default retries would mail twice', async () => {
     const proxy = await startSesProxy(env.sink, (call) => (call === 1 ? 'forward-then-reset' : 'forward'));
     const defaultClient = new SESv2Client({ region: 'us-east-1', endpoint: proxy.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });

@@ -6,9 +6,7 @@
 // by file name in bench/scenarios/; sizes by env, defaults sized for a 2-core machine):
 //   1 API latency p50/p99 and req/s, list + create, autocannon on loopback
 //       BENCH_API_SECONDS (10), BENCH_API_CONNECTIONS (10)
-//   2 DynamoDB round trips per operation, counted by middleware on the document client; and the
-//     items a send's audience reads per recipient, type and segment (bench/scenarios/read-cost.ts)
-//       BENCH_READ_COST_RECIPIENTS (20000)
+//   2 DynamoDB round trips per operation, counted by middleware on the document client
 //   3 bundle size (as deployed: esbuild, minified, SDK clients bundled, the X-Ray SDK in the tracing
 //     layer) and cold import+init (median of fresh processes) beside a bare-SDK baseline per function
 //       BENCH_COLD_RUNS (20), BENCH_COLD_BEFORE (a checkout of an earlier commit to compare with)
@@ -16,6 +14,9 @@
 //       BENCH_SEND_RECIPIENTS (2000), BENCH_STEP_ENROLMENTS (2000)
 //   5 CSV import rows/s through contacts/upload-csv + contacts/import-status
 //       BENCH_CSV_ROWS (5000)
+//   6 render CPU per KB, a normal design beside adversarial ones of the same size
+//   7 DynamoDB items a send's audience reads per recipient, type and segment
+//       BENCH_READ_COST_RECIPIENTS (20000)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +27,7 @@ import { scenarioApiLatency } from './scenarios/api-latency';
 import { scenarioColdStart } from './scenarios/cold-start';
 import { scenarioCsvImport } from './scenarios/csv-import';
 import { scenarioReadCost } from './scenarios/read-cost';
+import { scenarioRender } from './scenarios/render';
 import { scenarioRoundTrips } from './scenarios/round-trips';
 import { scenarioSendScripts } from './scenarios/send-scripts';
 
@@ -48,7 +50,7 @@ async function main(): Promise<void> {
     (details.scenario_seconds as Record<string, number>)[name] = round((performance.now() - t) / 1000);
   };
 
-  if (want(1) || want(2) || want(5)) {
+  if (want(1) || want(2) || want(5) || want(7)) {
     const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
     let stack: LocalStack | undefined;
     try {
@@ -61,15 +63,16 @@ async function main(): Promise<void> {
       if (want(2)) await attempt('2 DynamoDB round trips', () => scenarioRoundTrips(api));
       if (want(1)) await attempt('1 API latency', () => scenarioApiLatency(api));
       if (want(5)) await attempt('5 CSV import', () => scenarioCsvImport(api));
-      if (want(2)) await attempt('2 send read cost', scenarioReadCost);
+      if (want(7)) await attempt('7 send read cost', scenarioReadCost);
     } finally {
       await stack?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
   }
   if (want(3)) await attempt('3 bundle + cold start', scenarioColdStart);
+  if (want(6)) await attempt('6 render', scenarioRender);
   if (want(4)) await attempt('4 send path', scenarioSendScripts);
-  for (const n of [1, 2, 3, 4, 5]) if (!want(n)) notDone.push(`scenario ${n} (not selected)`);
+  for (const n of [1, 2, 3, 4, 5, 6, 7]) if (!want(n)) notDone.push(`scenario ${n} (not selected)`);
 
   rows.sort((a, b) => a.scenario.localeCompare(b.scenario));
   const durationS = round((performance.now() - started) / 1000);

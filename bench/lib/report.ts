@@ -8,15 +8,15 @@ export const num = (name: string, fallback: number) => {
   return value;
 };
 /** The scenarios by number and by the name of their file in bench/scenarios/. */
-export const scenarioNames: Readonly<Record<string, number>> = { 'api-latency': 1, 'round-trips': 2, 'cold-start': 3, 'send-scripts': 4, 'csv-import': 5 };
+export const scenarioNames: Readonly<Record<string, number>> = { 'api-latency': 1, 'round-trips': 2, 'cold-start': 3, 'send-scripts': 4, 'csv-import': 5, render: 6, 'read-cost': 7 };
 
-/** `--only cold-start,2` (or `--only=...`) on the command line, else BENCH_SCENARIOS, else all five. */
+/** `--only cold-start,2` (or `--only=...`) on the command line, else BENCH_SCENARIOS, else all seven. */
 function selectedScenarios(argv: readonly string[]): number[] {
   const flag = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
-  const list = flag < 0 ? (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5') : argv[flag]!.startsWith('--only=') ? argv[flag]!.slice('--only='.length) : (argv[flag + 1] ?? '');
+  const list = flag < 0 ? (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7') : argv[flag]!.startsWith('--only=') ? argv[flag]!.slice('--only='.length) : (argv[flag + 1] ?? '');
   const selected = list.split(',').map((item) => item.trim()).filter(Boolean).map((item) => scenarioNames[item] ?? Number(item));
   const unknown = selected.filter((n) => !Object.values(scenarioNames).includes(n));
-  if (!selected.length || unknown.length) throw new Error(`unknown scenario in "${list}": use 1-5 or ${Object.keys(scenarioNames).join(', ')}`);
+  if (!selected.length || unknown.length) throw new Error(`unknown scenario in "${list}": use 1-7 or ${Object.keys(scenarioNames).join(', ')}`);
   return selected;
 }
 

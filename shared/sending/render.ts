@@ -4,7 +4,7 @@
 import { placeholderPattern } from '../templates/dynamic-content';
 import type { MailHeader } from '../mail/mailer';
 import { escapeHtml } from '../mail/templates/html';
-import { htmlToText } from './html-text';
+import { findLandmarks, htmlToText } from './html-text';
 
 export interface RecipientLinks {
   /** The unsubscribe preferences page; fills `((unsubscribe_preferences))` and the footer link. */
@@ -41,28 +41,25 @@ export function fillPlaceholders(text: string, values: Readonly<Record<string, s
   return text.replace(placeholderPattern, (_, name: string) => escape(Object.hasOwn(values, name) ? (values[name] ?? '') : ''));
 }
 
-/** Insert before `</body>`, or at the end of a fragment that has none. */
+/** Insert before `</body>`, or at the end of a fragment that has none. (Linear: no match can backtrack past its own run of spaces.) */
 function beforeBodyEnd(html: string, addition: string): string {
   const index = html.search(/<\/body\s*>/i);
   return index === -1 ? `${html}${addition}` : `${html.slice(0, index)}${addition}${html.slice(index)}`;
 }
 
-/** Insert right after `<body ...>`, or at the start of a fragment that has none. */
-function afterBodyStart(html: string, addition: string): string {
-  const match = /<body\b[^>]*>/i.exec(html);
-  if (!match) return `${addition}${html}`;
-  const end = match.index + match[0].length;
-  return `${html.slice(0, end)}${addition}${html.slice(end)}`;
-}
-
 const preheaderStyle = 'display:none!important;visibility:hidden;mso-hide:all;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;';
 
-/** The send's preheader replaces the design's own (library designs carry a `preheader` span), or is added first in the body. */
+/**
+ * The send's preheader replaces the content of the design's own (library designs carry a span whose
+ * class is `preheader`), or is added first in the body, or first in a fragment without one. The
+ * design is scanned once, as a browser reads it: a span in a comment or a script is not the
+ * preheader, a quoted `>` does not end a tag, and a preheader span that is never closed is left alone.
+ */
 function withPreheader(html: string, preheader: string): string {
   if (preheader === '') return html;
-  const span = /(<span\b[^>]*class="preheader"[^>]*>)[\s\S]*?(<\/span>)/i;
-  if (span.test(html)) return html.replace(span, (_, open: string, close: string) => `${open}${preheader}${close}`);
-  return afterBodyStart(html, `<span class="preheader" style="${preheaderStyle}">${preheader}</span>`);
+  const { preheader: own, bodyStart = 0 } = findLandmarks(html);
+  if (own) return `${html.slice(0, own.start)}${preheader}${html.slice(own.end)}`;
+  return `${html.slice(0, bodyStart)}<span class="preheader" style="${preheaderStyle}">${preheader}</span>${html.slice(bodyStart)}`;
 }
 
 /** Whether the design already offers the preferences page (as the placeholder or as the link itself). */

@@ -115,6 +115,30 @@ describe('preheader, pixel and headers', () => {
     expect(mail.html.match(/class="preheader"/g)).toHaveLength(1);
   });
 
+  test("a design's preheader is found however its class is quoted, and its nested markup replaced too", () => {
+    const single = renderMail(input({ designHtml: "<body><span class='preheader' style='display:none'>Old</span><p>x</p></body>" }));
+    expect(single.html).toContain("<body><span class='preheader' style='display:none'>This week, Ada</span><p>x</p>");
+    const nested = renderMail(input({ designHtml: '<body><span class="hidden preheader">Old <span>inner</span> tail</span><p>x</p></body>' }));
+    expect(nested.html).toContain('<body><span class="hidden preheader">This week, Ada</span><p>x</p>');
+  });
+
+  test('a preheader span inside a comment or a script is not the preheader', () => {
+    const design = '<body><!-- <span class="preheader">kept</span> --><script>"<span class=\\"preheader\\">kept</span>"</script><p>Hi</p></body>';
+    const mail = renderMail(input({ designHtml: design }));
+    expect(mail.html).toContain('<!-- <span class="preheader">kept</span> -->');
+    expect(mail.html).toMatch(/^<body><span class="preheader" style="display:none[^"]*">This week, Ada<\/span><!--/);
+  });
+
+  test('the preheader goes after the whole <body> tag, even when an attribute holds a `>`', () => {
+    const mail = renderMail(input({ designHtml: '<body data-note="a>b" style="margin:0"><p>Hi</p></body>' }));
+    expect(mail.html).toMatch(/^<body data-note="a>b" style="margin:0"><span class="preheader"[^>]*>This week, Ada<\/span><p>Hi/);
+  });
+
+  test('an unclosed preheader span is left alone and the preheader added after <body>', () => {
+    const mail = renderMail(input({ designHtml: '<body><p>Hi</p><span class="preheader">never closed</body>' }));
+    expect(mail.html).toMatch(/^<body><span class="preheader"[^>]*>This week, Ada<\/span><p>Hi<\/p><span class="preheader">never closed/);
+  });
+
   test('the preheader is escaped', () => {
     expect(renderMail(input({ preheader: '<b>bold</b>' })).html).toContain('&lt;b&gt;bold&lt;/b&gt;');
   });
@@ -144,6 +168,11 @@ describe('preheader, pixel and headers', () => {
 describe('html to text', () => {
   test('decodes entities and keeps paragraphs apart', () => {
     expect(htmlToText('<p>Fish &amp; chips&nbsp;&#8364;5</p><p>Line<br>two</p>')).toBe('Fish & chips €5\n\nLine\ntwo');
+  });
+
+  test('the text part decodes typographic entities and bullets list items', () => {
+    const text = renderMail(input({ designHtml: '<body><p>It&rsquo;s here &mdash; &copy; Acme</p><ul><li>One</li><li>Two</li></ul></body>' })).text;
+    expect(text).toContain('It\u2019s here \u2014 \u00a9 Acme\n\n- One\n- Two');
   });
 
   test('drops head, style and comments', () => {

@@ -68,7 +68,7 @@ async function readCost(accountId: number, entry: RecipientEntry, pageSize: numb
 }
 
 export async function scenarioReadCost(): Promise<void> {
-  const scenario = '2 send read cost';
+  const scenario = '7 send read cost';
   const size = Math.round(num('BENCH_READ_COST_RECIPIENTS', 20_000));
   const pageSize = sendingSettings().dispatchPageSize;
 

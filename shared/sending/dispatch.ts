@@ -19,7 +19,8 @@ import { suppressedAmong } from '../suppressions/repository';
 import { sendMessages } from '../queue/queue';
 import { scheduleAt } from '../scheduling/scheduler';
 import { currentTime } from '../time';
-import { deliveryMessageBody, recipientsPerMessage, type DeliveryRecipient } from './delivery-message';
+import { log } from '../log';
+import { deliveryMessageBody, packRecipients, type DeliveryRecipient } from './delivery-message';
 import { excludedAddresses, nextAudiencePage, orderedAudience } from './recipients';
 import type { SendRef } from './send-ref';
 import { finishIfComplete } from './send-summary';
@@ -114,7 +115,13 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
     let next: DispatchCursor;
     if (page) {
       const recipients = await mailable(send, page.recipients, excluded);
-      for (let start = 0; start < recipients.length; start += recipientsPerMessage) batches.push(recipients.slice(start, start + recipientsPerMessage));
+      // By count and by serialized size (SQS takes 256 KiB a message): large custom fields mean smaller batches.
+      batches.push(
+        ...packRecipients(ref, recipients, (trimmed) =>
+          // Names only: field values are the contact's data. The mail still goes, those placeholders empty.
+          log.warn('recipient fields too large for a delivery message; largest values left out', { accountId, utr, contactId: trimmed.contactId, droppedFields: trimmed.dropped }),
+        ),
+      );
       next = { source: cursor.source, after: page.last };
     } else {
       next = { source: cursor.source + 1, after: null };

@@ -92,6 +92,7 @@ export class EmailCampaignStack extends Stack {
       deadLetterQueues: {
         ...Object.fromEntries([...this.platform.queues].map(([name, pair]) => [name, pair.deadLetters])),
         feedback: this.events.feedbackDeadLetters,
+        'scheduled-runs': this.events.scheduledRunDeadLetters,
       },
       alarmEmail: settings.alarmEmail,
     });

@@ -43,6 +43,12 @@ export interface EventWiringProps {
 export class EventWiring extends Construct {
   /** Feedback events that could not be handled after the retries, kept for inspection. */
   readonly feedbackDeadLetters: Queue;
+  /**
+   * Scheduled runs (a send's dispatch, the step runner) whose handler failed after Lambda's two
+   * retries, or that the scheduler could not invoke: kept, and alarmed on, instead of dropped, so a
+   * send never sits at "running" with nobody told.
+   */
+  readonly scheduledRunDeadLetters: Queue;
   readonly sesEventsRule: Rule;
 
   constructor(scope: Construct, id: string, props: EventWiringProps) {
@@ -60,7 +66,17 @@ export class EventWiring extends Construct {
       );
     }
 
+    this.scheduledRunDeadLetters = new Queue(this, 'ScheduledRunDeadLetters', {
+      retentionPeriod: Duration.days(14),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    // What the recurring schedule cannot invoke goes here: the role may send to it, and only that.
+    platform.schedulerRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scheduledRunDeadLetters.queueArn] }));
+
     for (const target of functions.scheduleTargets) {
+      // The scheduler invokes asynchronously: when the handler throws, Lambda retries twice, then parks the event.
+      functions.functionOf(target).configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(this.scheduledRunDeadLetters) });
       // The unqualified ARN only: schedules target the function, never a version or alias.
       platform.schedulerRole.addToPrincipalPolicy(
         new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [functions.functionOf(target).functionArn] }),
@@ -78,6 +94,7 @@ export class EventWiring extends Construct {
           input: '{}',
           // The next run comes within the minute; an old run is worth nothing.
           retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 },
+          deadLetterConfig: { arn: this.scheduledRunDeadLetters.queueArn },
         },
       });
       // The group is named, not referenced, so say that the schedule needs it.

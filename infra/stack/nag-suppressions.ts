@@ -51,6 +51,15 @@ export function acknowledgements({ api, functions, platform, events }: NagScopes
           'asynchronous invocations; cdk-nag only recognises queues named in another queue\'s redrive policy.',
       },
     ],
+    [
+      events.scheduledRunDeadLetters,
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself a dead-letter queue: of the scheduler targets\' asynchronous invocations and of the ' +
+          'recurring schedule; cdk-nag only recognises queues named in another queue\'s redrive policy.',
+      },
+    ],
   ];
   for (const fn of functions.byName.values()) {
     accepted.push([

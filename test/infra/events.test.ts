@@ -106,16 +106,18 @@ describe('event functions and what feeds them', () => {
       expect(roleResource.Properties.ManagedPolicyArns).toBeUndefined();
     });
 
-    test('the scheduler role may invoke the scheduler targets and nothing else', () => {
+    test('the scheduler role may invoke the scheduler targets and park failed runs, and nothing else', () => {
       const role = synthesized.stack.platform.schedulerRole;
       const policies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [resolve(role.roleName)] } }));
       expect(policies).toHaveLength(1);
       const statements = (policies[0] as { Properties: { PolicyDocument: { Statement: { Action: string; Resource: unknown }[] } } }).Properties.PolicyDocument.Statement;
       const targets = synthesized.stack.functions.scheduleTargets;
       expect(targets).toContain('send-dispatch');
-      expect(statements).toHaveLength(1);
-      expect(statements[0]?.Action).toBe('lambda:InvokeFunction');
-      const resources = [statements[0]?.Resource].flat();
+      expect(statements).toHaveLength(2);
+      const park = statements.find((statement) => statement.Action === 'sqs:SendMessage');
+      expect(park?.Resource).toEqual(resolve(synthesized.stack.events.scheduledRunDeadLetters.queueArn));
+      const invoke = statements.find((statement) => statement.Action === 'lambda:InvokeFunction');
+      const resources = [invoke?.Resource].flat();
       expect(resources).toHaveLength(targets.length);
       expect(resources).toEqual(expect.arrayContaining(targets.map(functionArn)));
     });
@@ -124,6 +126,26 @@ describe('event functions and what feeds them', () => {
       for (const target of synthesized.stack.functions.scheduleTargets) {
         expect(functionProperties(synthesized, target).FunctionName).toBe(`email-campaign-dev-${target}`);
       }
+    });
+  });
+
+  describe('scheduled runs that fail', () => {
+    test('a scheduler target whose handler keeps failing is parked in a dead-letter queue, not dropped', () => {
+      const deadLetters = resolve(synthesized.stack.events.scheduledRunDeadLetters.queueArn);
+      for (const target of ['send-dispatch', 'automation-steps']) {
+        template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+          FunctionName: { Ref: Match.stringLikeRegexp(`^Functions${target.replace(/(^|-)([a-z])/g, (_m, _d: string, c: string) => c.toUpperCase())}`) },
+          MaximumRetryAttempts: 2,
+          DestinationConfig: { OnFailure: { Destination: deadLetters } },
+        });
+      }
+    });
+
+    test('the recurring schedule delivers what it cannot invoke to the same queue', () => {
+      template.hasResourceProperties('AWS::Scheduler::Schedule', {
+        ScheduleExpression: 'rate(1 minute)',
+        Target: Match.objectLike({ DeadLetterConfig: { Arn: resolve(synthesized.stack.events.scheduledRunDeadLetters.queueArn) } }),
+      });
     });
   });
 

@@ -55,7 +55,11 @@ describe('monitoring', () => {
 
   test('every dead-letter queue alarms on its first message', () => {
     const depth = alarmsOn('ApproximateNumberOfMessagesVisible');
-    const queues = [...[...synthesized.stack.platform.queues.values()].map((pair) => pair.deadLetters), synthesized.stack.events.feedbackDeadLetters];
+    const queues = [
+      ...[...synthesized.stack.platform.queues.values()].map((pair) => pair.deadLetters),
+      synthesized.stack.events.feedbackDeadLetters,
+      synthesized.stack.events.scheduledRunDeadLetters,
+    ];
     expect(depth).toHaveLength(queues.length);
     for (const queue of queues) {
       const [alarm] = alarmsOn('ApproximateNumberOfMessagesVisible', resolve(queue.queueName));

@@ -4,7 +4,8 @@
 import { placeholderPattern } from '../templates/dynamic-content';
 import type { MailHeader } from '../mail/mailer';
 import { escapeHtml } from '../mail/templates/html';
-import { findLandmarks, htmlToText } from './html-text';
+import { findLandmarks } from './html-scanner';
+import { htmlToText } from './html-text';
 
 export interface RecipientLinks {
   /** The unsubscribe preferences page; fills `((unsubscribe_preferences))` and the footer link. */

@@ -33,8 +33,13 @@ export function batchesOf(bodies: string[]): string[][] {
 const maxAttempts = 5;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-async function sendBatch(url: string, bodies: string[]): Promise<void> {
-  let entries: SendMessageBatchRequestEntry[] = bodies.map((body, index) => ({ Id: String(index), MessageBody: body }));
+async function sendBatch(url: string, bodies: string[], group: string | undefined): Promise<void> {
+  // MessageGroupId on a standard queue makes it a fair queue: SQS serves groups fairly under a backlog.
+  let entries: SendMessageBatchRequestEntry[] = bodies.map((body, index) => ({
+    Id: String(index),
+    MessageBody: body,
+    ...(group === undefined ? {} : { MessageGroupId: group }),
+  }));
   for (let attempt = 1; ; attempt++) {
     const result = await sqsClient().send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
     const failed = result.Failed ?? [];
@@ -51,7 +56,7 @@ async function sendBatch(url: string, bodies: string[]): Promise<void> {
   }
 }
 
-export async function sendToSqs(queue: QueueName, bodies: string[]): Promise<void> {
+export async function sendToSqs(queue: QueueName, bodies: string[], group?: string): Promise<void> {
   const url = queueUrl(queue);
-  for (const batch of batchesOf(bodies)) await sendBatch(url, batch);
+  for (const batch of batchesOf(bodies)) await sendBatch(url, batch, group);
 }

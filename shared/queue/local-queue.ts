@@ -1,6 +1,9 @@
 // The queue port on the laptop: an in-process queue that calls the consumer with a real SQSEvent and
 // keeps the deployed queue's rules: batches of 10, partial batch failure, redelivery after a delay,
 // dead-letter after maxReceiveCount receives. Messages live in memory, so a restart drops them.
+// Like an SQS fair queue, messages carry a message group (the account): each group is a FIFO of its
+// own and batches are filled round-robin across groups, so one group's backlog does not hold up the
+// others. Messages sent without a group form one default group.
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
@@ -32,13 +35,16 @@ export interface DeadLetter {
 interface LocalMessage {
   messageId: string;
   body: string;
+  group: string | undefined;
   receiveCount: number;
   sentAt: number;
   firstReceivedAt?: number;
 }
 
 interface QueueState {
-  pending: LocalMessage[];
+  /** Pending messages per group key, in the order groups are next served (a served group moves last). */
+  pending: Map<string, LocalMessage[]>;
+  pendingCount: number;
   redeliveries: Set<NodeJS.Timeout>;
   inFlight: number;
   pumpScheduled: boolean;
@@ -63,7 +69,7 @@ let redelivering = true;
 function stateOf(queue: QueueName): QueueState {
   let state = states.get(queue);
   if (!state) {
-    state = { pending: [], redeliveries: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
+    state = { pending: new Map(), pendingCount: 0, redeliveries: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
     states.set(queue, state);
   }
   return state;
@@ -71,7 +77,7 @@ function stateOf(queue: QueueName): QueueState {
 
 function isIdle(): boolean {
   for (const state of states.values()) {
-    if (state.pending.length > 0 || state.inFlight > 0 || state.redeliveries.size > 0) return false;
+    if (state.pendingCount > 0 || state.inFlight > 0 || state.redeliveries.size > 0) return false;
   }
   return true;
 }
@@ -107,11 +113,51 @@ export function localQueueIdle(): Promise<void> {
   return new Promise((resolve) => idleWaiters.push(resolve));
 }
 
-/** Accept messages; they are delivered shortly after, in batches, like a Lambda polling SQS. */
-export function enqueueLocal(queue: QueueName, bodies: string[]): void {
+/** The key of the default group: messages sent without a message group. */
+const defaultGroup = '\u0000default';
+
+function makeVisible(state: QueueState, messages: LocalMessage[]): void {
+  for (const message of messages) {
+    const key = message.group ?? defaultGroup;
+    let fifo = state.pending.get(key);
+    if (!fifo) {
+      fifo = [];
+      state.pending.set(key, fifo);
+    }
+    fifo.push(message);
+    state.pendingCount++;
+  }
+}
+
+/** Up to `size` messages, one at a time from each group in turn; each group keeps its own order. */
+function takeBatch(state: QueueState, size: number): LocalMessage[] {
+  const batch: LocalMessage[] = [];
+  while (batch.length < size) {
+    const next = state.pending.entries().next();
+    if (next.done) break;
+    const [key, fifo] = next.value;
+    const message = fifo.shift();
+    state.pending.delete(key);
+    if (!message) continue;
+    state.pendingCount--;
+    batch.push(message);
+    // The group just served goes to the back of the rotation.
+    if (fifo.length > 0) state.pending.set(key, fifo);
+  }
+  return batch;
+}
+
+/**
+ * Accept messages; they are delivered shortly after, in batches, like a Lambda polling SQS.
+ * `group` is the message group (SQS MessageGroupId) of all of them.
+ */
+export function enqueueLocal(queue: QueueName, bodies: string[], group?: string): void {
   const state = stateOf(queue);
   const sentAt = Date.now();
-  for (const body of bodies) state.pending.push({ messageId: randomUUID(), body, receiveCount: 0, sentAt });
+  makeVisible(
+    state,
+    bodies.map((body) => ({ messageId: randomUUID(), body, group, receiveCount: 0, sentAt })),
+  );
   schedulePump(queue, state);
 }
 
@@ -121,7 +167,8 @@ export async function stopLocalQueues(timeoutMs = 5_000): Promise<void> {
   for (const state of states.values()) {
     for (const timer of state.redeliveries) clearTimeout(timer);
     state.redeliveries.clear();
-    state.pending = [];
+    state.pending.clear();
+    state.pendingCount = 0;
   }
   const inFlight = [...states.values()].some((state) => state.inFlight > 0);
   if (inFlight) {
@@ -144,8 +191,8 @@ function schedulePump(queue: QueueName, state: QueueState): void {
 }
 
 function pump(queue: QueueName, state: QueueState): void {
-  while (state.inFlight < settings.concurrency && state.pending.length > 0) {
-    const batch = state.pending.splice(0, settings.batchSize);
+  while (state.inFlight < settings.concurrency && state.pendingCount > 0) {
+    const batch = takeBatch(state, settings.batchSize);
     state.inFlight++;
     void deliver(queue, batch).finally(() => {
       state.inFlight--;
@@ -166,6 +213,7 @@ function toRecord(queue: QueueName, message: LocalMessage): SQSRecord {
       SentTimestamp: String(message.sentAt),
       SenderId: 'LOCAL',
       ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.sentAt),
+      ...(message.group === undefined ? {} : { MessageGroupId: message.group }),
     },
     messageAttributes: {},
     md5OfBody: createHash('md5').update(message.body).digest('hex'),
@@ -214,7 +262,7 @@ async function deliver(queue: QueueName, batch: LocalMessage[]): Promise<void> {
   // One timer for the batch's failures: received together, they become visible again together.
   const timer = setTimeout(() => {
     state.redeliveries.delete(timer);
-    state.pending.push(...retries);
+    makeVisible(state, retries);
     schedulePump(queue, state);
   }, settings.redeliveryDelayMs);
   state.redeliveries.add(timer);

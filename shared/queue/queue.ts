@@ -7,13 +7,27 @@ import { serializeBodies, type QueueName } from './queues';
 
 export { queueConsumers, queueNames, type QueueName } from './queues';
 
+export interface SendOptions {
+  /**
+   * The message group of every message sent (SQS MessageGroupId), e.g. the account id. On a standard
+   * queue this makes it a fair queue: when one group builds a backlog, the other groups' messages are
+   * still delivered promptly. It does not make the queue FIFO. Without it, messages share one group.
+   */
+  group?: string;
+}
+
 /** Send each body (JSON-serialized) as one message; resolves once the queue has accepted all of them. */
-export async function sendMessages(queue: QueueName, bodies: unknown[]): Promise<void> {
+export async function sendMessages(queue: QueueName, bodies: unknown[], options: SendOptions = {}): Promise<void> {
   if (bodies.length === 0) return;
   const messages = serializeBodies(queue, bodies);
+  const { group } = options;
+  if (group !== undefined && !/^[\x21-\x7e]{1,128}$/.test(group)) {
+    // SQS takes 1 to 128 characters of alphanumerics and punctuation (!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~).
+    throw new Error(`Message group '${group}' for queue '${queue}' is not a valid SQS MessageGroupId`);
+  }
   if (config().runtime === 'local') {
-    enqueueLocal(queue, messages);
+    enqueueLocal(queue, messages, group);
     return;
   }
-  await sendToSqs(queue, messages);
+  await sendToSqs(queue, messages, group);
 }

@@ -14,6 +14,11 @@ import { sendingSettings } from './settings';
 
 type RecordResult = 'done' | 'retry';
 
+/** The message group of a re-queued batch: its send's account, as the dispatcher sent it. */
+function deliveryGroup(message: DeliveryMessage): { group: string } {
+  return { group: String(message.ref.accountId) };
+}
+
 /** The content of a message's send, read once per invocation; undefined when the send is gone. */
 type ContentCache = Map<string, SendContent | undefined>;
 
@@ -65,7 +70,7 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
   // Out of time: the recipients not reached (never claimed) continue at once in a fresh message of
   // the same batch, carrying this run's counts, rather than waiting for the whole message's redelivery.
   if (!keepGoing() && outcome.failed.length === 0) {
-    await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients: outcome.deferred, settledBefore: tally })]);
+    await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients: outcome.deferred, settledBefore: tally })], deliveryGroup(message));
     return 'done';
   }
   if (!lastReceive) return 'retry';
@@ -73,7 +78,7 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
   // but throttled recipients are never dropped: they continue in a fresh message of the same batch.
   tally.failed += outcome.failed.length;
   if (outcome.deferred.length > 0) {
-    await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients: outcome.deferred, settledBefore: tally })]);
+    await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients: outcome.deferred, settledBefore: tally })], deliveryGroup(message));
     return outcome.failed.length > 0 ? 'retry' : 'done';
   }
   await settle(message, tally);

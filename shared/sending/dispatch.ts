@@ -131,6 +131,8 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
     await sendMessages(
       'deliveries',
       batches.map((recipients, index) => deliveryMessageBody({ ref, recipients, batchId: `${state.page}.${index}` })),
+      // One message group per account: SQS serves accounts fairly, so a big send does not starve the others.
+      { group: String(accountId) },
     );
     const recipientCount = batches.reduce((sum, batch) => sum + batch.length, 0);
     const saved = await saveDispatchPage(accountId, utr, { expectedPage: state.page, cursor: next, batches: batches.length, recipients: recipientCount, done });

@@ -9,6 +9,7 @@ import { sendMessages } from '../../shared/queue/queue';
 interface BatchEntry {
   Id: string;
   MessageBody: string;
+  MessageGroupId?: string;
 }
 
 const batches: Array<{ queueUrl: string; entries: BatchEntry[] }> = [];
@@ -97,5 +98,22 @@ test('a sender fault is not retried and rejects the send', async () => {
 test('an empty list sends nothing', async () => {
   await sendMessages('deliveries', []);
 
+  expect(batches).toHaveLength(0);
+});
+
+test('a message group is sent as MessageGroupId on every entry (an SQS fair queue)', async () => {
+  await sendMessages('deliveries', Array.from({ length: 12 }, (_, n) => ({ n })), { group: '42' });
+  await sendMessages('deliveries', [{ n: 99 }]);
+
+  expect(batches.map((batch) => batch.entries.map((entry) => entry.MessageGroupId))).toEqual([
+    Array.from({ length: 10 }, () => '42'),
+    ['42', '42'],
+    [undefined],
+  ]);
+});
+
+test('a message group SQS would refuse is rejected before sending', async () => {
+  await expect(sendMessages('deliveries', [{ n: 1 }], { group: 'has space' })).rejects.toThrow(/MessageGroupId/);
+  await expect(sendMessages('deliveries', [{ n: 1 }], { group: '' })).rejects.toThrow(/MessageGroupId/);
   expect(batches).toHaveLength(0);
 });

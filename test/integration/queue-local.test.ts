@@ -138,3 +138,50 @@ test('without a consumer, messages end in the dead-letter list instead of vanish
 
   expect(localDeadLetters('deliveries')).toEqual([expect.objectContaining({ body: '{"n":99}', reason: expect.stringMatching(/no consumer/) })]);
 });
+
+test('one group with a backlog does not starve another: groups are served round-robin, like SQS fair queues', async () => {
+  const received: string[] = [];
+  let firstBatch: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (firstBatch = resolve));
+  consume(async (event) => {
+    firstBatch();
+    for (const record of event.Records) received.push((JSON.parse(record.body) as { id: string }).id);
+    await new Promise((done) => setTimeout(done, 5));
+  });
+
+  // Account A's big send builds a backlog; account B's few messages arrive while it drains.
+  await sendMessages('deliveries', Array.from({ length: 200 }, (_, n) => ({ id: `A${n}` })), { group: 'A' });
+  await started;
+  await sendMessages('deliveries', Array.from({ length: 5 }, (_, n) => ({ id: `B${n}` })), { group: 'B' });
+  await localQueueIdle();
+
+  expect(received).toHaveLength(205);
+  const positions = received.map((id, index) => (id.startsWith('B') ? index : -1)).filter((index) => index >= 0);
+  expect(positions).toHaveLength(5);
+  // Two batches of 10 may already be in flight when B arrives; B goes out with the next ones.
+  expect(Math.max(...positions)).toBeLessThan(40);
+  // Within a group the order is kept.
+  expect(received.filter((id) => id.startsWith('A'))).toEqual(Array.from({ length: 200 }, (_, n) => `A${n}`));
+  expect(received.filter((id) => id.startsWith('B'))).toEqual(['B0', 'B1', 'B2', 'B3', 'B4']);
+});
+
+test('a failed message is redelivered within its own group, and the group is on the record', async () => {
+  const events = consume(async (event) => ({
+    batchItemFailures: event.Records.filter((record) => bodyOf(record).n === 1 && record.attributes.ApproximateReceiveCount === '1').map(
+      (record) => ({ itemIdentifier: record.messageId }),
+    ),
+  }));
+
+  await sendMessages('deliveries', [{ n: 1 }, { n: 2 }], { group: '7' });
+  await sendMessages('deliveries', [{ n: 3 }]);
+  await localQueueIdle();
+
+  const records = events.flatMap((event) => event.Records);
+  expect(records.map((record) => [bodyOf(record).n, record.attributes.MessageGroupId])).toEqual([
+    [1, '7'],
+    [3, undefined],
+    [2, '7'],
+    [1, '7'],
+  ]);
+  expect(localDeadLetters('deliveries')).toHaveLength(0);
+});

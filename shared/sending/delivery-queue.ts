@@ -51,6 +51,11 @@ function receiveCount(record: SQSRecord): number {
   return Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
 }
 
+/** The recipients not yet reached continue in a fresh message of the same batch, carrying the counts so far. */
+async function continueInFreshMessage(message: DeliveryMessage, recipients: DeliveryMessage['recipients'], tally: NonNullable<DeliveryMessage['settledBefore']>): Promise<void> {
+  await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients, settledBefore: tally })], deliveryGroup(message));
+}
+
 /** Time kept in hand when the Lambda's time runs short: enough to settle and re-queue what is left. */
 const reserveMs = 15_000;
 
@@ -70,7 +75,7 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
   // Out of time: the recipients not reached (never claimed) continue at once in a fresh message of
   // the same batch, carrying this run's counts, rather than waiting for the whole message's redelivery.
   if (!keepGoing() && outcome.failed.length === 0) {
-    await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients: outcome.deferred, settledBefore: tally })], deliveryGroup(message));
+    await continueInFreshMessage(message, outcome.deferred, tally);
     return 'done';
   }
   if (!lastReceive) return 'retry';
@@ -78,7 +83,7 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
   // but throttled recipients are never dropped: they continue in a fresh message of the same batch.
   tally.failed += outcome.failed.length;
   if (outcome.deferred.length > 0) {
-    await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients: outcome.deferred, settledBefore: tally })], deliveryGroup(message));
+    await continueInFreshMessage(message, outcome.deferred, tally);
     return outcome.failed.length > 0 ? 'retry' : 'done';
   }
   await settle(message, tally);

@@ -20,8 +20,9 @@ function textReply(statusCode: number, text: string): Reply {
 /**
  * Leaves the send's unsubscribe group when the link names one (what the reader of a mail about one
  * topic expects), else unsubscribes the address from all the account's mail. Idempotent: a repeated
- * POST answers the same. The body (`List-Unsubscribe=One-Click`) is not required: the token alone
- * says who and what, and a POST is never sent by link prefetching.
+ * POST answers the same. The body (`List-Unsubscribe=One-Click`) is never read: the token alone says
+ * who and what, a POST is never sent by link prefetching, and receivers send the body urlencoded,
+ * as multipart or otherwise, so no encoding may stop the unsubscribe.
  */
 export const oneClickUnsubscribe = publicOperation(async ({ request }) => {
   const claims = readRecipientLink(request.query.token, request.requestId);
@@ -38,4 +39,4 @@ export const oneClickUnsubscribe = publicOperation(async ({ request }) => {
     await applyPreference(claims, 'unsubscribe-all', request.requestId);
   }
   return textReply(200, 'You are unsubscribed.');
-});
+}, { readBody: false });

@@ -3,6 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { apiPrefix, findRoute, pathBelowApi, routeKey, type HttpFamily, type RouteMatch } from '../../shared/routes';
 import { openApiDocument } from '../openapi/openapi-document';
@@ -255,6 +256,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       console.error(`gateway: ${error.stack ?? error.message}`);
       if (!response.headersSent) writeResult(response, failure(500, 'Internal server error.'), 'none');
     });
+  });
+  // A request Node cannot parse never reaches `handle`; answer it in the envelope, as a handler would.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable) return;
+    const [status, reason, text] =
+      error.code === 'HPE_HEADER_OVERFLOW' ? [431, 'Request Header Fields Too Large', 'Request header fields too large.'] : [400, 'Bad Request', 'Bad request.'];
+    const body = JSON.stringify({ status: 'failed', errors: text });
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

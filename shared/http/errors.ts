@@ -43,10 +43,17 @@ export class UnauthorizedError extends HttpError {
   }
 }
 
-/** 400: the body could not be read (malformed JSON, broken multipart, unsupported encoding). */
+/** 400: the request could not be read (malformed JSON, broken multipart, unsupported encoding, a broken path). */
 export class BadRequestError extends HttpError {
   constructor(text: string) {
     super(400, text);
+  }
+}
+
+/** 413: the body is past a limit (size, number of fields or files, a field's name or value); never cut short. */
+export class PayloadTooLargeError extends HttpError {
+  constructor(text: string) {
+    super(413, text);
   }
 }
 

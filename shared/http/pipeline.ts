@@ -11,7 +11,7 @@ import { traceInvocation } from '../tracing';
 import { HttpError, ValidationError } from './errors';
 import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';
-import { matchRoute, readRequest, type ApiRequest } from './request';
+import { matchRoute, readRequest, refuseOverlongCredentials, type ApiRequest } from './request';
 
 export interface AccountContext {
   account: AuthenticatedAccount;
@@ -26,16 +26,19 @@ export interface PublicContext {
 
 export type Operation =
   | { auth: 'account'; run: (context: AccountContext) => Promise<Reply> }
-  | { auth: 'public'; run: (context: PublicContext) => Promise<Reply> };
+  | { auth: 'public'; run: (context: PublicContext) => Promise<Reply>; readBody: boolean };
 
 /** An operation that needs the account's credentials. */
 export function accountOperation(run: (context: AccountContext) => Promise<Reply>): Operation {
   return { auth: 'account', run };
 }
 
-/** An operation reached without credentials (pages and links in mail, guarded by signed tokens). */
-export function publicOperation(run: (context: PublicContext) => Promise<Reply>): Operation {
-  return { auth: 'public', run };
+/**
+ * An operation reached without credentials (pages and links in mail, guarded by signed tokens).
+ * `readBody: false` for one that reads only its query: its body, in whatever encoding, is never parsed.
+ */
+export function publicOperation(run: (context: PublicContext) => Promise<Reply>, options: { readBody?: boolean } = {}): Operation {
+  return { auth: 'public', run, readBody: options.readBody ?? true };
 }
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -82,12 +85,13 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
       route = match.route;
       const operation = operations[route.operation] as Operation;
       if (operation.auth === 'account') {
+        refuseOverlongCredentials(event.headers);
         const account = await authenticate(event.headers ?? {});
         setLogAccount(account.id);
         const request = await readRequest(event, match);
         return toResult(await operation.run({ account, request, route }));
       }
-      const request = await readRequest(event, match);
+      const request = await readRequest(event, match, { readBody: operation.readBody });
       return toResult(await operation.run({ request, route }));
     } catch (error) {
       return errorResult(error, route, requestId);

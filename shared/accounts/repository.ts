@@ -1,9 +1,12 @@
-// Accounts and their credentials: creation, and resolving a public key to its account.
+// Accounts and their credentials: creation, key pairs added and revoked, and resolving a public key
+// to its account. The profile counts the account's key pairs, so the last one cannot be revoked.
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { hashSecret, newPublicKey, newSecretKey } from './credentials';
 import { isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
+import { RecordNotFound } from '../table/errors';
 import { nextAccountId } from '../table/ids';
+import { cancellationCodes } from '../table/transactions';
 import { accountKey, credentialKey } from './keys';
 
 export interface Account {
@@ -22,38 +25,114 @@ export interface StoredCredential {
   secretHash: string;
 }
 
+/** Revoking this key pair would leave its account with none. */
+export class LastKeyPairError extends Error {
+  constructor(readonly publicKey: string, readonly accountId: number) {
+    super(`${publicKey} is the last key of account ${accountId}; rotate first, then revoke it`);
+    this.name = 'LastKeyPairError';
+  }
+}
+
+/** A fresh key pair's credential item: the secret only as its hash. */
+function newCredential(accountId: number, createdAt: string) {
+  const publicKey = newPublicKey();
+  const secretKey = newSecretKey();
+  const item = { ...credentialKey(publicKey), account_id: accountId, secret_hash: hashSecret(secretKey), created_at: createdAt };
+  return { item, keys: { account_id: accountId, public_key: publicKey, secret_key: secretKey } };
+}
+
 /** Create an account with a fresh key pair. The secret is returned here and never again. */
 export async function createAccount(name: string): Promise<NewAccount> {
   const accountId = await nextAccountId();
-  const publicKey = newPublicKey();
-  const secretKey = newSecretKey();
   const createdAt = isoTimestamp();
+  const credential = newCredential(accountId, createdAt);
   await db().send(
     new TransactWriteCommand({
       TransactItems: [
         {
           Put: {
             TableName: tableName(),
-            Item: { ...accountKey(accountId), account_id: accountId, name, created_at: createdAt },
+            Item: { ...accountKey(accountId), account_id: accountId, name, created_at: createdAt, key_count: 1 },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...credentialKey(publicKey),
-              account_id: accountId,
-              secret_hash: hashSecret(secretKey),
-              created_at: createdAt,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
+        { Put: { TableName: tableName(), Item: credential.item, ConditionExpression: 'attribute_not_exists(pk)' } },
       ],
     }),
   );
-  return { account_id: accountId, public_key: publicKey, secret_key: secretKey };
+  return credential.keys;
+}
+
+/**
+ * Add a key pair to an existing account; its other pairs keep working. The secret is returned here
+ * and never again. A profile without a count predates rotation, so it has exactly one pair.
+ */
+export async function addKeyPair(accountId: number): Promise<NewAccount> {
+  const credential = newCredential(accountId, isoTimestamp());
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: accountKey(accountId),
+              UpdateExpression: 'SET key_count = if_not_exists(key_count, :one) + :one',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
+          { Put: { TableName: tableName(), Item: credential.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound('account', accountId);
+    throw error;
+  }
+  return credential.keys;
+}
+
+/**
+ * Revoke a key pair: its credential item is deleted, so the key resolves to nothing (containers that
+ * cached it refuse it once their cache entry expires). The account's last pair is refused.
+ */
+export async function revokeKeyPair(publicKey: string): Promise<{ accountId: number }> {
+  const credential = await findCredential(publicKey);
+  if (!credential) throw new RecordNotFound('key', publicKey);
+  const { accountId } = credential;
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: credentialKey(publicKey),
+              ConditionExpression: 'account_id = :account',
+              ExpressionAttributeValues: { ':account': accountId },
+            },
+          },
+          {
+            // A missing count is an account from before rotation: one pair, so the last.
+            Update: {
+              TableName: tableName(),
+              Key: accountKey(accountId),
+              UpdateExpression: 'SET key_count = key_count - :one',
+              ConditionExpression: 'key_count > :one',
+              ExpressionAttributeValues: { ':one': 1 },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound('key', publicKey);
+    if (codes?.[1] === 'ConditionalCheckFailed') throw new LastKeyPairError(publicKey, accountId);
+    throw error;
+  }
+  return { accountId };
 }
 
 /** The credential stored for a public key, in one GetItem. */

@@ -1,28 +1,18 @@
 // Resolve the PublicKey/SecretKey headers to an account: one GetItem per public key, cached briefly
-// in the container; the secret is compared in constant time on every request.
+// in the container (see credential-cache.ts); the secret is compared in constant time on every request.
 import { config } from '../config';
 import { findCredential, type StoredCredential } from '../accounts/repository';
 import { UnauthorizedError, type FieldErrors } from '../http/errors';
 import { secretMatches } from '../accounts/credentials';
+import { credentialCache } from './credential-cache';
 
 export interface AuthenticatedAccount {
   id: number;
 }
 
-const cache = new Map<string, { credential: StoredCredential; until: number }>();
-const maxCached = 1000;
-
-async function lookup(publicKey: string): Promise<StoredCredential | undefined> {
-  const now = Date.now();
-  const hit = cache.get(publicKey);
-  if (hit && hit.until > now) return hit.credential;
-  const credential = await findCredential(publicKey);
-  if (credential) {
-    if (cache.size >= maxCached) cache.delete(cache.keys().next().value as string);
-    cache.set(publicKey, { credential, until: now + config().credentialCacheMs });
-  }
-  return credential;
-}
+// The time-to-live is `credentialCacheMs` (CREDENTIAL_CACHE_MS, default and maximum 60 s): how long a
+// revoked key may still be accepted by a container that resolved it just before.
+const cache = credentialCache<StoredCredential>({ ttlMs: () => config().credentialCacheMs, maxEntries: 1000 });
 
 /** Forget cached credentials (key rotation in tests and scripts). */
 export function clearCredentialCache(): void {
@@ -45,7 +35,7 @@ export async function authenticate(headers: Record<string, string | undefined>):
   if (!publicKey) missing.PublicKey = ['The public key field is required.'];
   if (!secretKey) missing.SecretKey = ['The secret key field is required.'];
   if (!publicKey || !secretKey) throw new UnauthorizedError(missing);
-  const credential = await lookup(publicKey);
+  const credential = await cache.get(publicKey, () => findCredential(publicKey));
   if (!credential || !secretMatches(secretKey, credential.secretHash)) {
     throw new UnauthorizedError('Invalid credentials.');
   }

@@ -103,10 +103,10 @@ export async function deleteNotificationRecipient(accountId: number, id: number)
 
 /** Delete every listed recipient or, when any id is unknown in the account, none. */
 export async function deleteNotificationRecipients(accountId: number, ids: number[]): Promise<void> {
-  await deleteAllOrNothing(
-    ids.map((id) => notificationRecipientKey(accountId, id)),
-    NOTIFICATION_RECIPIENT,
-    (items) => addressItemDeletes(accountId, items),
-    1,
-  );
+  await deleteAllOrNothing({
+    accountId,
+    entity: NOTIFICATION_RECIPIENT,
+    keys: ids.map((id) => notificationRecipientKey(accountId, id)),
+    plan: (items) => items.map((item) => ({ writes: addressItemDeletes(accountId, [item]) })),
+  });
 }

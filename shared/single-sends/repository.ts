@@ -88,7 +88,8 @@ export async function createSingleSend(accountId: number, content: SingleSendCon
 
 /** Copy a send as a draft (status 0): new id and utr, statistics zeroed, never sent, name marked as a copy. */
 export async function duplicateSingleSend(accountId: number, utr: string): Promise<SingleSend> {
-  const original = await getSingleSend(accountId, utr);
+  // A copy is a new draft: the original's wait or failure is its own.
+  const { waiting: _waiting, failure: _failure, ...original } = await getSingleSend(accountId, utr);
   const id = await nextId(accountId, SINGLE_SEND);
   const now = isoTimestamp();
   const copy: SingleSend = {
@@ -160,6 +161,6 @@ export async function deleteSingleSends(accountId: number, references: readonly 
     const utrs = await Promise.all(group.map((reference) => (typeof reference === 'number' ? utrOfId(accountId, reference) : reference)));
     keys.push(...utrs.map((utr) => keyOf(accountId, utr)));
   }
-  const deleted = await deleteAllOrNothing(keys, SINGLE_SEND);
+  const deleted = await deleteAllOrNothing({ accountId, entity: SINGLE_SEND, keys });
   return deleted.map(toSingleSend);
 }

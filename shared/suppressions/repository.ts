@@ -7,7 +7,7 @@
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
-import { deleteAllOrNothing, type TransactionItem } from '../table/bulk-delete';
+import { deleteAllOrNothing, type Companions, type TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { reserveIds } from '../table/ids';
@@ -220,6 +220,16 @@ function deletionCompanions(accountId: number, items: Item[]): TransactionItem[]
   return actions;
 }
 
+/** The same writes for one entry of a bulk delete, its group count as a change the bulk delete merges. */
+function bulkDeletionCompanions(accountId: number, item: Item): Companions {
+  const entry = toEntry(item);
+  return {
+    writes: [{ Delete: { TableName: tableName(), Key: addressKey(accountId, entry.unsubscribe_groups_id, entry.email_address) } }],
+    counters:
+      entry.unsubscribe_groups_id === null ? [] : [{ key: unsubscribeGroupKey(accountId, entry.unsubscribe_groups_id), attribute: 'unsubscribe_clients_count', delta: -1 }],
+  };
+}
+
 /** Delete one entry by id, with its address item (and group count); RecordNotFound when it is not there. */
 export async function deleteSuppressionEntry(accountId: number, kind: SuppressionKind, id: number): Promise<void> {
   const key = entryKey(accountId, kind, id);
@@ -240,12 +250,12 @@ export async function deleteSuppressionEntry(accountId: number, kind: Suppressio
 
 /** Delete every listed entry or, when any id is unknown in the account, none. */
 export async function deleteSuppressionEntries(accountId: number, kind: SuppressionKind, ids: number[]): Promise<void> {
-  await deleteAllOrNothing(
-    ids.map((id) => entryKey(accountId, kind, id)),
-    entityOf(kind),
-    (items) => deletionCompanions(accountId, items),
-    2,
-  );
+  await deleteAllOrNothing({
+    accountId,
+    entity: entityOf(kind),
+    keys: ids.map((id) => entryKey(accountId, kind, id)),
+    plan: (items) => items.map((item) => bulkDeletionCompanions(accountId, item)),
+  });
 }
 
 // The lookups and writes other parts of the service call (sending, the unsubscribe page, SES events).

@@ -1,69 +1,252 @@
 // All-or-nothing deletes of many records (the spec's bulk-delete operations): every id must exist
-// in the account, or nothing is deleted.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+// in the account, or nothing is deleted; when all exist, all are deleted, however many transactions
+// that takes. Each record goes with everything it owns in one transaction, so no record is ever
+// half-deleted; a transaction cancelled by a concurrent write is re-read and retried.
+import { createHash, randomUUID } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { currentTime } from '../time';
 import { batchGetAll } from './batch';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
-import type { Key } from './keys';
+import { entityPartition, type Key } from './keys';
 import type { Item } from './records';
 import { isTransactionCancelled } from './transactions';
 
 export type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** DynamoDB's limit of actions per transaction. */
-const transactionLimit = 100;
+export const transactionLimit = 100;
 
-function keyOf(item: Item): string {
-  return `${String(item.pk)}|${String(item.sk)}`;
+/** A change of a count kept on another item (a parent's counter): the changes of one transaction are merged. */
+export interface CounterChange {
+  key: Key;
+  attribute: string;
+  delta: number;
+}
+
+/** What goes with deleting one record, in the same transaction: the items it owns and the counts it is in. */
+export interface Companions {
+  /** Writes of other items (their deletes, or rewrites conditioned on what was read). */
+  writes?: TransactionItem[];
+  counters?: CounterChange[];
+}
+
+export interface BulkDeletion {
+  accountId: number;
+  /** The records' kind, for RecordNotFound and for the receipt of an interrupted request. */
+  entity: string;
+  keys: readonly Key[];
+  /**
+   * Attributes of the record whose values its companions were planned from: the record's delete
+   * is conditioned on them, so a record changed since it was read is read again and replanned.
+   */
+  versionAttributes?: readonly string[];
+  /** The companions of each record (in the order given), from the items as just read. */
+  plan?: (items: Item[]) => Promise<Companions[]> | Companions[];
+}
+
+/** A group still failed after its retries; the groups before it stay deleted. */
+export class BulkDeleteIncomplete extends Error {
+  constructor(
+    readonly entity: string,
+    readonly deleted: number,
+    readonly remaining: number,
+    cause: unknown,
+  ) {
+    super(`bulk delete of ${entity} stopped after ${deleted} records with ${remaining} left`, { cause });
+    this.name = 'BulkDeleteIncomplete';
+  }
+}
+
+/** Attempts per transaction group (conflicts and faults alike) before the request gives up. */
+const maxGroupAttempts = 8;
+
+/** How long a receipt lets the same request, sent again, finish an interrupted delete. */
+const receiptSeconds = 24 * 60 * 60;
+
+interface PlannedRecord {
+  item: Item;
+  actions: TransactionItem[];
+  counters: CounterChange[];
+}
+
+function keyText(key: Key | Item): string {
+  return `${String(key.pk)}|${String(key.sk)}`;
+}
+
+function pause(attempt: number): Promise<void> {
+  return new Promise((resume) => setTimeout(resume, Math.min(1000, 25 * 2 ** attempt) * (0.5 + Math.random())));
+}
+
+/** The items at these keys, read strongly consistently; missing ones are absent. */
+async function readCurrent(keys: readonly Key[]): Promise<Map<string, Item>> {
+  return new Map((await batchGetAll(keys, { consistentRead: true })).map((item) => [keyText(item), item]));
 }
 
 /** The items at these keys, or RecordNotFound naming the first missing one. */
 export async function getAllOrFail(keys: Key[], entity: string): Promise<Item[]> {
-  const found = new Map((await batchGetAll(keys)).map((item) => [keyOf(item), item]));
+  const found = await readCurrent([...new Map(keys.map((key) => [keyText(key), key])).values()]);
   return keys.map((key) => {
-    const item = found.get(`${key.pk}|${key.sk}`);
+    const item = found.get(keyText(key));
     if (!item) throw new RecordNotFound(entity, key.sk);
     return item;
   });
 }
 
 /**
- * Delete every item at `keys`, or none when any is missing. `related` adds the writes that must
- * happen with a group of deletions (counter decrements, index entries); it sees the items deleted.
- * Returns the deleted items.
- *
- * Groups of up to 100 actions are each atomic; before any group runs, every key is checked, so a
- * missing id deletes nothing. Only a record deleted concurrently between the check and a later
- * group can leave earlier groups done, and that group then fails as not found.
+ * The item that marks a delete of these exact records as begun: one request's ids, sent again,
+ * finish what an interrupted attempt started instead of finding the ids it already deleted missing.
  */
-export async function deleteAllOrNothing(
-  keys: Key[],
-  entity: string,
-  related: (items: Item[]) => TransactionItem[] = () => [],
-  relatedPerItem = 0,
-): Promise<Item[]> {
-  const unique = [...new Map(keys.map((key) => [`${key.pk}|${key.sk}`, key])).values()];
-  const items = await getAllOrFail(unique, entity);
-  const perGroup = Math.max(1, Math.floor(transactionLimit / (1 + relatedPerItem)) - 1);
-  for (let start = 0; start < items.length; start += perGroup) {
-    const group = items.slice(start, start + perGroup);
-    const actions: TransactionItem[] = [
-      ...group.map((item) => ({
-        Delete: {
-          TableName: tableName(),
-          Key: { pk: item.pk, sk: item.sk },
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      })),
-      ...related(group),
-    ];
+function receiptKey(accountId: number, entity: string, keys: readonly Key[]): Key {
+  const digest = createHash('sha256').update(keys.map(keyText).sort().join('\n')).digest('hex');
+  return { pk: entityPartition(accountId, 'bulk-delete'), sk: `${entity}#${digest}` };
+}
+
+/** Whether the receipt exists and has not expired (TTL removes expired items only eventually). */
+async function receiptHolds(receipt: Key): Promise<boolean> {
+  const item = (await db().send(new GetCommand({ TableName: tableName(), Key: receipt, ConsistentRead: true }))).Item;
+  return item !== undefined && Number(item.expires_at) > currentTime().getTime() / 1000;
+}
+
+async function plan(request: BulkDeletion, items: Item[]): Promise<PlannedRecord[]> {
+  const companions = request.plan ? await request.plan(items) : [];
+  const versioned = request.versionAttributes ?? [];
+  return items.map((item, index) => {
+    const names = Object.fromEntries(versioned.map((name, i) => [`#v${i}`, name]));
+    const values = Object.fromEntries(versioned.flatMap((name, i) => (item[name] === undefined ? [] : [[`:v${i}`, item[name]]])));
+    const checks = versioned.map((name, i) => (item[name] === undefined ? `attribute_not_exists(#v${i})` : `#v${i} = :v${i}`));
+    const own: TransactionItem = {
+      Delete: {
+        TableName: tableName(),
+        Key: { pk: item.pk, sk: item.sk },
+        ConditionExpression: ['attribute_exists(pk)', ...checks].join(' AND '),
+        ...(versioned.length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+      },
+    };
+    return { item, actions: [own, ...(companions[index]?.writes ?? [])], counters: companions[index]?.counters ?? [] };
+  });
+}
+
+/** The records packed into transactions of at most 100 actions, each record whole in one of them. */
+function pack(records: PlannedRecord[]): PlannedRecord[][] {
+  const groups: PlannedRecord[][] = [];
+  let group: PlannedRecord[] = [];
+  let counters = new Set<string>();
+  let size = 0;
+  for (const record of records) {
+    const own = new Set(record.counters.map((change) => keyText(change.key)));
+    const alone = record.actions.length + own.size;
+    if (alone > transactionLimit) throw new Error(`deleting one ${keyText(record.item)} needs ${alone} actions, over the transaction limit`);
+    const added = record.actions.length + [...own].filter((key) => !counters.has(key)).length;
+    if (size + added > transactionLimit) {
+      groups.push(group);
+      group = [];
+      counters = new Set();
+      size = 0;
+    }
+    group.push(record);
+    size += record.actions.length + [...own].filter((key) => !counters.has(key)).length;
+    for (const key of own) counters.add(key);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+/** One group's actions: the records' own writes, then one update per counter with the group's changes summed. */
+function transaction(group: PlannedRecord[]): TransactionItem[] {
+  const sums = new Map<string, { key: Key; deltas: Map<string, number> }>();
+  for (const change of group.flatMap((record) => record.counters)) {
+    const entry = sums.get(keyText(change.key)) ?? { key: change.key, deltas: new Map<string, number>() };
+    entry.deltas.set(change.attribute, (entry.deltas.get(change.attribute) ?? 0) + change.delta);
+    sums.set(keyText(change.key), entry);
+  }
+  const counterUpdates: TransactionItem[] = [...sums.values()].map(({ key, deltas }) => {
+    const attributes = [...deltas];
+    return {
+      Update: {
+        TableName: tableName(),
+        Key: { pk: key.pk, sk: key.sk },
+        UpdateExpression: `ADD ${attributes.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        // A count on a missing parent would create a ghost item.
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(attributes.map(([name], i) => [`#c${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(attributes.map(([, delta], i) => [`:c${i}`, delta])),
+      },
+    };
+  });
+  return [...group.flatMap((record) => record.actions), ...counterUpdates];
+}
+
+/**
+ * Commit one group. A cancelled transaction (a concurrent write met one of its items, or a record
+ * changed since it was read) re-reads the group: a record now gone was deleted by someone else,
+ * which is what was asked; the others are replanned from what they are now and retried, in as many
+ * transactions as they now need. Other faults are retried with backoff too. Answers the records deleted here.
+ */
+async function commitGroup(request: BulkDeletion, group: PlannedRecord[]): Promise<Item[]> {
+  // One idempotency token per planned transaction: a retry after a fault that hid a commit is a no-op.
+  const tokened = (records: PlannedRecord[]) => ({ records, token: randomUUID() });
+  let pending = [tokened(group)];
+  const deleted: Item[] = [];
+  for (let attempt = 1; pending.length > 0; ) {
+    const current = pending[0] as { records: PlannedRecord[]; token: string };
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: actions }));
+      await db().send(new TransactWriteCommand({ TransactItems: transaction(current.records), ClientRequestToken: current.token }));
+      deleted.push(...current.records.map((record) => record.item));
+      pending = pending.slice(1);
+      continue;
     } catch (error) {
-      if (isTransactionCancelled(error)) throw new RecordNotFound(entity, 'bulk');
-      throw error;
+      if (attempt >= maxGroupAttempts) throw error;
+      await pause(attempt++);
+      if (!isTransactionCancelled(error)) continue;
+    }
+    const found = await readCurrent(current.records.map((record) => ({ pk: String(record.item.pk), sk: String(record.item.sk) })));
+    const remaining = current.records.map((record) => found.get(keyText(record.item))).filter((item): item is Item => item !== undefined);
+    const replanned = remaining.length > 0 ? pack(await plan(request, remaining)).map(tokened) : [];
+    pending = [...replanned, ...pending.slice(1)];
+  }
+  return deleted;
+}
+
+/**
+ * Delete every record at `keys`, or none when any is missing (RecordNotFound). Answers the records
+ * deleted, as they were.
+ *
+ * Every key is read before anything is written, so a missing id deletes nothing. Then the records
+ * are deleted a transaction at a time, each with its companions and counter changes; a cancelled
+ * group is re-read and retried (see commitGroup). When more than one record is to go, a receipt
+ * is written first (kept a day): should a group still fail after its retries (the request
+ * then fails with BulkDeleteIncomplete, never RecordNotFound, as earlier groups stay deleted), the
+ * same request sent again counts the ids the first attempt deleted as deleted and finishes the rest.
+ */
+export async function deleteAllOrNothing(request: BulkDeletion): Promise<Item[]> {
+  const keys = [...new Map(request.keys.map((key) => [keyText(key), key])).values()];
+  const receipt = receiptKey(request.accountId, request.entity, keys);
+  const found = await readCurrent(keys);
+  const missing = keys.find((key) => !found.has(keyText(key)));
+  const resuming = missing !== undefined && (await receiptHolds(receipt));
+  if (missing && !resuming) throw new RecordNotFound(request.entity, missing.sk);
+
+  const items = keys.map((key) => found.get(keyText(key))).filter((item): item is Item => item !== undefined);
+  const groups = items.length > 0 ? pack(await plan(request, items)) : [];
+  // With more than one record, a replanned group may take more than one transaction: any request
+  // that can end half done leaves a receipt.
+  const receipted = items.length > 1 || resuming;
+  if (receipted && !resuming) {
+    const expiresAt = Math.floor(currentTime().getTime() / 1000) + receiptSeconds;
+    await db().send(new PutCommand({ TableName: tableName(), Item: { ...receipt, entity: 'bulk-delete-receipt', expires_at: expiresAt } }));
+  }
+  const deleted: Item[] = [];
+  for (const [index, group] of groups.entries()) {
+    try {
+      deleted.push(...(await commitGroup(request, group)));
+    } catch (error) {
+      const remaining = groups.slice(index).reduce((sum, rest) => sum + rest.length, 0);
+      throw new BulkDeleteIncomplete(request.entity, deleted.length, remaining, error);
     }
   }
-  return items;
+  if (receipted) await db().send(new DeleteCommand({ TableName: tableName(), Key: receipt }));
+  return deleted;
 }

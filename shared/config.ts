@@ -17,12 +17,19 @@ export interface Config {
   sesRequestTimeoutMs: number;
   /** The API root as clients see it, ending in `/api/`. */
   publicBaseUrl: string;
-  /** How long a resolved credential stays cached in the container, in milliseconds. */
+  /**
+   * How long a resolved credential stays cached in the container, in milliseconds: a revoked key is
+   * refused everywhere at most this long after its revocation. At most `maxCredentialCacheMs`.
+   */
   credentialCacheMs: number;
   /** HMAC key for signed links in mail (sender confirmation, unsubscribe, open pixel). */
   tokenSigningKey: string;
   /** The address system mail (sender verification, send summaries) comes from. */
   systemFromEmail: string;
+  /** A running send that has not progressed (no page fanned out, no batch settled) for this long is stalled. */
+  sendStallMs: number;
+  /** Resumes the watchdog tries on a stalled send before it ends the send as failed (status 4). */
+  sendStallMaxResumes: number;
 }
 
 /** Values loaded at run time from Secrets Manager (shared/secrets.ts); they win over the environment. */
@@ -60,6 +67,15 @@ export function positiveNumberEnv(name: string, fallback: number, { integer = fa
   return value;
 }
 
+/** The longest a container may keep a resolved credential (so a revoked key lives on at most a minute). */
+export const maxCredentialCacheMs = 60_000;
+
+function credentialCacheMs(): number {
+  const value = positiveNumberEnv('CREDENTIAL_CACHE_MS', maxCredentialCacheMs, { integer: true });
+  if (value > maxCredentialCacheMs) throw new Error(`CREDENTIAL_CACHE_MS must be at most ${maxCredentialCacheMs}, got '${value}'`);
+  return value;
+}
+
 const required = requiredEnv;
 const optional = optionalEnv;
 
@@ -76,7 +92,9 @@ function readConfig(): Config {
     sesEndpoint: optional('SES_ENDPOINT'),
     sesRequestTimeoutMs: positiveNumberEnv('SES_REQUEST_TIMEOUT_MS', 10_000, { integer: true }),
     publicBaseUrl: optional('PUBLIC_BASE_URL') ?? 'http://localhost:3000/api/',
-    credentialCacheMs: Number(optional('CREDENTIAL_CACHE_MS') ?? 60_000),
+    credentialCacheMs: credentialCacheMs(),
+    sendStallMs: positiveNumberEnv('SEND_STALL_MINUTES', 15) * 60_000,
+    sendStallMaxResumes: positiveNumberEnv('SEND_STALL_MAX_RESUMES', 3, { integer: true }),
     // Deployed, these must be set (the key through its secret, see shared/secrets.ts); they are read on
     // first use, so a function that never signs a link or sends system mail does not need them.
     // Locally, fixed development values keep links working across restarts without setup.

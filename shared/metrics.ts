@@ -6,7 +6,7 @@ import { config, optionalEnv } from './config';
 /** The namespace the dashboard and alarms read; the stack passes it as POWERTOOLS_METRICS_NAMESPACE. */
 export const metricsNamespace = 'EmailCampaign';
 
-export type MetricName = 'MailsSent' | 'MailsBounced' | 'MailsComplained' | 'DeliveryQueueAgeSeconds' | 'ImportQueueAgeSeconds';
+export type MetricName = 'MailsSent' | 'MailsBounced' | 'MailsComplained' | 'DeliveryQueueAgeSeconds' | 'ImportQueueAgeSeconds' | 'JobQueueAgeSeconds' | 'SendsStalled' | 'SendsFailed';
 
 const units: Record<MetricName, (typeof MetricUnit)[keyof typeof MetricUnit]> = {
   MailsSent: MetricUnit.Count,
@@ -14,6 +14,9 @@ const units: Record<MetricName, (typeof MetricUnit)[keyof typeof MetricUnit]> = 
   MailsComplained: MetricUnit.Count,
   DeliveryQueueAgeSeconds: MetricUnit.Seconds,
   ImportQueueAgeSeconds: MetricUnit.Seconds,
+  JobQueueAgeSeconds: MetricUnit.Seconds,
+  SendsStalled: MetricUnit.Count,
+  SendsFailed: MetricUnit.Count,
 };
 
 let metrics: Metrics | undefined;

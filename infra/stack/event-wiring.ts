@@ -12,13 +12,16 @@ import { EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { maxBatchSize, queueConsumers, queueNames } from '../../shared/queue/queues';
-import type { EventTarget } from '../../shared/scheduling/scheduled-job';
+import { scheduleDeadLetterArnEnvName } from '../../shared/scheduling/aws-scheduler';
+import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
+import { needsOf } from './function-needs';
 import type { Platform } from './platform';
 import { deliveryQueue, sesEventsFunction, type ServiceFunctions } from './service-functions';
 
 /** Scheduler targets that also run on a fixed rate, besides their one-time jobs. */
 export const recurringSchedules: Partial<Record<EventTarget, string>> = {
   'automation-steps': 'rate(1 minute)',
+  'send-watchdog': `rate(${sendWatchdogIntervalMinutes} minutes)`,
 };
 
 /** The SES events the feedback function receives (opens and clicks too: SES counts them for the dashboard). */
@@ -71,8 +74,12 @@ export class EventWiring extends Construct {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    // What the recurring schedule cannot invoke goes here: the role may send to it, and only that.
+    // What a schedule (recurring, or a send's one-time job) cannot invoke goes here: the role may send to it, and only that.
     platform.schedulerRole.addToPrincipalPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.scheduledRunDeadLetters.queueArn] }));
+    // Functions that create one-time schedules give each this queue as its dead-letter target.
+    for (const [name, fn] of functions.byName) {
+      if (needsOf(name).schedules) fn.addEnvironment(scheduleDeadLetterArnEnvName, this.scheduledRunDeadLetters.queueArn);
+    }
 
     for (const target of functions.scheduleTargets) {
       // The scheduler invokes asynchronously: when the handler throws, Lambda retries twice, then parks the event.
@@ -92,7 +99,7 @@ export class EventWiring extends Construct {
           arn: functions.functionOf(target).functionArn,
           roleArn: platform.schedulerRole.roleArn,
           input: '{}',
-          // The next run comes within the minute; an old run is worth nothing.
+          // The next run comes soon; an old run is worth nothing.
           retryPolicy: { maximumRetryAttempts: 0, maximumEventAgeInSeconds: 60 },
           deadLetterConfig: { arn: this.scheduledRunDeadLetters.queueArn },
         },

@@ -92,6 +92,9 @@ export class Monitoring extends Construct {
 
     const serviceMetric = (name: MetricName, statistic = 'Sum') =>
       new Metric({ namespace: metricsNamespace, metricName: name, dimensionsMap: { service: `email-campaign-${props.stage}` }, period: fiveMinutes, statistic });
+    // The send watchdog counts each stalled send it resumes and each send it has to end (status 4).
+    alarm('sends-stalled', serviceMetric('SendsStalled'), 1, 'A single send stopped progressing and is being resumed (docs/operations.md: stalled sends)');
+    alarm('sends-failed', serviceMetric('SendsFailed'), 1, 'A single send could not be resumed and was ended at status 4 (docs/operations.md: stalled sends)');
     const functions = [...props.functions.byName.entries()];
     const widgets: IWidget[] = [
       new GraphWidget({ title: 'Mails', left: [serviceMetric('MailsSent'), serviceMetric('MailsBounced'), serviceMetric('MailsComplained')] }),
@@ -102,6 +105,7 @@ export class Monitoring extends Construct {
         right: [props.deliveryQueue.metricApproximateAgeOfOldestMessage(), serviceMetric('DeliveryQueueAgeSeconds', 'Maximum')],
       }),
       new GraphWidget({ title: 'Import queue: oldest message waited (s)', left: [serviceMetric('ImportQueueAgeSeconds', 'Maximum')] }),
+      new GraphWidget({ title: 'Stalled sends', left: [serviceMetric('SendsStalled'), serviceMetric('SendsFailed')] }),
       new GraphWidget({ title: 'Dead letters', left: Object.values(props.deadLetterQueues).map((queue) => queue.metricApproximateNumberOfMessagesVisible()) }),
       new GraphWidget({
         title: 'API',

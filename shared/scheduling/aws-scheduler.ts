@@ -1,5 +1,6 @@
 // The scheduler port on AWS: one EventBridge Scheduler one-time schedule per job, deleted by the
-// service after it fires.
+// service after it fires. A job the scheduler cannot invoke (after its own retries) goes to the
+// scheduled-runs dead-letter queue, as a failed run does, so no send is left waiting on a lost job.
 import {
   CreateScheduleCommand,
   DeleteScheduleCommand,
@@ -23,6 +24,9 @@ export function scheduleTargetArnEnvName(target: EventTarget): string {
 // due or overdue job is pushed a few seconds into the future; it then fires within the minute.
 const minimumLeadMs = 5_000;
 
+/** The environment variable holding the scheduled-runs dead-letter queue's ARN. */
+export const scheduleDeadLetterArnEnvName = 'SCHEDULE_DEAD_LETTER_ARN';
+
 /** `at(yyyy-mm-ddThh:mm:ss)` in UTC, never earlier than a few seconds from `now`. */
 export function atExpression(at: Date, now: Date = new Date()): string {
   const due = new Date(Math.max(at.getTime(), now.getTime() + minimumLeadMs));
@@ -42,6 +46,7 @@ export function scheduleRequest(job: ScheduledJob, now: Date = new Date()): Crea
       Arn: requiredEnv(scheduleTargetArnEnvName(job.target)),
       RoleArn: requiredEnv('SCHEDULER_ROLE_ARN'),
       Input: scheduleInput(job),
+      DeadLetterConfig: { Arn: requiredEnv(scheduleDeadLetterArnEnvName) },
     },
   };
 }

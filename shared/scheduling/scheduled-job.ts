@@ -2,9 +2,15 @@
 // limits EventBridge Scheduler puts on both, checked here so the local adapter refuses what AWS would.
 
 /** The event functions a schedule can fire: `functions/<target>/handler.ts`. */
-export const eventTargets = ['send-dispatch', 'automation-steps'] as const;
+export const eventTargets = ['send-dispatch', 'automation-steps', 'send-watchdog'] as const;
 
 export type EventTarget = (typeof eventTargets)[number];
+
+/**
+ * Minutes between two runs of the send watchdog: a recurring schedule when deployed, a recurring run of
+ * the local scheduler on the laptop. A stalled send is found at most this long after its threshold.
+ */
+export const sendWatchdogIntervalMinutes = 5;
 
 export interface ScheduledJob {
   /** Unique per job; scheduling the same name again replaces the job. */

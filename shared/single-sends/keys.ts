@@ -29,3 +29,32 @@ export function singleSendIdIndexPartition(accountId: number): string {
 export function singleSendDispatchKey(accountId: number, utr: string): Key {
   return { pk: entityPartition(accountId, 'single-send-dispatch'), sk: utr };
 }
+
+// The stall watch: a sparse gsi1 index of running sends by the time they were last heard of
+
+/** Write shards of the stall watch: every page and settled batch of every running send moves its entry. */
+export const stallWatchShards = 4;
+
+/**
+ * The gsi1 partition of one shard of the stall watch. Global, not per account: the watchdog looks at
+ * every account's running sends with one Query per shard.
+ */
+export function stallWatchPartition(shard: number): string {
+  return `SINGLE-SEND-STALL-WATCH#${shard}`;
+}
+
+/** The shard of a send's watch entry, from its utr (a random UUID: its first hex digits spread evenly). */
+export function stallWatchShard(utr: string): number {
+  return Number.parseInt(utr.slice(0, 2), 16) % stallWatchShards || 0;
+}
+
+/** The gsi1 sort key of a watched send: when it was last heard of, then whose send it is. */
+export function stallWatchSortKey(heardAt: Date, accountId: number, utr: string): string {
+  return `${heardAt.toISOString()}#${accountId}#${utr}`;
+}
+
+/** The account and utr a watch sort key names. */
+export function parseStallWatchSortKey(sortKey: string): { heardAt: string; accountId: number; utr: string } {
+  const [heardAt = '', accountId = '', utr = ''] = sortKey.split('#');
+  return { heardAt, accountId: Number(accountId), utr };
+}

@@ -2,8 +2,11 @@
 // becomes that shape (shared by the API repository and the sending pipeline's progress module).
 import { withoutKeys, type Item } from '../table/records';
 
-/** The spec's status values. Transitions are documented in the README (single sends). */
-export const singleSendStatus = { initiate: 0, ready: 1, running: 2, completed: 3 } as const;
+/**
+ * The spec's status values, and one of ours: 4, a send that stopped before reaching every recipient
+ * and will not go on (its `failure` says why). Transitions are documented in docs/api-notes.md.
+ */
+export const singleSendStatus = { initiate: 0, ready: 1, running: 2, completed: 3, failed: 4 } as const;
 
 export type SingleSendStatus = (typeof singleSendStatus)[keyof typeof singleSendStatus];
 
@@ -50,6 +53,25 @@ export interface SingleSendStatistics {
 
 export const statisticNames: readonly (keyof SingleSendStatistics)[] = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes'];
 
+/** Why a send is not progressing: `reason` for programs, `message` for people. */
+export interface SendWaiting {
+  /** `resuming` (stalled; the watchdog resumes it), `delivering` (all queued; deliveries unconfirmed), or a hold's own reason. */
+  reason: string;
+  message: string;
+  /** ISO 8601: since when the send has not progressed (any progress after it ends the wait). */
+  since: string;
+  /** ISO 8601: when it is tried again; null when that is not known. */
+  retry_at: string | null;
+}
+
+/** Why a send ended at status 4 (failed). */
+export interface SendFailure {
+  reason: string;
+  message: string;
+  /** ISO 8601: when it was given up. */
+  at: string;
+}
+
 /** A single send exactly as the spec's table lists it, in its order. */
 export interface SingleSend extends SingleSendContent, SingleSendStatistics {
   id: number;
@@ -62,6 +84,10 @@ export interface SingleSend extends SingleSendContent, SingleSendStatistics {
   sent_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Only while the send is not progressing (not in the spec: absent otherwise). */
+  waiting?: SendWaiting;
+  /** Only at status 4 (not in the spec: absent otherwise). */
+  failure?: SendFailure;
 }
 
 /**
@@ -69,6 +95,10 @@ export interface SingleSend extends SingleSendContent, SingleSendStatistics {
  * The dispatcher compares it with the time it fires, so a job replaced by an update cannot send early.
  */
 export const dispatchAtAttribute = 'dispatch_at';
+
+/** The stored attributes behind `waiting` and `failure`. */
+export const waitingAttribute = 'waiting';
+export const failureAttribute = 'failure';
 
 function entries(value: unknown): RecipientEntry[] {
   if (!Array.isArray(value)) return [];
@@ -79,10 +109,23 @@ function nullableText(value: unknown): string | null {
   return value === undefined || value === null ? null : String(value);
 }
 
+/** The stored wait or failure, when the item has one. */
+function waitingOf(value: unknown): SendWaiting | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stored = value as Record<string, unknown>;
+  return { reason: String(stored.reason), message: String(stored.message), since: String(stored.since), retry_at: nullableText(stored.retry_at) };
+}
+
+function failureOf(value: unknown): SendFailure | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stored = value as Record<string, unknown>;
+  return { reason: String(stored.reason), message: String(stored.message), at: String(stored.at) };
+}
+
 /** The record of a stored item, field by field so the output keeps the spec's order whatever the item holds. */
 export function toSingleSend(item: Item): SingleSend {
   const record = withoutKeys<Record<string, unknown>>(item);
-  return {
+  const singleSend: SingleSend = {
     id: Number(record.id),
     user_id: Number(record.user_id),
     template_id: Number(record.template_id),
@@ -115,6 +158,12 @@ export function toSingleSend(item: Item): SingleSend {
     created_at: String(record.created_at),
     updated_at: String(record.updated_at),
   };
+  // Beyond the spec's fields, and only when they say something, so a plain send shows the spec's shape.
+  const waiting = waitingOf(record[waitingAttribute]);
+  const failure = failureOf(record[failureAttribute]);
+  if (waiting) singleSend.waiting = waiting;
+  if (failure) singleSend.failure = failure;
+  return singleSend;
 }
 
 /** The scheduler job of one send: one per send, replaced on re-schedule (EventBridge names allow 64 characters). */

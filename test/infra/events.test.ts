@@ -132,7 +132,7 @@ describe('event functions and what feeds them', () => {
   describe('scheduled runs that fail', () => {
     test('a scheduler target whose handler keeps failing is parked in a dead-letter queue, not dropped', () => {
       const deadLetters = resolve(synthesized.stack.events.scheduledRunDeadLetters.queueArn);
-      for (const target of ['send-dispatch', 'automation-steps']) {
+      for (const target of ['send-dispatch', 'automation-steps', 'send-watchdog']) {
         template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
           FunctionName: { Ref: Match.stringLikeRegexp(`^Functions${target.replace(/(^|-)([a-z])/g, (_m, _d: string, c: string) => c.toUpperCase())}`) },
           MaximumRetryAttempts: 2,
@@ -141,18 +141,34 @@ describe('event functions and what feeds them', () => {
       }
     });
 
-    test('the recurring schedule delivers what it cannot invoke to the same queue', () => {
+    test('the recurring schedules deliver what they cannot invoke to the same queue', () => {
+      const schedules = Object.values(template.findResources('AWS::Scheduler::Schedule'));
+      expect(schedules).toHaveLength(2);
+      for (const schedule of schedules) {
+        expect((schedule as { Properties: { Target: unknown } }).Properties.Target).toMatchObject({
+          DeadLetterConfig: { Arn: resolve(synthesized.stack.events.scheduledRunDeadLetters.queueArn) },
+        });
+      }
+    });
+  });
+
+  describe('send-watchdog', () => {
+    test('runs every 5 minutes as a scheduler target, short and small', () => {
+      const { stack } = synthesized;
       template.hasResourceProperties('AWS::Scheduler::Schedule', {
-        ScheduleExpression: 'rate(1 minute)',
-        Target: Match.objectLike({ DeadLetterConfig: { Arn: resolve(synthesized.stack.events.scheduledRunDeadLetters.queueArn) } }),
+        GroupName: 'email-campaign-dev',
+        ScheduleExpression: 'rate(5 minutes)',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        Target: Match.objectLike({ Arn: stack.resolve(stack.functions.functionOf('send-watchdog').functionArn), RoleArn: stack.resolve(stack.platform.schedulerRole.roleArn), Input: '{}' }),
       });
+      expect(functionProperties(synthesized, 'send-watchdog')).toMatchObject({ Timeout: 60, MemorySize: 256 });
     });
   });
 
   describe('automation-steps', () => {
     test('is deployed and runs every minute as a scheduler target', () => {
       const { stack } = synthesized;
-      expect(stack.functions.scheduleTargets).toEqual(['send-dispatch', 'automation-steps']);
+      expect(stack.functions.scheduleTargets).toEqual(['send-dispatch', 'automation-steps', 'send-watchdog']);
       template.hasResourceProperties('AWS::Scheduler::Schedule', {
         GroupName: 'email-campaign-dev',
         ScheduleExpression: 'rate(1 minute)',

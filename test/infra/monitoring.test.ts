@@ -82,10 +82,18 @@ describe('monitoring', () => {
     expect(complaintRateThreshold).toBeLessThanOrEqual(0.001);
   });
 
+  test('stalled and failed sends alarm on the first one, from the watchdog\'s metrics', () => {
+    for (const metric of ['SendsStalled', 'SendsFailed']) {
+      const [alarm, ...others] = alarmsOn(metric);
+      expect(others).toEqual([]);
+      expect(alarm).toMatchObject({ Namespace: 'EmailCampaign', Threshold: 1, Dimensions: [{ Name: 'service', Value: 'email-campaign-dev' }] });
+    }
+  });
+
   test('one dashboard shows mails, SES reputation, the queues, the API and the functions', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
     for (const title of ['Mails', 'SES reputation', 'Delivery queue', 'Dead letters', 'API', 'Function errors']) expect(body).toContain(`\\"title\\":\\"${title}\\"`);
-    for (const metric of ['MailsSent', 'MailsBounced', 'MailsComplained', 'DeliveryQueueAgeSeconds', 'ImportQueueAgeSeconds']) expect(body).toContain(metric);
+    for (const metric of ['MailsSent', 'MailsBounced', 'MailsComplained', 'DeliveryQueueAgeSeconds', 'ImportQueueAgeSeconds', 'SendsStalled', 'SendsFailed']) expect(body).toContain(metric);
   });
 });

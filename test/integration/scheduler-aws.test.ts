@@ -1,6 +1,6 @@
 // The EventBridge Scheduler adapter against a stub endpoint: the requests it makes (one-time `at()` in
-// UTC, OFF window, delete after completion, group, role, target and Input), update on conflict, and
-// cancel ignoring a missing schedule.
+// UTC, OFF window, delete after completion, group, role, target, Input and the dead-letter queue),
+// update on conflict, and cancel ignoring a missing schedule.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../shared/config';
@@ -53,6 +53,7 @@ beforeAll(async () => {
     SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/scheduler',
     SCHEDULE_TARGET_ARN_SEND_DISPATCH: 'arn:aws:lambda:us-east-1:000000000000:function:send-dispatch',
     SCHEDULE_TARGET_ARN_AUTOMATION_STEPS: 'arn:aws:lambda:us-east-1:000000000000:function:automation-steps',
+    SCHEDULE_DEAD_LETTER_ARN: 'arn:aws:sqs:us-east-1:000000000000:scheduled-runs-dead-letters',
   });
   delete process.env.AWS_SESSION_TOKEN;
   resetConfig();
@@ -67,7 +68,7 @@ afterAll(async () => {
   resetConfig();
 });
 
-test('a job becomes one CreateSchedule: at() in UTC, no window, deleted after completion', async () => {
+test('a job becomes one CreateSchedule: at() in UTC, no window, deleted after completion, failures to the dead-letter queue', async () => {
   // Act
   await scheduleAt({ name: 'single-send-42', at: new Date('2030-01-02T03:04:05.678Z'), target: 'send-dispatch', payload: { single_send_id: 42 } });
 
@@ -85,6 +86,8 @@ test('a job becomes one CreateSchedule: at() in UTC, no window, deleted after co
       Arn: 'arn:aws:lambda:us-east-1:000000000000:function:send-dispatch',
       RoleArn: 'arn:aws:iam::000000000000:role/scheduler',
       Input: '{"single_send_id":42}',
+      // What the scheduler cannot invoke is kept and alarmed on, never dropped.
+      DeadLetterConfig: { Arn: 'arn:aws:sqs:us-east-1:000000000000:scheduled-runs-dead-letters' },
     },
   });
 });
@@ -114,6 +117,19 @@ test('a due or overdue time is moved a few seconds ahead, never into the past', 
 
   expect(atExpression(new Date('2029-12-31T23:00:00Z'), now)).toBe('at(2030-01-01T00:00:05)');
   expect(atExpression(new Date('2030-01-01T00:10:00Z'), now)).toBe('at(2030-01-01T00:10:00)');
+});
+
+test('a missing dead-letter queue ARN is a clear configuration error, not a schedule without one', async () => {
+  const saved = process.env.SCHEDULE_DEAD_LETTER_ARN;
+  delete process.env.SCHEDULE_DEAD_LETTER_ARN;
+  try {
+    await expect(scheduleAt({ name: 'no-dlq', at: new Date(), target: 'send-dispatch', payload: {} })).rejects.toThrow(
+      'Missing required environment variable SCHEDULE_DEAD_LETTER_ARN',
+    );
+  } finally {
+    process.env.SCHEDULE_DEAD_LETTER_ARN = saved;
+  }
+  expect(requests).toHaveLength(0);
 });
 
 test('a missing target ARN is a clear configuration error', async () => {

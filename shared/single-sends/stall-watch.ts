@@ -1,0 +1,130 @@
+// The stall watch: running sends indexed (sparse gsi1, a few write shards) by when they were last heard
+// of. The watchdog Queries it for sends silent longer than its threshold, records each visit so a send
+// is looked at again a threshold later, and takes a send off it when it ends.
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { currentTime, isoTimestamp } from '../time';
+import { db, tableName } from '../table/client';
+import { isConditionFailure } from '../table/records';
+import { cancellationCodes } from '../table/transactions';
+import {
+  parseStallWatchSortKey,
+  singleSendDispatchKey,
+  singleSendKey,
+  stallWatchPartition,
+  stallWatchShards,
+  stallWatchSortKey,
+} from './keys';
+import { failureAttribute, singleSendStatus, waitingAttribute, type SendFailure } from './record';
+
+/** A send on the watch that has not been heard of since `heardAt`. */
+export interface SilentSend {
+  accountId: number;
+  utr: string;
+  /** The entry's sort key as read: a visit is recorded only if it is unchanged. */
+  watchKey: string;
+  heardAt: string;
+}
+
+/** Sends last heard of before `before`, oldest first per shard, at most `limitPerShard` of each shard. */
+export async function silentSends(before: Date, limitPerShard = 100): Promise<SilentSend[]> {
+  const shards = await Promise.all(
+    Array.from({ length: stallWatchShards }, async (_, shard) => {
+      const result = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'gsi1',
+          // `<time>#...` sorts before `<before>` exactly when the time is earlier.
+          KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :before',
+          ExpressionAttributeValues: { ':partition': stallWatchPartition(shard), ':before': before.toISOString() },
+          ProjectionExpression: 'gsi1sk',
+          Limit: limitPerShard,
+        }),
+      );
+      return (result.Items ?? []).map((item) => {
+        const watchKey = String(item.gsi1sk);
+        const { heardAt, accountId, utr } = parseStallWatchSortKey(watchKey);
+        return { accountId, utr, watchKey, heardAt };
+      });
+    }),
+  );
+  return shards.flat();
+}
+
+/**
+ * Record the watchdog's visit: the entry moves to now (looked at again a threshold later) and the
+ * resume count becomes `stallResumes`. False when the send progressed or was visited since it was read.
+ */
+export async function recordStallVisit(send: SilentSend, stallResumes: number): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: singleSendDispatchKey(send.accountId, send.utr),
+        UpdateExpression: 'SET gsi1sk = :heard, stall_resumes = :resumes',
+        ConditionExpression: 'gsi1sk = :read',
+        ExpressionAttributeValues: { ':heard': stallWatchSortKey(currentTime(), send.accountId, send.utr), ':resumes': stallResumes, ':read': send.watchKey },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Take a send off the watch (it ended, or it is gone). */
+export async function unwatch(accountId: number, utr: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: singleSendDispatchKey(accountId, utr),
+      UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+      ConditionExpression: 'attribute_exists(pk)',
+    }),
+  ).catch((error: unknown) => {
+    if (!isConditionFailure(error)) throw error;
+  });
+}
+
+/**
+ * End a running send at status 4 with its failure, and take it off the watch, together. False when it
+ * was no longer running (it completed, or was deleted, meanwhile).
+ */
+export async function failSingleSend(accountId: number, utr: string, failure: Omit<SendFailure, 'at'>): Promise<boolean> {
+  const now = currentTime();
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: singleSendKey(accountId, utr),
+              UpdateExpression: 'SET #status = :failed, #failure = :failure, updated_at = :now REMOVE #waiting',
+              ConditionExpression: '#status = :running',
+              ExpressionAttributeNames: { '#status': 'status', '#failure': failureAttribute, '#waiting': waitingAttribute },
+              ExpressionAttributeValues: {
+                ':failed': singleSendStatus.failed,
+                ':running': singleSendStatus.running,
+                ':failure': { ...failure, at: now.toISOString() },
+                ':now': isoTimestamp(now),
+              },
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: singleSendDispatchKey(accountId, utr),
+              UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+              ConditionExpression: 'attribute_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) return false;
+    throw error;
+  }
+}

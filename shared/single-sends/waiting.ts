@@ -1,0 +1,60 @@
+// Why a send is not progressing, on the send's own item: set by a hold (the watchdog's, or a send held
+// while something it needs is not ready), cleared by the progress that ends it, and shown only while
+// it is true: any page or settled batch after `since` means the send is moving again.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../table/client';
+import { isConditionFailure } from '../table/records';
+import { singleSendKey } from './keys';
+import { getDispatchState } from './progress';
+import { singleSendStatus, waitingAttribute, type SendWaiting, type SingleSend } from './record';
+
+/** Record why a ready or running send waits; false when it is gone or past running. */
+export async function setWaiting(accountId: number, utr: string, waiting: SendWaiting): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: singleSendKey(accountId, utr),
+        UpdateExpression: 'SET #waiting = :waiting',
+        ConditionExpression: 'attribute_exists(pk) AND #status IN (:ready, :running)',
+        ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status' },
+        ExpressionAttributeValues: { ':waiting': waiting, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Clear the send's wait; with `since`, only that wait (a newer one, set meanwhile, stays). */
+export async function clearWaiting(accountId: number, utr: string, since?: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: singleSendKey(accountId, utr),
+        UpdateExpression: 'REMOVE #waiting',
+        ConditionExpression: since === undefined ? 'attribute_exists(#waiting)' : '#waiting.since = :since',
+        ExpressionAttributeNames: { '#waiting': waitingAttribute },
+        ...(since === undefined ? {} : { ExpressionAttributeValues: { ':since': since } }),
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * The send as it should be shown: a running send's stored wait is dropped once the send progressed
+ * after it began (one read of the dispatch progress, only for a send that has a wait stored).
+ */
+export async function withCurrentWaiting(singleSend: SingleSend): Promise<SingleSend> {
+  const { waiting } = singleSend;
+  if (!waiting || singleSend.status !== singleSendStatus.running) return singleSend;
+  const progress = await getDispatchState(singleSend.user_id, singleSend.utr);
+  if (!progress || Date.parse(progress.progressAt) <= Date.parse(waiting.since)) return singleSend;
+  const { waiting: _ended, ...moving } = singleSend;
+  return moving;
+}

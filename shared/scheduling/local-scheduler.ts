@@ -1,7 +1,9 @@
 // The scheduler port on the laptop: each job is an item in the table, indexed on gsi1 by due time so
-// the poller (infra/local/scheduler-poller.ts) finds every due job with one Query and nothing is
-// lost when the process restarts.
-import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+// the poller (infra/local/scheduler-poller.ts) finds every due job with one Query. A job is taken by
+// leasing it, not by deleting it: it stays in the table until its target has returned, so a process
+// killed in the middle of a run loses nothing.
+import { randomUUID } from 'node:crypto';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../table/client';
 import { SCHEDULE_PARTITION, scheduledJobDueKey, scheduledJobKey, scheduledJobsDueBound } from './keys';
 import { scheduleInput, type EventTarget, type ScheduledJob, type SchedulerAdapter } from './scheduled-job';
@@ -12,55 +14,47 @@ export interface DueJob {
   dueKey: string;
 }
 
-/** A stored job. `input` is the payload's JSON text, as EventBridge delivers it; `attempts` failed so far. */
+/** A job taken for a run: `lease` identifies this run; only its holder can renew, retry or complete it. */
 export interface ClaimedJob {
   name: string;
   target: EventTarget;
+  /** The payload's JSON text, as EventBridge delivers it. */
   input: string;
   at: Date;
+  /** Runs started before this one (each claim counts one, a run cut short by a killed process too). */
   attempts: number;
+  lease: string;
 }
 
-function jobItem(job: ClaimedJob) {
-  return {
+/** How long a claimed job stays hidden from the pollers unless its holder renews the lease. */
+export const defaultLeaseMs = 120_000;
+
+// Leases taken by this process. Another process's lease on the table is one a killed stack left.
+const processOwner = `${process.pid}-${randomUUID()}`;
+
+function isConditionFailure(error: unknown): boolean {
+  return (error as Error).name === 'ConditionalCheckFailedException';
+}
+
+/** Store a job; an existing job of the same name (leased or not) is replaced, like UpdateSchedule. */
+export async function putLocalJob(job: ScheduledJob): Promise<void> {
+  const item = {
     ...scheduledJobKey(job.name),
     ...scheduledJobDueKey(job.at, job.name),
     name: job.name,
     target: job.target,
-    input: job.input,
+    input: scheduleInput(job),
     due_at: job.at.toISOString(),
-    attempts: job.attempts,
+    attempts: 0,
   };
-}
-
-/** Store a job; an existing job of the same name is replaced, like UpdateSchedule. */
-export async function putLocalJob(job: ScheduledJob): Promise<void> {
-  const item = jobItem({ name: job.name, target: job.target, input: scheduleInput(job), at: job.at, attempts: 0 });
   await db().send(new PutCommand({ TableName: tableName(), Item: item }));
-}
-
-/** Put a failed job back for another attempt, unless a newer job of the same name took its place. */
-export async function requeueLocalJob(job: ClaimedJob): Promise<boolean> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: jobItem(job),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
 }
 
 export async function deleteLocalJob(name: string): Promise<void> {
   await db().send(new DeleteCommand({ TableName: tableName(), Key: scheduledJobKey(name) }));
 }
 
-/** Jobs due at or before `now`, oldest first, from one Query on gsi1. */
+/** Jobs due at or before `now` (leases that ran out included), oldest first, from one Query on gsi1. */
 export async function dueLocalJobs(now: Date, limit = 50): Promise<DueJob[]> {
   const result = await db().send(
     new QueryCommand({
@@ -77,17 +71,28 @@ export async function dueLocalJobs(now: Date, limit = 50): Promise<DueJob[]> {
 }
 
 /**
- * Take a due job by deleting it, on condition that it is still the version the index showed. Only one
- * poller's delete can succeed, so a job fires once; a job cancelled or moved meanwhile is not fired.
+ * Take a due job by leasing it, on condition that it is still the version the index showed: its due
+ * time moves to the end of the lease and its attempts go up by one. Only one poller's update can
+ * succeed, so a job fires once; a job cancelled or moved meanwhile is not fired. If the holder dies,
+ * the job is due again when the lease runs out (or at once, when the next stack releases it).
  */
-export async function claimLocalJob(due: DueJob): Promise<ClaimedJob | undefined> {
+export async function claimLocalJob(due: DueJob, leaseMs = defaultLeaseMs): Promise<ClaimedJob | undefined> {
+  const lease = randomUUID();
   try {
     const result = await db().send(
-      new DeleteCommand({
+      new UpdateCommand({
         TableName: tableName(),
         Key: scheduledJobKey(due.name),
         ConditionExpression: 'gsi1sk = :dueKey',
-        ExpressionAttributeValues: { ':dueKey': due.dueKey },
+        UpdateExpression: 'SET gsi1sk = :leaseKey, lease_id = :lease, leased_by = :owner, attempts = if_not_exists(attempts, :zero) + :one',
+        ExpressionAttributeValues: {
+          ':dueKey': due.dueKey,
+          ':leaseKey': scheduledJobDueKey(new Date(Date.now() + leaseMs), due.name).gsi1sk,
+          ':lease': lease,
+          ':owner': processOwner,
+          ':zero': 0,
+          ':one': 1,
+        },
         ReturnValues: 'ALL_OLD',
       }),
     );
@@ -99,11 +104,93 @@ export async function claimLocalJob(due: DueJob): Promise<ClaimedJob | undefined
       input: String(item.input),
       at: new Date(String(item.due_at)),
       attempts: Number(item.attempts ?? 0),
+      lease,
     };
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
+}
+
+/** Run an update or delete on the job only while this lease holds it; false when it no longer does. */
+async function whileLeased(command: UpdateCommand | DeleteCommand): Promise<boolean> {
+  try {
+    await db().send(command);
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+const leaseHeld = (job: Pick<ClaimedJob, 'name' | 'lease'>) => ({
+  TableName: tableName(),
+  Key: scheduledJobKey(job.name),
+  ConditionExpression: 'lease_id = :lease',
+});
+
+/** Keep a running job hidden for another `leaseMs`; false when it was replaced or cancelled meanwhile. */
+export function renewLocalJobLease(job: ClaimedJob, leaseMs = defaultLeaseMs): Promise<boolean> {
+  return whileLeased(
+    new UpdateCommand({
+      ...leaseHeld(job),
+      UpdateExpression: 'SET gsi1sk = :leaseKey',
+      ExpressionAttributeValues: { ':lease': job.lease, ':leaseKey': scheduledJobDueKey(new Date(Date.now() + leaseMs), job.name).gsi1sk },
+    }),
+  );
+}
+
+/**
+ * The run is over (it succeeded, or the job is given up): delete the job, unless a newer job of the
+ * same name took its place meanwhile (a run that booked its own next run), which stays.
+ */
+export function completeLocalJob(job: ClaimedJob): Promise<boolean> {
+  return whileLeased(new DeleteCommand({ ...leaseHeld(job), ExpressionAttributeValues: { ':lease': job.lease } }));
+}
+
+/** The run failed: the job is due again at `at`, keeping its attempts; false when a newer job replaced it. */
+export function retryLocalJob(job: ClaimedJob, at: Date): Promise<boolean> {
+  return whileLeased(
+    new UpdateCommand({
+      ...leaseHeld(job),
+      UpdateExpression: 'SET gsi1sk = :dueKey, due_at = :at REMOVE lease_id, leased_by',
+      ExpressionAttributeValues: { ':lease': job.lease, ':dueKey': scheduledJobDueKey(at, job.name).gsi1sk, ':at': at.toISOString() },
+    }),
+  );
+}
+
+/**
+ * Make the jobs leased by another process due now: call it only where that process is known to be
+ * gone (one stack runs per DATA_DIR, so a lease a new stack finds was left by a killed one). A lease
+ * never reaches further than `leaseMs` ahead, so one Query up to there finds them all. Returns how many.
+ */
+export async function releaseLocalJobLeases(leaseMs = defaultLeaseMs): Promise<number> {
+  const now = new Date();
+  let released = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :bound',
+        FilterExpression: 'attribute_exists(lease_id) AND leased_by <> :owner',
+        ExpressionAttributeValues: { ':partition': SCHEDULE_PARTITION, ':bound': scheduledJobsDueBound(new Date(now.getTime() + leaseMs)), ':owner': processOwner },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const job = { name: String(item.name), lease: String(item.lease_id) };
+      const dueNow = new UpdateCommand({
+        ...leaseHeld(job),
+        UpdateExpression: 'SET gsi1sk = :dueKey REMOVE lease_id, leased_by',
+        ExpressionAttributeValues: { ':lease': job.lease, ':dueKey': scheduledJobDueKey(now, job.name).gsi1sk },
+      });
+      if (await whileLeased(dueNow)) released++;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return released;
 }
 
 export const localScheduler: SchedulerAdapter = {

@@ -6,7 +6,7 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import * as progress from '../../shared/single-sends/progress';
 import { getSingleSend, singleSendJobName } from '../../shared/single-sends/repository';
 import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
-import { claimLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
+import { claimLocalJob, completeLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
 import { resetSendingSettings } from '../../shared/sending/settings';
 import { accountWithContacts, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment } from '../support/sending';
 
@@ -53,6 +53,8 @@ async function fireResumeJob(accountId: number, utr: string): Promise<boolean> {
   const payload = JSON.parse(job.input) as { accountId: number; utr: string; resume?: boolean };
   expect(payload).toEqual({ accountId, utr, resume: true });
   await dispatchHandler(payload, outOfTime);
+  // As the poller does once the run returns (a resume the run booked under the same name stays).
+  await completeLocalJob(job);
   return true;
 }
 

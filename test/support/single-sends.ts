@@ -6,7 +6,7 @@ import { scheduledJobDueKey } from '../../shared/scheduling/keys';
 import { addSegment } from '../../shared/segments/repository';
 import { addSender, confirmSenderAddress, type Sender } from '../../shared/senders/repository';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
-import { claimLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
+import { claimLocalJob, completeLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
 import { newAccount } from './accounts';
 import { apiEvent, authHeaders, parsed, type Keys } from './events';
 import { place, uniqueAddress } from './senders';
@@ -96,5 +96,7 @@ export async function pendingJobTimes(name: string): Promise<string[]> {
 
 /** Take the job of this name due at `at` out of the scheduler, as the poller would, to read what it fires. */
 export async function takeJob(name: string, at: Date) {
-  return claimLocalJob({ name, dueKey: scheduledJobDueKey(at, name).gsi1sk });
+  const job = await claimLocalJob({ name, dueKey: scheduledJobDueKey(at, name).gsi1sk });
+  if (job) await completeLocalJob(job);
+  return job;
 }

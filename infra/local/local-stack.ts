@@ -24,12 +24,15 @@ export interface LocalStackOptions {
   port?: number;
   dynamoPort?: number;
   sesPort?: number;
-  /** Where DynamoDB Local keeps its files and the stack writes its JSON files (default `.data`). */
+  /**
+   * Where the stack keeps what must survive a stop or a crash (default `.data`): DynamoDB Local's
+   * files, the queue's journals (`queues/`), the sink's mail (`ses-sink/`), and its JSON files.
+   */
   dataDir?: string;
   /**
-   * Keep the table in DynamoDB Local's memory instead of under `dataDir` (nothing survives a stop).
-   * For the benchmark: the on-disk store's writes halve DynamoDB Local's throughput (measured: a
-   * 4,000-recipient send at 169 mails/s on disk, 314 in memory), which is not what it measures.
+   * Keep the table, the queue and the sink's mail in memory instead of under `dataDir` (nothing
+   * survives a stop). For the benchmark: the on-disk store's writes halve DynamoDB Local's throughput
+   * (measured: a 4,000-recipient send at 169 mails/s on disk, 314 in memory), which is not what it measures.
    */
   inMemory?: boolean;
   tableName?: string;
@@ -140,7 +143,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     useLocalJavaSettings();
     const dynamoStart = startLocalDynamo({ port: dynamoPort, dataDir: options.inMemory ? undefined : dataDir });
-    const sinkStart = startSesSink({ port: sesPort });
+    const sinkStart = startSesSink({ port: sesPort, directory: options.inMemory ? undefined : join(dataDir, 'ses-sink') });
     const [dynamoResult, sinkResult] = await Promise.allSettled([dynamoStart, sinkStart]);
     if (dynamoResult.status === 'fulfilled') {
       const dynamo: LocalDynamo = dynamoResult.value;
@@ -176,12 +179,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Countries, states and cities, which contacts and senders validate against (a no-op once seeded).
     await seedReferenceData();
 
-    configureLocalQueue({ ...options.queue, log: (line) => console.error(line) });
+    // Consumers first: opening the journals hands the messages kept from the last run to them.
     const unregisterConsumers = registerFunctionConsumers();
     cleanups.push(async () => {
       await stopLocalQueues();
       unregisterConsumers();
     });
+    configureLocalQueue({ ...options.queue, log: (line) => console.error(line), ...(options.inMemory ? {} : { directory: join(dataDir, 'queues') }) });
     // Stopped before the queue: a job firing during shutdown may still put messages on it.
     const poller: SchedulerPoller = startSchedulerPoller({ ...options.scheduler, log: (line) => console.error(line) });
     cleanups.push(() => poller.stop());

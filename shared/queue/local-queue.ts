@@ -1,6 +1,10 @@
 // The queue port on the laptop: an in-process queue that calls the consumer with a real SQSEvent and
 // keeps the deployed queue's rules: batches of 10, partial batch failure, redelivery after a delay,
-// dead-letter after maxReceiveCount receives. Messages live in memory, so a restart drops them.
+// dead-letter after maxReceiveCount receives. Given a directory (the local stack gives one under
+// DATA_DIR), each queue keeps its messages in a journal there (local-queue-journal.ts): a message is
+// on disk before the sender is answered and removed only once its consumer succeeded, so after a crash
+// the messages that were waiting or in flight are delivered again, receive counts kept, as SQS would.
+// Without one, messages live in memory and a restart drops them.
 // Like an SQS fair queue, messages carry a message group (the account): each group is a FIFO of its
 // own and batches are filled round-robin across groups, so one group's backlog does not hold up the
 // others. Messages sent without a group form one default group.
@@ -8,7 +12,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
 import { log } from '../log';
-import { maxBatchSize, type QueueName } from './queues';
+import { openQueueJournal, type QueueJournal } from './local-queue-journal';
+import { maxBatchSize, queueNames, type QueueName } from './queues';
 
 /** A queue's consumer: a Lambda handler for SQS events, answering partial batch failures. */
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
@@ -21,6 +26,8 @@ export interface LocalQueueSettings {
   redeliveryDelayMs: number;
   /** Batches of one queue in flight at once (the event source mapping's maximum concurrency). */
   concurrency: number;
+  /** Where each queue keeps its journal; in memory only when unset. */
+  directory?: string;
   log: (line: string) => void;
 }
 
@@ -42,6 +49,9 @@ interface LocalMessage {
 }
 
 interface QueueState {
+  /** Every message not yet deleted or dead-lettered (pending, in flight or waiting), in the order sent. */
+  live: Map<string, LocalMessage>;
+  journal: QueueJournal | undefined;
   /** Pending messages per group key, in the order groups are next served (a served group moves last). */
   pending: Map<string, LocalMessage[]>;
   pendingCount: number;
@@ -51,7 +61,8 @@ interface QueueState {
   deadLetters: DeadLetter[];
 }
 
-const defaultSettings: LocalQueueSettings = {
+/** The rules the queue starts with (`npm start` keeps them). */
+export const localQueueDefaults: Readonly<LocalQueueSettings> = {
   batchSize: maxBatchSize,
   maxReceiveCount: 3,
   redeliveryDelayMs: 2_000,
@@ -59,7 +70,7 @@ const defaultSettings: LocalQueueSettings = {
   log: (line) => log.warn(line),
 };
 
-let settings: LocalQueueSettings = { ...defaultSettings };
+let settings: LocalQueueSettings = { ...localQueueDefaults };
 const states = new Map<QueueName, QueueState>();
 const consumers = new Map<QueueName, QueueConsumer>();
 let idleWaiters: Array<() => void> = [];
@@ -69,7 +80,7 @@ let redelivering = true;
 function stateOf(queue: QueueName): QueueState {
   let state = states.get(queue);
   if (!state) {
-    state = { pending: new Map(), pendingCount: 0, redeliveries: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
+    state = { live: new Map(), journal: undefined, pending: new Map(), pendingCount: 0, redeliveries: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
     states.set(queue, state);
   }
   return state;
@@ -91,7 +102,42 @@ function notifyIfIdle(): void {
 
 /** Change the queue's rules (tests shorten the redelivery delay); unset fields keep their value. */
 export function configureLocalQueue(changes: Partial<LocalQueueSettings>): void {
+  const previousDirectory = settings.directory;
   settings = { ...settings, ...changes };
+  if (settings.directory !== undefined && settings.directory !== previousDirectory) openJournals(settings.directory);
+}
+
+/**
+ * Open every queue's journal in `directory` and take back the messages it holds: delivered again at
+ * once (whoever had them in flight is gone), except those already received `maxReceiveCount` times,
+ * which go to the dead-letter list as SQS would move them. Register the consumers first.
+ */
+function openJournals(directory: string): void {
+  for (const queue of queueNames) {
+    const state = stateOf(queue);
+    state.journal?.close();
+    const opened = openQueueJournal(directory, queue, () => state.live.values(), (line) => settings.log(line));
+    state.journal = opened.journal;
+    state.deadLetters.push(...opened.deadLetters);
+    const restored: LocalMessage[] = [];
+    for (const message of opened.messages) {
+      if (state.live.has(message.messageId)) continue;
+      state.live.set(message.messageId, message);
+      if (message.receiveCount < settings.maxReceiveCount) restored.push(message);
+      else moveToDeadLetters(queue, state, message, 'still in flight when the queue stopped');
+    }
+    if (restored.length === 0) continue;
+    makeVisible(state, restored);
+    schedulePump(queue, state);
+  }
+}
+
+function moveToDeadLetters(queue: QueueName, state: QueueState, message: LocalMessage, reason: string): void {
+  const letter: DeadLetter = { messageId: message.messageId, body: message.body, receiveCount: message.receiveCount, reason, at: new Date() };
+  state.journal?.recordDeadLetter(letter);
+  state.live.delete(message.messageId);
+  state.deadLetters.push(letter);
+  settings.log(`queue ${queue}: message ${message.messageId} moved to the dead-letter list after ${message.receiveCount} receives (${reason})`);
 }
 
 /** Set the consumer of a queue; returns a function that removes it again. */
@@ -154,14 +200,18 @@ function takeBatch(state: QueueState, size: number): LocalMessage[] {
 export function enqueueLocal(queue: QueueName, bodies: string[], group?: string): void {
   const state = stateOf(queue);
   const sentAt = Date.now();
-  makeVisible(
-    state,
-    bodies.map((body) => ({ messageId: randomUUID(), body, group, receiveCount: 0, sentAt })),
-  );
+  const messages: LocalMessage[] = bodies.map((body) => ({ messageId: randomUUID(), body, group, receiveCount: 0, sentAt }));
+  // On disk before the sender hears that they were accepted.
+  state.journal?.recordSent(messages);
+  for (const message of messages) state.live.set(message.messageId, message);
+  makeVisible(state, messages);
   schedulePump(queue, state);
 }
 
-/** Wait for batches in flight (at most `timeoutMs`), then drop everything and restore the defaults. */
+/**
+ * Wait for batches in flight (at most `timeoutMs`), then drop everything in memory and restore the
+ * defaults. Messages kept in a journal stay there for the next start.
+ */
 export async function stopLocalQueues(timeoutMs = 5_000): Promise<void> {
   redelivering = false;
   for (const state of states.values()) {
@@ -174,8 +224,9 @@ export async function stopLocalQueues(timeoutMs = 5_000): Promise<void> {
   if (inFlight) {
     await Promise.race([localQueueIdle(), new Promise((done) => setTimeout(done, timeoutMs).unref())]);
   }
+  for (const state of states.values()) state.journal?.close();
   states.clear();
-  settings = { ...defaultSettings };
+  settings = { ...localQueueDefaults };
   redelivering = true;
   notifyIfIdle();
 }
@@ -194,7 +245,7 @@ function pump(queue: QueueName, state: QueueState): void {
   while (state.inFlight < settings.concurrency && state.pendingCount > 0) {
     const batch = takeBatch(state, settings.batchSize);
     state.inFlight++;
-    void deliver(queue, batch).finally(() => {
+    void deliver(queue, state, batch).finally(() => {
       state.inFlight--;
       pump(queue, state);
       notifyIfIdle();
@@ -241,22 +292,25 @@ async function failedMessages(queue: QueueName, batch: LocalMessage[]): Promise<
   }
 }
 
-async function deliver(queue: QueueName, batch: LocalMessage[]): Promise<void> {
+async function deliver(queue: QueueName, state: QueueState, batch: LocalMessage[]): Promise<void> {
   const now = Date.now();
   for (const message of batch) {
     message.receiveCount++;
     message.firstReceivedAt ??= now;
   }
+  // Recorded before the consumer runs, so a crash during it still counts this receive.
+  state.journal?.recordReceived(batch.map((message) => message.messageId), now);
   const { failed, reason } = await failedMessages(queue, batch);
-  const state = stateOf(queue);
+  const failedIds = new Set(failed.map((message) => message.messageId));
+  const succeeded = batch.filter((message) => !failedIds.has(message.messageId));
+  if (succeeded.length > 0) {
+    state.journal?.recordDeleted(succeeded.map((message) => message.messageId));
+    for (const message of succeeded) state.live.delete(message.messageId);
+  }
   const retries: LocalMessage[] = [];
   for (const message of failed) {
-    if (message.receiveCount < settings.maxReceiveCount) {
-      retries.push(message);
-      continue;
-    }
-    state.deadLetters.push({ messageId: message.messageId, body: message.body, receiveCount: message.receiveCount, reason, at: new Date() });
-    settings.log(`queue ${queue}: message ${message.messageId} moved to the dead-letter list after ${message.receiveCount} receives (${reason})`);
+    if (message.receiveCount < settings.maxReceiveCount) retries.push(message);
+    else moveToDeadLetters(queue, state, message, reason);
   }
   if (retries.length === 0 || !redelivering) return;
   // One timer for the batch's failures: received together, they become visible again together.

@@ -1,10 +1,17 @@
 // The local queue adapter: real SQSEvent batches of at most 10, partial batch failure redelivery,
-// dead-letter after 3 receives, bounded concurrency.
+// dead-letter after 3 receives, bounded concurrency; kept in a directory, it survives a kill -9.
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { resetConfig } from '../../shared/config';
 import { configureLocalQueue, localDeadLetters, localQueueIdle, registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
+import { sleep, waitFor } from '../support/local-stack';
+
+const repoRoot = join(__dirname, '../..');
 
 const logLines: string[] = [];
 let unregister: (() => void) | undefined;
@@ -184,4 +191,109 @@ test('a failed message is redelivered within its own group, and the group is on 
     [1, '7'],
   ]);
   expect(localDeadLetters('deliveries')).toHaveLength(0);
+});
+
+describe('kept in a directory (the local stack keeps it under DATA_DIR)', () => {
+  const directories: string[] = [];
+  const newDirectory = () => {
+    const directory = mkdtempSync(join(tmpdir(), 'local-queue-'));
+    directories.push(directory);
+    return directory;
+  };
+
+  afterAll(() => {
+    for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+  });
+
+  test('messages accepted before a kill -9 are all delivered after the restart, those in flight with their receive count', async () => {
+    // Prepare: a process of its own accepts 25 messages and is killed while its consumer holds the first batch.
+    const directory = newDirectory();
+    const child = spawn(join(repoRoot, 'node_modules/.bin/tsx'), ['test/support/local-queue-child.ts', directory, '25'], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise((done) => child.once('exit', done));
+    await waitFor(() => output.includes('accepted') && (output.match(/^received /gm) ?? []).length === 10, 20_000, 'the first batch in the child');
+    child.kill('SIGKILL');
+    await exited;
+
+    // Act: the queue starts again on the same directory.
+    const events = consume(async () => undefined);
+    configureLocalQueue({ directory });
+    await localQueueIdle();
+
+    // Assess
+    const records = events.flatMap((event) => event.Records);
+    expect(records.map(bodyOf).map((body) => body.n)).toEqual(Array.from({ length: 25 }, (_, n) => n));
+    expect(records.map((record) => record.attributes.ApproximateReceiveCount)).toEqual([...Array(10).fill('2'), ...Array(15).fill('1')]);
+  }, 30_000);
+
+  test('a stop keeps the messages not yet delivered; each is delivered once across the two runs', async () => {
+    const directory = newDirectory();
+    configureLocalQueue({ directory, concurrency: 1 });
+    const firstRun: number[] = [];
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    consume(async (event) => {
+      firstRun.push(...event.Records.map((record) => bodyOf(record).n));
+      if (firstRun.length > 10) await held;
+    });
+    await sendMessages('deliveries', Array.from({ length: 30 }, (_, n) => ({ n })));
+    await waitFor(() => firstRun.length === 20, 5_000, 'the second batch');
+    // The second batch is still in flight when the stop gives up waiting for it.
+    await stopLocalQueues(50);
+    release();
+    unregister?.();
+
+    configureLocalQueue({ redeliveryDelayMs: 30, directory });
+    const events = consume(async () => undefined);
+    await localQueueIdle();
+
+    expect(events.flatMap((event) => event.Records).map((record) => bodyOf(record).n)).toEqual(Array.from({ length: 20 }, (_, n) => n + 10));
+  });
+
+  test('dead letters are kept too, and a message in flight at its last receive becomes one on restart', async () => {
+    const directory = newDirectory();
+    configureLocalQueue({ directory, maxReceiveCount: 2 });
+    // n 1 fails every receive; n 3 fails its first and never finishes its second.
+    consume(async (event) => {
+      if (event.Records.some((record) => bodyOf(record).n === 3 && record.attributes.ApproximateReceiveCount === '2')) await new Promise(() => undefined);
+      return { batchItemFailures: event.Records.filter((record) => bodyOf(record).n !== 2).map((record) => ({ itemIdentifier: record.messageId })) };
+    });
+    await sendMessages('deliveries', [{ n: 1 }, { n: 2 }]);
+    await localQueueIdle();
+    await sendMessages('deliveries', [{ n: 3 }]);
+    await waitFor(() => logLines.length === 1, 5_000, 'the first dead letter');
+    await sleep(100);
+    await stopLocalQueues(50);
+    unregister?.();
+
+    const events = consume(async () => undefined);
+    configureLocalQueue({ directory, maxReceiveCount: 2, log: (line) => logLines.push(line) });
+    await localQueueIdle();
+
+    expect(events).toEqual([]);
+    expect(localDeadLetters('deliveries').map((letter) => [letter.body, letter.receiveCount])).toEqual([
+      ['{"n":1}', 2],
+      ['{"n":3}', 2],
+    ]);
+    expect(logLines[1]).toMatch(/still in flight when the queue stopped/);
+  });
+
+  test('a torn last line (a kill in the middle of an append) is skipped, and the journal holds only live messages after a start', async () => {
+    const directory = newDirectory();
+    configureLocalQueue({ directory });
+    const events = consume(async () => undefined);
+    await sendMessages('deliveries', Array.from({ length: 5 }, (_, n) => ({ n })));
+    await localQueueIdle();
+    await stopLocalQueues();
+    const journal = join(directory, 'deliveries.journal');
+    appendFileSync(journal, '{"op":"send","id":"torn","bo');
+
+    configureLocalQueue({ directory, log: (line) => logLines.push(line) });
+    await localQueueIdle();
+
+    expect(events.flatMap((event) => event.Records)).toHaveLength(5);
+    expect(readFileSync(journal, 'utf8')).toBe('');
+    expect(logLines).toEqual([]);
+  });
 });

@@ -9,6 +9,8 @@ import {
   SingleSendLocked,
   updateSingleSend,
 } from '../../shared/single-sends/repository';
+import { getDispatchState } from '../../shared/single-sends/progress';
+import { withCurrentWaiting } from '../../shared/single-sends/waiting';
 import { ConflictError, ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
@@ -34,9 +36,10 @@ const cancelConcurrency = 10;
 
 const strIds = array(idOrUtr()).required().min(1).max(maxBulkIds);
 
-export const list = accountOperation(async ({ account, request }) =>
-  ok(withNextCursor('singleSends', await listSingleSendsPage(account.id, pageOf(validate(request.query, pageQuery()))))),
-);
+export const list = accountOperation(async ({ account, request }) => {
+  const page = await listSingleSendsPage(account.id, pageOf(validate(request.query, pageQuery())));
+  return ok(withNextCursor('singleSends', { ...page, items: await Promise.all(page.items.map(withCurrentWaiting)) }));
+});
 
 export const create = accountOperation(async ({ account, request }) => {
   const input = await readSingleSendInput(account.id, request.fields);
@@ -60,7 +63,9 @@ export const duplicate = accountOperation(async ({ account, request }) => {
 
 export const details = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { utr });
-  return ok({ singleSend: [await getSingleSend(account.id, input.utr)] });
+  const [singleSend, progress] = await Promise.all([getSingleSend(account.id, input.utr), getDispatchState(account.id, input.utr)]);
+  // Added to the spec's record: recipients whose outcome is unknown (docs/api-notes.md), 0 before sending.
+  return ok({ singleSend: [{ ...(await withCurrentWaiting(singleSend)), uncertain: progress?.uncertain ?? 0 }] });
 });
 
 export const update = accountOperation(async ({ account, request }) => {

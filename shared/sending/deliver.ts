@@ -1,6 +1,6 @@
 // Delivers one send (or automation step) to a list of recipients: the one code path for single sends
 // and automations. Per recipient: the suppression check at send time, rendering, the rate limit, the
-// ledger claim, SES. The claim is taken only once the recipient's turn has come, right before SES, so
+// ledger claim, SES, and the claim marked sent or uncertain by SES's answer (or its absence). The claim is taken only once the recipient's turn has come, right before SES, so
 // a delivery stopped (its time up) or killed while waiting holds no claim on anyone it did not mail.
 // Throttling is retried with backoff and, if it persists, handed back unsent, as is everyone not
 // reached when the caller's time runs out.
@@ -12,7 +12,18 @@ import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } 
 import { MailSendingPausedError, MailThrottledError, sendMail, type OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
 import type { DeliveryRecipient } from './delivery-message';
-import { claimedAmong, claimRecipient, markRecipientUncertain, releaseRecipient, type LedgerClaim } from './ledger';
+import { outcomeForBatch } from './batch-ledger';
+import {
+  claimRecipient,
+  ledgerEntriesAmong,
+  markRecipientSent,
+  markRecipientUncertain,
+  readLedgerEntry,
+  releaseRecipient,
+  type LedgerClaim,
+  type LedgerEntry,
+  type LedgerHolder,
+} from './ledger';
 import { renderMail } from './render';
 import type { SendContent } from './send-content';
 import { encodeSendRef, sendRefTag, type SendRef } from './send-ref';
@@ -27,20 +38,30 @@ export interface DeliveryOptions {
    * handed to SES then comes back in `deferred`, unclaimed. Always true when left out.
    */
   keepGoing?: () => boolean;
+  /**
+   * The single send's batch this delivery is a run of (and which receive of its queue message). Its
+   * claims carry it, and the batch's entries left by earlier runs count in this outcome: the caller
+   * counts the batch once, when it settles. Without it (automation steps) the mails are counted here.
+   */
+  batch?: LedgerHolder;
 }
 
 export interface DeliveryOutcome {
-  /** Handed to SES; counted as triggered (and, locally, delivered) in one update at the end. */
+  /** Handed to SES (with a batch: by this run or an earlier run of the batch, as the ledger says). */
   sent: number;
-  /** Suppressed at send time, or already in the ledger (mailed through another entry or an earlier attempt). */
+  /** Suppressed at send time, a repeated address, or held in the ledger by another batch or an earlier automation run. */
   skipped: number;
   /** SES refused them (or they could not be rendered or claimed): not mailed, claims released, may be tried again. */
   failed: DeliveryRecipient[];
-  /** SES throttled or paused sending, or the caller's time ran out: not mailed, never counted, unclaimed, to be tried again later. */
+  /**
+   * SES throttled or paused sending, or the caller's time ran out: not mailed, never counted, not
+   * claimed by this run, to be tried again later (one still held by a live run of the batch is settled by the next run).
+   */
   deferred: DeliveryRecipient[];
   /**
-   * The call to SES ended without an answer (network error, server fault): the mail may have gone.
-   * Their claims stay, so they are never mailed again: at most once wins over at least once.
+   * The call to SES ended without an answer (network error, server fault, or a run that died between
+   * its claim and SES's answer): the mail may have gone. Their entries stay, marked uncertain, so
+   * they are never mailed again: at most once wins over at least once.
    */
   uncertain: number;
 }
@@ -120,7 +141,7 @@ async function sendWithBackoff(mail: OutgoingMail, mayStart: () => boolean): Pro
   }
 }
 
-/** Count the batch's mails: failures are logged, never undo the sends (the ledger keeps them once). */
+/** Count an automation step's mails: failures are logged, never undo the sends (the ledger keeps them once). */
 async function countSent(ref: SendRef, sent: number): Promise<void> {
   try {
     // The local sink accepts every mail; deployed, 'delivered' comes from SES delivery events.
@@ -130,18 +151,15 @@ async function countSent(ref: SendRef, sent: number): Promise<void> {
   }
 }
 
-/** Recipients that may be mailed now: each address once, minus unsubscribes, the group, bounces and complaints. */
-async function mailableNow(ref: SendRef, content: SendContent, recipients: readonly DeliveryRecipient[]): Promise<DeliveryRecipient[]> {
-  const distinct = [...new Map(recipients.map((recipient) => [recipient.email.trim().toLowerCase(), recipient])).values()];
-  const addresses = distinct.map((recipient) => recipient.email);
+const normalized = (email: string) => email.trim().toLowerCase();
+
+/** The addresses among `addresses` that may not be mailed now: unsubscribes, the group, bounces and complaints. */
+async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[]): Promise<Set<string>> {
   const [unsubscribed, bounced] = await Promise.all([
     suppressedAmong(ref.accountId, addresses, content.unsubscribeGroupId),
     bouncedAmong(ref.accountId, addresses),
   ]);
-  return distinct.filter((recipient) => {
-    const address = recipient.email.trim().toLowerCase();
-    return !unsubscribed.has(address) && !bounced.has(address);
-  });
+  return new Set([...unsubscribed, ...bounced]);
 }
 
 /**
@@ -154,11 +172,12 @@ export async function deliverToRecipients(
   recipients: readonly DeliveryRecipient[],
   options: DeliveryOptions = {},
 ): Promise<DeliveryOutcome> {
-  const mailable = await mailableNow(ref, content, recipients);
-  // Recipients the ledger already holds (a redelivered batch) are skipped without waiting for a turn.
-  const inLedger = await claimedAmong(ref, mailable.map((recipient) => recipient.email));
-  const queue = mailable.filter((recipient) => !inLedger.has(recipient.email.toLowerCase()));
-  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - queue.length, failed: [], deferred: [], uncertain: 0 };
+  const { batch } = options;
+  const distinct = [...new Map(recipients.map((recipient) => [normalized(recipient.email), recipient])).values()];
+  const addresses = distinct.map((recipient) => recipient.email);
+  // The ledger first: a recipient this batch already mailed counts as mailed even if suppressed since.
+  const [inLedger, suppressed] = await Promise.all([ledgerEntriesAmong(ref, addresses), suppressedNow(ref, content, addresses)]);
+  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0 };
   const refText = encodeSendRef(ref);
   const keepGoing = options.keepGoing ?? (() => true);
   // Once SES throttles past the retries, or the caller's time is up, the rest is handed back unsent.
@@ -168,6 +187,32 @@ export async function deliverToRecipients(
     if (!throttled && !stopped && !keepGoing()) stopped = true;
     return !throttled && !stopped;
   };
+  /** Count a recipient the ledger already holds; true when it is absent after all (to be mailed). */
+  const countHeld = async (recipient: DeliveryRecipient, entry: LedgerEntry | undefined): Promise<boolean> => {
+    const held = await outcomeForBatch(ref, recipient.email, entry, batch, keepGoing);
+    if (held === 'sent') outcome.sent++;
+    else if (held === 'uncertain') outcome.uncertain++;
+    else if (held === 'elsewhere') outcome.skipped++;
+    // Another run of this batch still holds it and time is up: the next run of the batch settles it.
+    else if (held === 'in-flight') outcome.deferred.push(recipient);
+    return held === 'absent';
+  };
+  const queue: DeliveryRecipient[] = [];
+  const held: [DeliveryRecipient, LedgerEntry][] = [];
+  for (const recipient of distinct) {
+    const entry = inLedger.get(normalized(recipient.email));
+    if (entry) held.push([recipient, entry]);
+    else if (suppressed.has(normalized(recipient.email))) outcome.skipped++;
+    else queue.push(recipient);
+  }
+  // Recipients the ledger already holds (a redelivered batch) are counted without waiting for a turn.
+  await Promise.all(
+    held.map(async ([recipient, entry]) => {
+      if (!(await countHeld(recipient, entry))) return;
+      if (suppressed.has(normalized(recipient.email))) outcome.skipped++;
+      else queue.push(recipient);
+    }),
+  );
   const deliverOne = async (recipient: DeliveryRecipient): Promise<void> => {
     if (!mayStart()) {
       outcome.deferred.push(recipient);
@@ -188,20 +233,28 @@ export async function deliverToRecipients(
     }
     let claim: LedgerClaim | undefined;
     try {
-      claim = await claimRecipient(ref, recipient.email);
+      claim = await claimRecipient(ref, recipient.email, batch);
     } catch (error) {
       log.warn('recipient could not be claimed', { ref: refText, ...describeError(error) });
       outcome.failed.push(recipient);
       return;
     }
     if (!claim) {
-      outcome.skipped++;
+      // Someone else holds them: another run of this batch (wait for its outcome) or another batch.
+      // Given back in between: not claimed by us, so they may be tried again later.
+      if (await countHeld(recipient, await readLedgerEntry(ref, recipient.email))) outcome.deferred.push(recipient);
       return;
     }
     const attempt = await sendWithBackoff(mail, mayStart);
     if (attempt.result === 'sent') {
-      outcome.sent++;
       countMetric('MailsSent');
+      // False: a redelivery took this run for dead and counted the recipient as uncertain; so does this run.
+      const marked = await markRecipientSent(claim).catch((error: unknown) => {
+        log.error('ledger claim could not be marked sent', { ref: refText, ...describeError(error) });
+        return false;
+      });
+      if (marked) outcome.sent++;
+      else outcome.uncertain++;
       return;
     }
     if (attempt.result === 'uncertain') {
@@ -210,20 +263,23 @@ export async function deliverToRecipients(
       await markRecipientUncertain(claim).catch((error: unknown) => log.error('ledger claim could not be marked', { ref: refText, ...describeError(error) }));
       return;
     }
-    if (attempt.result === 'deferred') {
-      throttled = true;
-      outcome.deferred.push(recipient);
-    } else {
-      log.warn('SES refused a mail', { ref: refText, ...describeError(attempt.error) });
-      outcome.failed.push(recipient);
-    }
+    if (attempt.result === 'deferred') throttled = true;
+    else log.warn('SES refused a mail', { ref: refText, ...describeError(attempt.error) });
     // A claim that cannot be released keeps the recipient out of this send: never risk a second mail.
-    await releaseRecipient(claim).catch((error: unknown) => log.error('ledger claim could not be released', { ref: refText, ...describeError(error) }));
+    const released = await releaseRecipient(claim).catch((error: unknown) => {
+      log.error('ledger claim could not be released', { ref: refText, ...describeError(error) });
+      return true;
+    });
+    // Not ours any more: a redelivery marked it uncertain meanwhile, and that is how it counts.
+    if (!released) outcome.uncertain++;
+    else if (attempt.result === 'deferred') outcome.deferred.push(recipient);
+    else outcome.failed.push(recipient);
   };
   const workers = Array.from({ length: Math.min(sendingSettings().deliveryConcurrency, queue.length) }, async () => {
     for (let next = queue.shift(); next; next = queue.shift()) await deliverOne(next);
   });
   await Promise.all(workers);
-  await countSent(ref, outcome.sent);
+  // A single send's batch is counted when it settles (delivery-queue.ts), from the ledger, exactly once.
+  if (!batch) await countSent(ref, outcome.sent);
   return outcome;
 }

@@ -11,6 +11,13 @@ export interface DeliveryRecipient {
   fields: Record<string, string>;
 }
 
+export interface SettledBefore {
+  sent: number;
+  skipped: number;
+  failed: number;
+  uncertain?: number;
+}
+
 export interface DeliveryMessage {
   ref: SendRef;
   recipients: DeliveryRecipient[];
@@ -23,7 +30,7 @@ export interface DeliveryMessage {
    * What earlier messages of the same batch already settled, when throttled recipients were handed
    * on to a fresh message; the batch is counted once, with both parts.
    */
-  settledBefore?: { sent: number; skipped: number; failed: number };
+  settledBefore?: SettledBefore;
 }
 
 /** Recipients per message at most: 50 keeps a batch within one Lambda run. Large fields make a message smaller (see packRecipients). */
@@ -120,6 +127,7 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
   if (!Array.isArray(parsed.recipients) || !parsed.recipients.every(isRecipient)) throw new Error('A delivery message needs a recipients array of {email, contactId, fields}');
   if (parsed.batchId !== undefined && typeof parsed.batchId !== 'string') throw new Error('A delivery message batchId must be text');
   const before = parsed.settledBefore as DeliveryMessage['settledBefore'];
-  const settledBefore = before && [before.sent, before.skipped, before.failed].every(Number.isSafeInteger) ? before : undefined;
+  const counts = before ? [before.sent, before.skipped, before.failed, ...(before.uncertain === undefined ? [] : [before.uncertain])] : [];
+  const settledBefore = before && counts.every(Number.isSafeInteger) ? before : undefined;
   return { ref, recipients: parsed.recipients, ...(parsed.batchId ? { batchId: parsed.batchId } : {}), ...(settledBefore ? { settledBefore } : {}) };
 }

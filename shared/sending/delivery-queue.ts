@@ -1,12 +1,13 @@
 // The delivery queue's consumer: each message is one batch of one send. Delivers it, settles it once
 // it is finished (which may complete the send), and answers which messages SQS must redeliver.
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { config } from '../config';
 import { getSendingSingleSend, settleDeliveryBatch, singleSendExists } from '../single-sends/progress';
 import { singleSendStatus } from '../single-sends/record';
 import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { deliverToRecipients, type DeliveryOutcome } from './deliver';
-import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage } from './delivery-message';
+import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage, type SettledBefore } from './delivery-message';
 import { singleSendContent, type SendContent } from './send-content';
 import { encodeSendRef } from './send-ref';
 import { finishIfComplete } from './send-summary';
@@ -39,11 +40,16 @@ async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise
   return content;
 }
 
-/** Count the batch as settled (once) and complete the send if it was the last. */
-async function settle(message: DeliveryMessage, outcome: { sent: number; skipped: number; failed: number }): Promise<void> {
+type Tally = Required<SettledBefore>;
+
+/** Count the batch as settled (once), its mails with it, and complete the send if it was the last. */
+async function settle(message: DeliveryMessage, tally: Tally): Promise<void> {
   const { ref, batchId } = message;
   if (ref.kind !== 'single-send' || batchId === undefined) return;
-  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, outcome);
+  const triggered = tally.sent;
+  // The local sink accepts every mail; deployed, 'delivered' comes from SES delivery events.
+  const statistics = { triggered, delivered: config().runtime === 'local' ? triggered : 0 };
+  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, tally, statistics);
   await finishIfComplete(ref.accountId, ref.utr);
 }
 
@@ -52,7 +58,7 @@ function receiveCount(record: SQSRecord): number {
 }
 
 /** The recipients not yet reached continue in a fresh message of the same batch, carrying the counts so far. */
-async function continueInFreshMessage(message: DeliveryMessage, recipients: DeliveryMessage['recipients'], tally: NonNullable<DeliveryMessage['settledBefore']>): Promise<void> {
+async function continueInFreshMessage(message: DeliveryMessage, recipients: DeliveryMessage['recipients'], tally: Tally): Promise<void> {
   await sendMessages('deliveries', [deliveryMessageBody({ ...message, recipients, settledBefore: tally })], deliveryGroup(message));
 }
 
@@ -61,13 +67,20 @@ const reserveMs = 15_000;
 
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
-  const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0 };
+  const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0 };
   const content = await contentOf(message, cache);
   if (!content) return 'done';
-  const outcome: DeliveryOutcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing });
+  // Its claims carry the batch and this receive: a later receive knows them for a dead run's.
+  const batch = message.batchId === undefined ? undefined : { batchId: message.batchId, messageId: record.messageId, receive: receiveCount(record) };
+  const outcome: DeliveryOutcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing, ...(batch ? { batch } : {}) });
   const lastReceive = receiveCount(record) >= sendingSettings().maxReceives;
-  // Uncertain recipients are settled as failed: they are never tried again.
-  const tally = { sent: earlier.sent + outcome.sent, skipped: earlier.skipped + outcome.skipped, failed: earlier.failed + outcome.uncertain };
+  // Uncertain recipients are settled as such: never tried again, counted apart from those mailed.
+  const tally: Tally = {
+    sent: earlier.sent + outcome.sent,
+    skipped: earlier.skipped + outcome.skipped,
+    failed: earlier.failed,
+    uncertain: (earlier.uncertain ?? 0) + outcome.uncertain,
+  };
   if (outcome.failed.length === 0 && outcome.deferred.length === 0) {
     await settle(message, tally);
     return 'done';

@@ -1,16 +1,16 @@
 // The delivery ledger: one item per recipient of a send or automation step, claimed with a
 // conditional put right before SES is called (after the recipient's turn at the rate limiter, so a
 // run stopped or killed while waiting holds no claim on anyone it did not mail), so a retried batch
-// never mails anyone twice. Also the marker items that let each statistics event count once per
+// never mails anyone twice, and marked sent or uncertain once SES answered or did not. Also the marker items that let each statistics event count once per
 // recipient; both live in the recipient's partition.
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { db, tableName } from '../table/client';
 import { sendEventMarkerKey, sendLedgerKey } from './keys';
 import { type Key } from '../table/keys';
-import { isConditionFailure, putNewItem } from '../table/records';
+import { isConditionFailure, putNewItem, type Item } from '../table/records';
 import { encodeSendRef, type SendRef } from './send-ref';
 
 /**
@@ -30,11 +30,44 @@ export interface LedgerClaim {
 }
 
 /**
- * Claim a recipient for this send: undefined when the ledger already holds them (mailed, being
- * mailed, or an earlier attempt died with the outcome unknown: never risk a second mail). A claim
- * that is never released is the record that the recipient was mailed; it needs no second write.
+ * Who takes a claim, when a delivery works for one batch of a single send: the batch, and the queue
+ * message and receive of it. After a crash the batch's redelivery reads its own entries back (mailed,
+ * unknown), and knows a claim left by an earlier receive of the same message for a dead one.
  */
-export async function claimRecipient(ref: SendRef, email: string): Promise<LedgerClaim | undefined> {
+export interface LedgerHolder {
+  batchId: string;
+  messageId: string;
+  receive: number;
+}
+
+/**
+ * A recipient's ledger entry: `claimed` from right before SES is called until SES answers, then `sent`
+ * (SES took the mail) or `uncertain` (no answer: the mail may have gone). A refused or deferred mail
+ * removes the entry. Entries written before states were kept read as `claimed`.
+ */
+export interface LedgerEntry {
+  key: Key;
+  state: 'claimed' | 'sent' | 'uncertain';
+  claimId: string;
+  /** Milliseconds since the epoch. */
+  claimedAt: number;
+  holder: LedgerHolder | undefined;
+}
+
+function entryOf(item: Item): LedgerEntry {
+  const state = item.state === 'sent' || item.state === 'uncertain' ? item.state : 'claimed';
+  const holder =
+    typeof item.batch_id === 'string' && typeof item.holder_message === 'string'
+      ? { batchId: item.batch_id, messageId: item.holder_message, receive: Number(item.holder_receive ?? 0) }
+      : undefined;
+  return { key: { pk: String(item.pk), sk: String(item.sk) }, state, claimId: String(item.claim_id ?? ''), claimedAt: Date.parse(String(item.claimed_at ?? '')) || 0, holder };
+}
+
+/**
+ * Claim a recipient for this send: undefined when the ledger already holds them (mailed, being
+ * mailed, or an earlier attempt died with the outcome unknown: never risk a second mail).
+ */
+export async function claimRecipient(ref: SendRef, email: string, holder?: LedgerHolder): Promise<LedgerClaim | undefined> {
   const key = sendLedgerKey(ref.accountId, encodeSendRef(ref), email);
   const claimId = randomUUID();
   const claimed = await putNewItem({
@@ -44,53 +77,93 @@ export async function claimRecipient(ref: SendRef, email: string): Promise<Ledge
     claim_id: claimId,
     email_address: email,
     claimed_at: isoTimestamp(),
+    ...(holder ? { batch_id: holder.batchId, holder_message: holder.messageId, holder_receive: holder.receive } : {}),
     expires_at: expiresAt(),
   });
   return claimed ? { key, claimId } : undefined;
 }
 
 /**
- * The addresses (lower-cased) among `emails` the ledger already holds for this send: mailed, being
- * mailed, or with the outcome unknown. A look before anyone waits for the rate limiter, so those
- * are skipped without using a turn; the claim still decides for the others. `emails` must be
- * distinct once lower-cased.
+ * The entries the ledger holds among `emails` for this send, by lower-cased address. A look before
+ * anyone waits for the rate limiter (eventually consistent: the conditional writes still decide).
+ * `emails` must be distinct once lower-cased.
  */
-export async function claimedAmong(ref: SendRef, emails: readonly string[]): Promise<Set<string>> {
+export async function ledgerEntriesAmong(ref: SendRef, emails: readonly string[]): Promise<Map<string, LedgerEntry>> {
   const refText = encodeSendRef(ref);
   const byPartition = new Map(emails.map((email) => [sendLedgerKey(ref.accountId, refText, email).pk, email.toLowerCase()]));
   const keys = emails.map((email) => sendLedgerKey(ref.accountId, refText, email));
-  const found = await batchGetAll(keys, { projection: { expression: 'pk' }, concurrency: 4 });
-  return new Set(found.map((item) => byPartition.get(String(item.pk))).filter((email): email is string => email !== undefined));
+  const found = await batchGetAll(keys, { concurrency: 4 });
+  const entries = new Map<string, LedgerEntry>();
+  for (const item of found) {
+    const email = byPartition.get(String(item.pk));
+    if (email !== undefined) entries.set(email, entryOf(item));
+  }
+  return entries;
 }
 
-/** SES gave no answer (the mail may have gone): the claim stays for good, marked for whoever looks. */
-export async function markRecipientUncertain(claim: LedgerClaim): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: claim.key,
-      UpdateExpression: 'SET #state = :uncertain',
-      ConditionExpression: 'claim_id = :claimId',
-      ExpressionAttributeNames: { '#state': 'state' },
-      ExpressionAttributeValues: { ':uncertain': 'uncertain', ':claimId': claim.claimId },
-    }),
-  );
+/** One recipient's entry, strongly consistent; undefined when the ledger does not hold them. */
+export async function readLedgerEntry(ref: SendRef, email: string): Promise<LedgerEntry | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: sendLedgerKey(ref.accountId, encodeSendRef(ref), email), ConsistentRead: true }));
+  return result.Item ? entryOf(result.Item) : undefined;
 }
 
-/** SES did not take the message: give the recipient back so a later attempt may mail them. */
-export async function releaseRecipient(claim: LedgerClaim): Promise<void> {
+/** Move a claim on from `claimed`, only while it is still that claim; false when it is not any more. */
+async function settleClaim(key: Key, claimId: string, state: 'sent' | 'uncertain'): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET #state = :state',
+        ConditionExpression: 'claim_id = :claimId AND #state = :claimed',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':state': state, ':claimId': claimId, ':claimed': 'claimed' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * SES took the mail. False when the claim was no longer `claimed`: a redelivery took its holder for
+ * dead and marked it uncertain, and uncertain it stays (each recipient is counted once, as one or the other).
+ */
+export function markRecipientSent(claim: LedgerClaim): Promise<boolean> {
+  return settleClaim(claim.key, claim.claimId, 'sent');
+}
+
+/** SES gave no answer (the mail may have gone): the claim stays for good, marked uncertain. False when it already was. */
+export function markRecipientUncertain(claim: LedgerClaim): Promise<boolean> {
+  return settleClaim(claim.key, claim.claimId, 'uncertain');
+}
+
+/** A claim whose holder is gone without a word: the outcome is unknown. False when it moved on meanwhile. */
+export function markClaimUncertain(entry: LedgerEntry): Promise<boolean> {
+  return settleClaim(entry.key, entry.claimId, 'uncertain');
+}
+
+/**
+ * SES did not take the message: give the recipient back so a later attempt may mail them. False
+ * when the claim was no longer ours to give back (a redelivery marked it uncertain meanwhile).
+ */
+export async function releaseRecipient(claim: LedgerClaim): Promise<boolean> {
   try {
     await db().send(
       new DeleteCommand({
         TableName: tableName(),
         Key: claim.key,
-        ConditionExpression: 'claim_id = :claimId',
-        ExpressionAttributeValues: { ':claimId': claim.claimId },
+        ConditionExpression: 'claim_id = :claimId AND #state = :claimed',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':claimId': claim.claimId, ':claimed': 'claimed' },
       }),
     );
+    return true;
   } catch (error) {
-    // Someone else's claim: not ours to remove.
-    if (!isConditionFailure(error)) throw error;
+    if (isConditionFailure(error)) return false;
+    throw error;
   }
 }
 

@@ -18,7 +18,7 @@ export function sendSummaryMail(singleSend: SingleSend, totals: DispatchState): 
   const subject = `Single send completed: ${singleSend.single_send_name}`.replace(/[\r\n]+/g, ' ');
   // Recipients are the distinct addresses the send tried to mail; suppressed and duplicate entries are not.
   const rows: [string, number][] = [
-    ['Recipients', singleSend.triggered + totals.failed],
+    ['Recipients', singleSend.triggered + totals.failed + totals.uncertain],
     ['Delivered', singleSend.delivered],
     ['Bounces', singleSend.bounces],
     ['Unsubscribes', singleSend.unsubscribes],

@@ -59,9 +59,10 @@ export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientE
 }
 
 /**
- * Add mails handed to SES (and, locally, delivered) in one update, without markers: the ledger
- * already guarantees each recipient is reported once, since only the holder of a recipient's claim
- * sends to them. One write per batch instead of two per recipient.
+ * Add an automation step's mails handed to SES (and, locally, delivered) in one update, without
+ * markers: the ledger already guarantees each recipient is reported once, since only the holder of a
+ * recipient's claim sends to them. One write per batch instead of two per recipient. (A single send's
+ * batch is counted as it settles, in the settling transaction: settleDeliveryBatch.)
  */
 export async function addSentCounts(ref: SendRef, counts: { triggered: number; delivered: number }): Promise<void> {
   if (counts.triggered === 0 && counts.delivered === 0) return;

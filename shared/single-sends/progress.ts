@@ -1,15 +1,16 @@
 // The sending pipeline's view of a single send: reading it for dispatch and delivery, the status
-// moves 1 -> 2 -> 3, the statistics counters, and the dispatch progress item (cursor, fan-out and
+// moves 1 -> 2 -> 3 (4 is stall-watch.ts's), the statistics counters, and the dispatch progress item (cursor, fan-out and
 // settlement counts) that lets a large send resume and tells the last settling step it is the last.
+// Each page and settled batch also moves the send's entry in the stall watch (stall-watch.ts).
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { deliveryBatchKey } from '../sending/keys';
-import { singleSendDispatchKey, singleSendKey } from './keys';
+import { singleSendDispatchKey, singleSendKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
 import { type Key } from '../table/keys';
 import { isConditionFailure } from '../table/records';
-import { dispatchAtAttribute, singleSendStatus, toSingleSend, type SingleSend, type SingleSendStatistics } from './record';
+import { dispatchAtAttribute, singleSendStatus, waitingAttribute, toSingleSend, type SingleSend, type SingleSendStatistics } from './record';
 import { cancellationCodes } from '../table/transactions';
 
 export type SingleSendCounter = keyof SingleSendStatistics;
@@ -39,7 +40,13 @@ export interface DispatchState {
   sent: number;
   skipped: number;
   failed: number;
+  /** Recipients whose outcome is unknown: a call to SES, or the run making it, ended without an answer. Never mailed again. */
+  uncertain: number;
   completedAt: string | null;
+  /** ISO 8601: the last page fanned out or batch settled (the start, before either). */
+  progressAt: string;
+  /** Times the watchdog resumed it since it last progressed. */
+  stallResumes: number;
 }
 
 /** Dispatch items outlive their send for a while (statistics questions), then TTL removes them. */
@@ -50,6 +57,16 @@ function expiresAt(): number {
 }
 
 const maxConflictRetries = 8;
+
+/** The attributes a page or a settled batch sets: the send progressed now (the watch entry moves, stall count resets). */
+function progressedNow(accountId: number, utr: string): { expression: string; values: Record<string, unknown> } {
+  const now = currentTime();
+  return {
+    // Only the sort key: a send taken off the watch (completed, failed) has no gsi1pk and stays off it.
+    expression: 'progress_at = :progressAt, gsi1sk = :heard, stall_resumes = :noResumes',
+    values: { ':progressAt': now.toISOString(), ':heard': stallWatchSortKey(now, accountId, utr), ':noResumes': 0 },
+  };
+}
 
 /** Run a transaction; a refusal by a condition comes back as the per-action codes. */
 async function transact(actions: TransactionItem[]): Promise<{ ok: true } | { ok: false; codes: string[] }> {
@@ -112,7 +129,13 @@ export async function startDispatch(accountId: number, utr: string): Promise<boo
           sent: 0,
           skipped: 0,
           failed: 0,
+          uncertain: 0,
           started_at: isoTimestamp(),
+          progress_at: currentTime().toISOString(),
+          stall_resumes: 0,
+          // On the stall watch until it completes or fails.
+          gsi1pk: stallWatchPartition(stallWatchShard(utr)),
+          gsi1sk: stallWatchSortKey(currentTime(), accountId, utr),
           expires_at: expiresAt(),
         },
       },
@@ -138,7 +161,10 @@ export async function getDispatchState(accountId: number, utr: string): Promise<
     sent: Number(item.sent ?? 0),
     skipped: Number(item.skipped ?? 0),
     failed: Number(item.failed ?? 0),
+    uncertain: Number(item.uncertain ?? 0),
     completedAt: typeof item.completed_at === 'string' ? item.completed_at : null,
+    progressAt: String(item.progress_at ?? item.started_at ?? ''),
+    stallResumes: Number(item.stall_resumes ?? 0),
   };
 }
 
@@ -152,15 +178,17 @@ export async function saveDispatchPage(
   utr: string,
   page: { expectedPage: number; cursor: DispatchCursor; batches: number; recipients: number; done: boolean },
 ): Promise<boolean> {
+  const progressed = progressedNow(accountId, utr);
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: singleSendDispatchKey(accountId, utr),
-        UpdateExpression: 'SET #page = :next, #cursor = :cursor, #done = :done ADD fanned_batches :batches, fanned_recipients :recipients',
+        UpdateExpression: `SET #page = :next, #cursor = :cursor, #done = :done, ${progressed.expression} ADD fanned_batches :batches, fanned_recipients :recipients`,
         ConditionExpression: '#page = :expected',
         ExpressionAttributeNames: { '#page': 'page', '#cursor': 'cursor', '#done': 'done' },
         ExpressionAttributeValues: {
+          ...progressed.values,
           ':next': page.expectedPage + 1,
           ':expected': page.expectedPage,
           ':cursor': page.cursor,
@@ -181,20 +209,33 @@ export interface BatchOutcome {
   sent: number;
   skipped: number;
   failed: number;
+  uncertain?: number;
 }
 
 /**
  * Count one delivery batch as settled, once: a marker per batch id makes a redelivered batch (or a
- * page a crashed dispatcher fanned out twice) count nothing the second time. False when it was
- * already counted or the dispatch is gone.
+ * page a crashed dispatcher fanned out twice) count nothing the second time. `statistics` are added
+ * to the send's own counters in the same transaction (its mails as `triggered`), so a batch's mails
+ * are counted exactly once whatever run of it settles, and a run that dies before settling loses
+ * nothing. False when it was already counted, or the dispatch or the send is gone.
  */
-export async function settleDeliveryBatch(accountId: number, utr: string, ref: string, batchId: string, outcome: BatchOutcome): Promise<boolean> {
+export async function settleDeliveryBatch(
+  accountId: number,
+  utr: string,
+  ref: string,
+  batchId: string,
+  outcome: BatchOutcome,
+  statistics: Partial<Record<SingleSendCounter, number>> = {},
+): Promise<boolean> {
   const marker: Key = deliveryBatchKey(accountId, ref, batchId);
-  const result = await transact([
+  const progressed = progressedNow(accountId, utr);
+  const uncertain = outcome.uncertain ?? 0;
+  const counted = Object.entries(statistics).filter(([, by]) => by !== undefined && by !== 0);
+  const actions: TransactionItem[] = [
     {
       Put: {
         TableName: tableName(),
-        Item: { ...marker, entity: 'delivery-batch', ...outcome, settled_at: isoTimestamp(), expires_at: expiresAt() },
+        Item: { ...marker, entity: 'delivery-batch', ...outcome, uncertain, settled_at: isoTimestamp(), expires_at: expiresAt() },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
@@ -202,12 +243,33 @@ export async function settleDeliveryBatch(accountId: number, utr: string, ref: s
       Update: {
         TableName: tableName(),
         Key: singleSendDispatchKey(accountId, utr),
-        UpdateExpression: 'ADD settled_batches :one, sent :sent, skipped :skipped, failed :failed',
+        UpdateExpression: `SET ${progressed.expression} ADD settled_batches :one, sent :sent, skipped :skipped, failed :failed, uncertain :uncertain`,
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':one': 1, ':sent': outcome.sent, ':skipped': outcome.skipped, ':failed': outcome.failed },
+        ExpressionAttributeValues: {
+          ...progressed.values,
+          ':one': 1,
+          ':sent': outcome.sent,
+          ':skipped': outcome.skipped,
+          ':failed': outcome.failed,
+          ':uncertain': uncertain,
+        },
       },
     },
-  ]);
+  ];
+  if (counted.length > 0) {
+    actions.push({
+      Update: {
+        TableName: tableName(),
+        Key: singleSendKey(accountId, utr),
+        UpdateExpression: `ADD ${counted.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        // Counting on a deleted send would recreate a ghost item.
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(counted.map(([name], i) => [`#c${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(counted.map(([, by], i) => [`:c${i}`, by])),
+      },
+    });
+  }
+  const result = await transact(actions);
   return result.ok;
 }
 
@@ -223,7 +285,8 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
       Update: {
         TableName: tableName(),
         Key: singleSendDispatchKey(accountId, utr),
-        UpdateExpression: 'SET completed_at = :now',
+        // Off the stall watch: a completed send has nothing left to watch.
+        UpdateExpression: 'SET completed_at = :now REMOVE gsi1pk, gsi1sk',
         ConditionExpression: '#done = :true AND settled_batches >= fanned_batches AND attribute_not_exists(completed_at)',
         ExpressionAttributeNames: { '#done': 'done' },
         ExpressionAttributeValues: { ':now': isoTimestamp(now), ':true': true },
@@ -233,9 +296,9 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
       Update: {
         TableName: tableName(),
         Key: singleSendKey(accountId, utr),
-        UpdateExpression: 'SET #status = :completed, sent_at = :sentAt, updated_at = :now',
+        UpdateExpression: 'SET #status = :completed, sent_at = :sentAt, updated_at = :now REMOVE #waiting',
         ConditionExpression: '#status = :running',
-        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute },
         ExpressionAttributeValues: {
           ':completed': singleSendStatus.completed,
           ':running': singleSendStatus.running,
@@ -253,21 +316,25 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
 export async function addSingleSendCounts(accountId: number, utr: string, counts: Partial<Record<SingleSendCounter, number>>): Promise<boolean> {
   const entries = Object.entries(counts).filter(([, by]) => by !== undefined && by !== 0);
   if (entries.length === 0) return true;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
-        UpdateExpression: `ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        // Counting on a deleted send would recreate a ghost item.
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(entries.map(([, by], i) => [`:c${i}`, by])),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: singleSendKey(accountId, utr),
+          UpdateExpression: `ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+          // Counting on a deleted send would recreate a ghost item.
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(entries.map(([, by], i) => [`:c${i}`, by])),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      // A batch settling holds the send's item in its transaction for a moment: wait and add again.
+      if ((error as { name?: string }).name !== 'TransactionConflictException' || attempt >= maxConflictRetries) throw error;
+      await new Promise((resume) => setTimeout(resume, Math.min(500, 10 * 2 ** attempt + Math.random() * 20)));
+    }
   }
 }

@@ -93,11 +93,11 @@ describe('the ledger', () => {
     expect(rerun).toEqual({ batchItemFailures: [] });
     expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
     expect(proxy.calls).toEqual([...Array(5).fill('forward'), 'forward-then-hang', 'forward-then-hang', ...Array(13).fill('forward')]);
-    // A batch counts its mails when it ends: a run that dies loses its count, never doubles one.
-    expect((await getSingleSend(batch.accountId, batch.utr)).triggered).toBe(13);
+    // The batch is counted when it settles, from the ledger: the dead run's 5 answered mails too.
+    expect((await getSingleSend(batch.accountId, batch.utr)).triggered).toBe(18);
 
     // Here the "killed" run was only abandoned: its calls now end without an answer. Those two
-    // recipients stay claimed and are never mailed again; its 5 answered mails are counted as it ends.
+    // recipients were marked uncertain by the re-run and are never mailed again; nothing is counted twice.
     await proxy.stop();
     await killed;
     expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));

@@ -17,6 +17,7 @@ export type HttpFamily =
   | 'senders'
   | 'single-sends'
   | 'automations'
+  | 'jobs'
   | 'public-pages'
   | 'fallback';
 
@@ -89,6 +90,10 @@ export const routes: readonly Route[] = [
   { method: 'POST', path: 'global-unsubscribes/bulk-delete', family: 'global-unsubscribes', operation: 'bulkDelete' },
 
   // Notification recipients
+  // Background jobs (contact-type deletes, segment rebuilds and purges, set-live enrolment)
+  { method: 'GET', path: 'jobs', family: 'jobs', operation: 'list' },
+  { method: 'GET', path: 'jobs/details', family: 'jobs', operation: 'details' },
+
   { method: 'GET', path: 'notification-recipients', family: 'notification-recipients', operation: 'list' },
   { method: 'POST', path: 'notification-recipient/save', family: 'notification-recipients', operation: 'save' },
   { method: 'DELETE', path: 'notification-recipient/delete', family: 'notification-recipients', operation: 'delete' },
@@ -161,6 +166,15 @@ export interface RouteMatch {
   pathParameters: Record<string, string>;
 }
 
+/** Path text percent-decoded, or undefined when its escapes are broken (`%E0%A4%A`): such a path names nothing. */
+export function percentDecoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function matchPath(pattern: string, path: string): Record<string, string> | undefined {
   const patternParts = pattern.split('/');
   const pathParts = path.split('/');
@@ -170,8 +184,9 @@ function matchPath(pattern: string, path: string): Record<string, string> | unde
     const expected = patternParts[i] as string;
     const actual = pathParts[i] as string;
     if (expected.startsWith('{') && expected.endsWith('}')) {
-      if (actual === '') return undefined;
-      parameters[expected.slice(1, -1)] = decodeURIComponent(actual);
+      const value = percentDecoded(actual);
+      if (value === undefined || value === '') return undefined;
+      parameters[expected.slice(1, -1)] = value;
     } else if (expected !== actual) {
       return undefined;
     }

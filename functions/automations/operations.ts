@@ -98,7 +98,8 @@ export const setLive = accountOperation(async ({ account, request }) => {
   // The group is stored as text; it is usable only while it still exists in the account.
   const groupId = /^\d{1,15}$/.test(automation.unsubscribe_group_id) ? Number(automation.unsubscribe_group_id) : undefined;
   if (groupId === undefined || !(await unsubscribeGroupExists(account.id, groupId))) throw new ConflictError(groupRequiredText);
-  // Enrols a custom automation's members and resumes parked enrolments (shared/automations/going-live.ts).
+  // Answers at once; a background job resumes parked enrolments and enrols a custom automation's
+  // members (shared/automations/going-live.ts).
   await automationWentLive(account.id, await setAutomationLive(account.id, utr));
   return ok('Automation has been set live');
 });

@@ -1,10 +1,11 @@
-// Segment operations: list, save, update and delete. Save and update rebuild the segment's
-// membership once, so the list's counts and recipients are current when they answer.
+// Segment operations: list, save, update and delete. Save and update answer at once and rebuild the
+// segment's membership in a background job (the list shows `build_status` until it is ready); delete
+// answers at once and purges the recipients in a job.
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { listCustomFields } from '../../shared/custom-fields/repository';
 import { reservedFieldNames } from '../../shared/custom-fields/reserved-fields';
-import { rebuildSegment } from '../../shared/segments/segment-service';
-import { addSegment, deleteSegment, listSegmentsPage, updateSegment, type SegmentInput } from '../../shared/segments/repository';
+import { deleteSegment, saveSegment, updateSegmentRules } from '../../shared/segments/segment-service';
+import { listSegmentsPage, type SegmentInput } from '../../shared/segments/repository';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
@@ -49,8 +50,7 @@ export const list = accountOperation(async ({ account, request }) =>
 
 export const save = accountOperation(async ({ account, request }) => {
   const input = await segmentInput(account.id, request.fields);
-  const segment = await addSegment(account.id, input);
-  await rebuildSegment(account.id, segment);
+  await saveSegment(account.id, input);
   return ok('Added Successfully');
 });
 
@@ -58,8 +58,7 @@ export const update = accountOperation(async ({ account, request }) => {
   // The segment to update is named in the body; the query is accepted too, as other updates take it there.
   const id = segmentId.parse(request.fields.segment_id ?? request.query.segment_id, 'segment_id');
   const input = await segmentInput(account.id, request.fields, id.ok ? {} : { segment_id: [id.message] });
-  const segment = await updateSegment(account.id, id.ok ? id.value : 0, input);
-  await rebuildSegment(account.id, segment);
+  await updateSegmentRules(account.id, id.ok ? id.value : 0, input);
   return ok('Updated Successfully');
 });
 

@@ -8,11 +8,10 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { queueNames, type QueueName } from '../../shared/queue/queues';
+import { maxReceiveCount, queueNames, type QueueName } from '../../shared/queue/queues';
 import { constructId } from './lambda-bundling';
 
-/** Receives of one delivery message before it moves to the dead-letter queue (and the deliverer gives up). */
-export const maxReceiveCount = 3;
+export { maxReceiveCount };
 
 export interface PlatformProps {
   stage: string;

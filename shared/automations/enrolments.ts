@@ -8,7 +8,7 @@ import { batchWriteAll, deleteRequest } from '../table/batch';
 import { db, tableName } from '../table/client';
 import { inParallel } from '../table/concurrency';
 import { AUTOMATION_ENROLMENT, automationDueBound, automationDuePartition, automationDueSortKey, automationEnrolmentKey, automationEnrolmentPartition, automationKey, automationRunnerStateKey } from './keys';
-import { getItem, isConditionFailure, queryAll, type Item } from '../table/records';
+import { getItem, isConditionFailure, queryAll, queryPageAfter, type Item } from '../table/records';
 import { isTransactionCancelled } from '../table/transactions';
 
 /** Why an enrolment ended; `parked` is not an end: its automation was not live when it fell due. */
@@ -221,16 +221,27 @@ export async function parkEnrolment(enrolment: Enrolment): Promise<boolean> {
   }
 }
 
-/** Put an automation's parked enrolments back in the due index (set-live); steps overdue meanwhile fall due now. */
-export async function resumeParkedEnrolments(accountId: number, automationUtr: string): Promise<number> {
-  const parked = (await listEnrolments(accountId, automationUtr)).filter((enrolment) => enrolment.state === 'parked');
+/**
+ * Put an automation's parked enrolments back in the due index (set-live; steps overdue meanwhile fall
+ * due now): those among the next `limit` of an automation after sort key `after` (null:
+ * from the first); answers how many resumed and the last key read (null when none is left after it).
+ */
+export async function resumeParkedEnrolmentsPage(
+  accountId: number,
+  automationUtr: string,
+  after: string | null,
+  limit = 500,
+): Promise<{ read: number; resumed: number; last: string | null }> {
+  const page = await queryPageAfter({ partition: automationEnrolmentPartition(accountId, automationUtr), after: after ?? undefined, limit });
+  const parked = page.items.map(toEnrolment).filter((enrolment) => enrolment.state === 'parked');
   const now = currentTime();
   let resumed = 0;
   await inParallel(parked, writeConcurrency, async (enrolment) => {
     const index = dueIndexKey(accountId, automationUtr, enrolment.contactId, enrolment.dueAt, now);
     if (await conditionalUpdate(enrolment, 'SET #state = :active, gsi1pk = :gpk, gsi1sk = :gsk', { ':active': 'active', ':gpk': index.gsi1pk, ':gsk': index.gsi1sk })) resumed++;
   });
-  return resumed;
+  const last = page.items.at(-1);
+  return { read: page.items.length, resumed, last: page.items.length < limit || last === undefined ? null : String(last.sk) };
 }
 
 /** Delete every enrolment of an automation (the automation is being deleted), 25 per BatchWriteItem. */

@@ -1,20 +1,45 @@
-// Deleting a contact type: the cascade over its contacts and the segments built on it.
+// Deleting a contact type: at once for clients, then a background job removes its contacts and the
+// segments built on it, reporting its progress in `jobs`.
 import { deleteContactsOfType } from '../contacts/contact-service';
-import { deleteSegment, listSegmentRulesOfContactType } from '../segments/repository';
+import { JobNotStarted, startJob, type JobOutcome, type JobRun } from '../jobs/job-queue';
+import { listSegmentRulesOfContactType } from '../segments/repository';
+import { deleteSegment } from '../segments/segment-service';
 import { RecordNotFound } from '../table/errors';
 import { CONTACT_TYPE } from './keys';
-import { closeContactType, removeContactType } from './repository';
+import { contactTypeClosing, removeContactType } from './repository';
 
 /**
- * Delete a contact type, all its contacts and the segments built on it (a segment matches the
- * contacts of one type; without the type it could never match anyone again). The type is first
- * marked closing, so no contact can join it while its contacts are removed; it is deleted last, so a
- * run cut short leaves it in place and deleting it again finishes the job.
+ * Delete a contact type: it is marked closing (from then on no contact can join it and clients no
+ * longer see it) in one transaction with the job that removes its contacts, then its segments (a
+ * segment matches the contacts of one type; without the type it could never match anyone again),
+ * and the type's own item last. RecordNotFound when it does not exist or is being deleted already.
  */
-export async function deleteContactType(accountId: number, id: number): Promise<void> {
-  if (!(await closeContactType(accountId, id))) throw new RecordNotFound(CONTACT_TYPE, id);
-  await deleteContactsOfType(accountId, id);
-  for (const segment of await listSegmentRulesOfContactType(accountId, id)) {
+export async function deleteContactType(accountId: number, id: number): Promise<number> {
+  try {
+    return await startJob(accountId, { kind: 'contact-type-delete', target: id, message: 'Waiting to delete the contact type\u2019s contacts.' }, [contactTypeClosing(accountId, id)]);
+  } catch (error) {
+    if (error instanceof JobNotStarted) throw new RecordNotFound(CONTACT_TYPE, id);
+    throw error;
+  }
+}
+
+/** The `contact-type-delete` job: contacts page by page (each page leaves its segments), then the segments, then the type. */
+export async function runContactTypeDeleteJob(run: JobRun): Promise<JobOutcome> {
+  const { accountId } = run;
+  const typeId = Number(run.job.target);
+  if (run.job.cursor?.phase !== 'segments') {
+    const { done } = await deleteContactsOfType(
+      accountId,
+      typeId,
+      async (removed) => {
+        await run.checkpoint(removed, { phase: 'contacts', after: null }, 'Deleting the contact type\u2019s contacts.');
+      },
+      () => run.keepGoing(),
+    );
+    if (!done) return { status: 'paused' };
+    await run.checkpoint(0, { phase: 'segments', after: null }, 'Deleting the segments built on the contact type.');
+  }
+  for (const segment of await listSegmentRulesOfContactType(accountId, typeId)) {
     try {
       await deleteSegment(accountId, segment.id);
     } catch (error) {
@@ -22,5 +47,6 @@ export async function deleteContactType(accountId: number, id: number): Promise<
       if (!(error instanceof RecordNotFound)) throw error;
     }
   }
-  if (!(await removeContactType(accountId, id))) throw new RecordNotFound(CONTACT_TYPE, id);
+  await removeContactType(accountId, typeId);
+  return { status: 'completed', message: 'The contact type, its contacts and its segments are deleted.' };
 }

@@ -1,6 +1,8 @@
 // Contact types (the spec's lists of contacts): every table access for them.
 import { isoTimestamp } from '../time';
 import { contactTypeClosingAttribute } from '../contacts/repository';
+import type { TransactionItem } from '../table/bulk-delete';
+import { tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { CONTACT_TYPE, contactTypeKey, contactTypePartition } from './keys';
@@ -29,9 +31,14 @@ function withCount(item: Item): ContactTypeWithCount {
   return { ...toContactType(item), contacts_count: Number(item.contacts_count ?? 0) };
 }
 
-/** One page of the account's contact types, in id order. */
+/** Whether the type is being deleted: its contacts are leaving, and to clients it is gone already. */
+function isClosing(item: Item | undefined): boolean {
+  return item?.[contactTypeClosingAttribute] !== undefined;
+}
+
+/** One page of the account's contact types, in id order (a type being deleted is left out). */
 export async function listContactTypesPage(accountId: number, page: PageRequest): Promise<ListPage<ContactTypeWithCount>> {
-  return mapPage(await queryListPage({ partition: contactTypePartition(accountId) }, page), withCount);
+  return mapPage(await queryListPage({ partition: contactTypePartition(accountId), without: contactTypeClosingAttribute }, page), withCount);
 }
 
 /** The contact types among `ids` (one BatchGetItem per 100), by id: a page of contacts shows its types without listing them all. */
@@ -42,13 +49,14 @@ export async function getContactTypes(accountId: number, ids: readonly number[])
 
 export async function getContactType(accountId: number, id: number): Promise<ContactType> {
   const item = await getItem(contactTypeKey(accountId, id));
-  if (!item) throw new RecordNotFound(CONTACT_TYPE, id);
+  if (!item || isClosing(item)) throw new RecordNotFound(CONTACT_TYPE, id);
   return toContactType(item);
 }
 
 /** Whether the contact type exists in the account (for validating references to it). */
 export async function contactTypeExists(accountId: number, id: number): Promise<boolean> {
-  return (await getItem(contactTypeKey(accountId, id))) !== undefined;
+  const item = await getItem(contactTypeKey(accountId, id));
+  return item !== undefined && !isClosing(item);
 }
 
 export async function addContactType(accountId: number, name: string): Promise<ContactType> {
@@ -62,14 +70,31 @@ export async function addContactType(accountId: number, name: string): Promise<C
 }
 
 export async function renameContactType(accountId: number, id: number, name: string): Promise<ContactType> {
-  const item = await updateExistingItem(contactTypeKey(accountId, id), { name, updated_at: isoTimestamp() });
+  const item = await updateExistingItem(
+    contactTypeKey(accountId, id),
+    { name, updated_at: isoTimestamp() },
+    { condition: 'attribute_not_exists(#closing)', names: { '#closing': contactTypeClosingAttribute } },
+  );
   if (!item) throw new RecordNotFound(CONTACT_TYPE, id);
   return toContactType(item);
 }
 
-/** Mark a contact type closing (no contact may join it while it is being deleted); false when it does not exist. */
-export async function closeContactType(accountId: number, id: number): Promise<boolean> {
-  return (await updateExistingItem(contactTypeKey(accountId, id), { [contactTypeClosingAttribute]: 1 })) !== undefined;
+/**
+ * The write that marks a type closing, for the transaction that starts its delete job: from then on
+ * no contact may join it and clients no longer see it. Refused when the type does not exist or is
+ * closing already.
+ */
+export function contactTypeClosing(accountId: number, id: number): TransactionItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: contactTypeKey(accountId, id),
+      UpdateExpression: 'SET #closing = :closing, updated_at = :now',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#closing)',
+      ExpressionAttributeNames: { '#closing': contactTypeClosingAttribute },
+      ExpressionAttributeValues: { ':closing': 1, ':now': isoTimestamp() },
+    },
+  };
 }
 
 /** Delete the contact type's own item; false when it was already gone. */

@@ -3,10 +3,11 @@
 // type and of the segments it started to match.
 import { onContactsJoined, onSegmentsJoined } from '../automations/enrolment-service';
 import type { CustomField } from '../custom-fields/repository';
+import { segmentDepartures } from '../segments/departures';
 import { syncContactSegments, syncContactSegmentsBatch } from '../segments/membership';
 import { importContacts, type ImportCounts, type ImportOptions, type ImportRow } from './import-writes';
 import type { ContactRecord } from './record';
-import { insertContact, removeContact, removeContacts, removeContactsOfType, replaceContact, type ContactFields, type CustomValues } from './repository';
+import { insertContact, removeContacts, removeContactsOfType, replaceContact, type ContactFields, type CustomValues } from './repository';
 
 /** Add a contact; it joins its type's segments and automations. */
 export async function addContact(accountId: number, input: ContactFields, customValues: CustomValues, knownFields?: Map<string, CustomField>): Promise<ContactRecord> {
@@ -32,23 +33,35 @@ export async function updateContact(
   return after;
 }
 
-/** Delete one contact; it leaves its segments. */
+/** Delete one contact; it leaves its segments in the same transaction. */
 export async function deleteContact(accountId: number, id: number): Promise<void> {
-  const contact = await removeContact(accountId, id);
-  await syncContactSegments(accountId, contact, undefined);
+  await deleteContacts(accountId, [id]);
 }
 
-/** Delete every listed contact or none; they leave their segments. */
+/** Delete every listed contact or none; each leaves its segments in the transaction that deletes it. */
 export async function deleteContacts(accountId: number, ids: number[]): Promise<void> {
-  const contacts = await removeContacts(accountId, ids);
-  await syncContactSegmentsBatch(accountId, contacts.map((before) => ({ before })));
+  await removeContacts(accountId, ids, (contacts) => segmentDepartures(accountId, contacts));
 }
 
-/** Delete every contact of a (closing) type, page by page, each page leaving its segments. */
-export function deleteContactsOfType(accountId: number, contactTypeId: number): Promise<number> {
-  return removeContactsOfType(accountId, contactTypeId, async (contacts) => {
-    await syncContactSegmentsBatch(accountId, contacts.map((before) => ({ before })));
-  });
+/**
+ * Delete the contacts of a (closing) type, page by page, each page leaving its segments and reported
+ * to `onPage`, while `keepGoing` says there is time; `done` once the type has no contact left.
+ */
+export function deleteContactsOfType(
+  accountId: number,
+  contactTypeId: number,
+  onPage: (removed: number) => Promise<void> = async () => {},
+  keepGoing?: () => boolean,
+): Promise<{ removed: number; done: boolean }> {
+  return removeContactsOfType(
+    accountId,
+    contactTypeId,
+    async (contacts) => {
+      await syncContactSegmentsBatch(accountId, contacts.map((before) => ({ before })));
+      await onPage(contacts.length);
+    },
+    keepGoing,
+  );
 }
 
 /** Import rows into a type (one chunk of a CSV import): the written contacts join segments and automations. */
@@ -60,8 +73,8 @@ export async function importContactRows(
   options: ImportOptions = {},
 ): Promise<ImportCounts> {
   const result = await importContacts(accountId, contactTypeId, rows, columns, options);
-  const joins = await syncContactSegmentsBatch(accountId, result.changes);
-  await onContactsJoined(accountId, contactTypeId, result.created);
+  // Independent, as for one added contact: the type's segments, its live automations.
+  const [joins] = await Promise.all([syncContactSegmentsBatch(accountId, result.changes), onContactsJoined(accountId, contactTypeId, result.created)]);
   await onSegmentsJoined(accountId, joins);
   return { imported: result.imported, updated: result.updated, refused: result.refused };
 }

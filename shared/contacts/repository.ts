@@ -2,7 +2,7 @@
 // Writes answer what changed; the contact service (contact-service.ts) brings segments and automations along.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { deleteAllOrNothing, type TransactionItem } from '../table/bulk-delete';
+import { deleteAllOrNothing, type Companions, type TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
 import type { ContactRecord } from './record';
@@ -13,7 +13,7 @@ import { CONTACT, contactEmailKey, contactKey, contactPartition, contactShards, 
 import { contactTypeKey } from '../contact-types/keys';
 import { idSortKey } from '../table/keys';
 import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, queryPage, queryPageAfter, type Item } from '../table/records';
+import { getItem, getItems, queryPage, queryPageAfter, type Item } from '../table/records';
 import { pageReadSize, ShardMerge } from '../table/shard-merge';
 import { cancellationCodes } from '../table/transactions';
 
@@ -74,6 +74,14 @@ export async function getContact(accountId: number, id: number): Promise<Contact
   const [item, customFields] = await Promise.all([getItem(contactKey(accountId, id)), listCustomFields(accountId)]);
   if (!item) throw new RecordNotFound(CONTACT, id);
   return toContactRecord(item, fieldsByName(customFields));
+}
+
+/** The contacts among `ids` that exist (one BatchGetItem per 100), by id. */
+export async function getContacts(accountId: number, ids: readonly number[]): Promise<Map<number, ContactRecord>> {
+  if (ids.length === 0) return new Map();
+  const [items, customFields] = await Promise.all([getItems([...new Set(ids)].map((id) => contactKey(accountId, id))), listCustomFields(accountId)]);
+  const fields = fieldsByName(customFields);
+  return new Map(items.map((item) => [Number(item.id), toContactRecord(item, fields)]));
 }
 
 /** One page of the account's contacts, in id order: a merge of the contact partition's shards (see keys/contacts.ts). */
@@ -220,38 +228,35 @@ export async function replaceContact(
   }
 }
 
-/** Delete one contact with its email claim, and count it out of its type; answers the deleted contact. */
-export async function removeContact(accountId: number, id: number): Promise<ContactRecord> {
-  const item = await getItem(contactKey(accountId, id));
-  if (!item) throw new RecordNotFound(CONTACT, id);
-  const contact = toContactRecord(item, fieldsByName(await listCustomFields(accountId)));
-  try {
-    await transact([
-      { Delete: { TableName: tableName(), Key: contactKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
-      emailRelease(contact),
-      contactsCountChange(accountId, contact.contact_type_id, -1),
-    ]);
-  } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound(CONTACT, id);
-    throw error;
-  }
-  return contact;
-}
+/**
+ * What else deleting each contact must write in its own transaction (its segment memberships),
+ * planned by the caller from the contacts as just read, in the order given.
+ */
+export type ContactDeletionCompanions = (contacts: ContactRecord[]) => Promise<Companions[]>;
 
-/** Delete every listed contact or none (any unknown id is not found), keeping claims and counts right; answers them. */
-export async function removeContacts(accountId: number, ids: number[]): Promise<ContactRecord[]> {
+/**
+ * Delete every listed contact or none (any unknown id is not found), each in one transaction with
+ * its email claim, its type's count and what `companions` adds; answers the contacts deleted here
+ * (one deleted meanwhile by another request counts as deleted, and is not among them). The delete is
+ * conditioned on the contact's email, type and update time, so one changed since it was read is read
+ * again. See deleteAllOrNothing for groups, retries and resuming an interrupted request.
+ */
+export async function removeContacts(accountId: number, ids: number[], companions?: ContactDeletionCompanions): Promise<ContactRecord[]> {
   const fields = fieldsByName(await listCustomFields(accountId));
-  const deleted = await deleteAllOrNothing(
-    ids.map((id) => contactKey(accountId, id)),
-    CONTACT,
-    (items) => {
+  const deleted = await deleteAllOrNothing({
+    accountId,
+    entity: CONTACT,
+    keys: ids.map((id) => contactKey(accountId, id)),
+    versionAttributes: ['email', 'contact_type_id', 'updated_at'],
+    plan: async (items) => {
       const contacts = items.map((item) => toContactRecord(item, fields));
-      const perType = new Map<number, number>();
-      for (const contact of contacts) perType.set(contact.contact_type_id, (perType.get(contact.contact_type_id) ?? 0) + 1);
-      return [...contacts.map(emailRelease), ...[...perType].map(([typeId, count]) => contactsCountChange(accountId, typeId, -count))];
+      const extra = companions ? await companions(contacts) : [];
+      return contacts.map((contact, index) => ({
+        writes: [emailRelease(contact), ...(extra[index]?.writes ?? [])],
+        counters: [{ key: contactTypeKey(accountId, contact.contact_type_id), attribute: 'contacts_count', delta: -1 }, ...(extra[index]?.counters ?? [])],
+      }));
     },
-    2,
-  );
+  });
   return deleted.map((item) => toContactRecord(item, fields));
 }
 
@@ -260,9 +265,15 @@ export async function removeContacts(accountId: number, ids: number[]): Promise<
  * email claims. The type must already be closing, so no contact joins it meanwhile. Passes over
  * the index (each shard of it in turn, in no particular order) repeat until one finds nothing new,
  * so contacts the index showed late are removed too, and each contact is counted out of its
- * segments exactly once: each page of removed contacts is handed to `onRemoved`.
+ * segments exactly once: each page of removed contacts is handed to `onRemoved`. `keepGoing` is
+ * asked before each page; `done` says whether the type has no contact left.
  */
-export async function removeContactsOfType(accountId: number, contactTypeId: number, onRemoved: (contacts: ContactRecord[]) => Promise<void>): Promise<number> {
+export async function removeContactsOfType(
+  accountId: number,
+  contactTypeId: number,
+  onRemoved: (contacts: ContactRecord[]) => Promise<void>,
+  keepGoing: () => boolean = () => true,
+): Promise<{ removed: number; done: boolean }> {
   const fields = fieldsByName(await listCustomFields(accountId));
   const removed = new Set<number>();
   let foundNew: boolean;
@@ -276,6 +287,9 @@ export async function removeContactsOfType(accountId: number, contactTypeId: num
         cursor = page.next;
         const contacts = page.items.map((item: Item) => toContactRecord(item, fields)).filter((contact) => !removed.has(contact.id));
         if (contacts.length === 0) continue;
+        // Each page is whole (its contacts and claims in one transaction): stopping before one leaves
+        // the rest for the next run, which finds them the same way (emptied shards read as nothing).
+        if (!keepGoing()) return { removed: removed.size, done: false };
         foundNew = true;
         await transact(contacts.flatMap((contact) => [{ Delete: { TableName: tableName(), Key: contactKey(accountId, contact.id) } }, emailRelease(contact)]));
         for (const contact of contacts) removed.add(contact.id);
@@ -283,5 +297,5 @@ export async function removeContactsOfType(accountId: number, contactTypeId: num
       } while (cursor);
     }
   } while (foundNew);
-  return removed.size;
+  return { removed: removed.size, done: true };
 }

@@ -8,7 +8,7 @@ import { countMetric, type MetricName } from '../metrics';
 import type { QueueName } from './queues';
 
 /** The metric each queue's consumer records its oldest message's wait under. */
-const ageMetrics: Record<QueueName, MetricName> = { deliveries: 'DeliveryQueueAgeSeconds', imports: 'ImportQueueAgeSeconds' };
+const ageMetrics: Record<QueueName, MetricName> = { deliveries: 'DeliveryQueueAgeSeconds', imports: 'ImportQueueAgeSeconds', jobs: 'JobQueueAgeSeconds' };
 
 /** How long the oldest message of a batch waited: the consumer-side view of its queue's age. */
 function recordQueueAge(queue: QueueName, event: SQSEvent): void {

@@ -1,7 +1,7 @@
 // The queues, the function that consumes each, and the limits SQS puts on a message, so both
 // adapters refuse what SQS would.
 
-export const queueNames = ['deliveries', 'imports'] as const;
+export const queueNames = ['deliveries', 'imports', 'jobs'] as const;
 
 export type QueueName = (typeof queueNames)[number];
 
@@ -9,12 +9,19 @@ export type QueueName = (typeof queueNames)[number];
 export const queueConsumers: Record<QueueName, string> = {
   deliveries: 'send-deliver',
   imports: 'contact-import',
+  jobs: 'background-jobs',
 };
 
 /** The environment variable holding a queue's URL, e.g. `QUEUE_URL_DELIVERIES`. */
 export function queueUrlEnvName(queue: QueueName): string {
   return `QUEUE_URL_${queue.toUpperCase().replace(/-/g, '_')}`;
 }
+
+/**
+ * Receives of one message before it moves to its queue's dead-letter queue (the redrive policy): a
+ * consumer gives up on the last one (the deliverer records its recipients, a job is marked failed).
+ */
+export const maxReceiveCount = 3;
 
 /** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event here. */
 export const maxBatchSize = 10;

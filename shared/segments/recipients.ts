@@ -218,12 +218,13 @@ export async function deleteSegmentRecipient(accountId: number, recipientId: num
   throw new RecordNotFound(SEGMENT_RECIPIENT, recipientId);
 }
 
-/** Delete every recipient item of a (deleted) segment, 25 per BatchWriteItem, retrying what DynamoDB leaves unprocessed. */
-export async function deleteAllSegmentRecipients(accountId: number, segmentId: number): Promise<void> {
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await queryPage({ partition: segmentRecipientPartition(accountId, segmentId), limit: 500, cursor });
-    await batchWriteAll(page.items.map(deleteRequest));
-    cursor = page.next;
-  } while (cursor);
+/**
+ * Delete up to `limit` recipient items of a (deleted) segment, 25 per BatchWriteItem, retrying what
+ * DynamoDB leaves unprocessed; answers how many went (0: none was left). Deleted items leave the
+ * partition, so the next call starts where this one stopped.
+ */
+export async function deleteSegmentRecipientsPage(accountId: number, segmentId: number, limit = 500): Promise<number> {
+  const page = await queryPage({ partition: segmentRecipientPartition(accountId, segmentId), limit });
+  await batchWriteAll(page.items.map(deleteRequest));
+  return page.items.length;
 }

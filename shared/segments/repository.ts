@@ -5,9 +5,11 @@ import { isoTimestamp } from '../time';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { SEGMENT, segmentContactTypeIndexKey, segmentKey, segmentPartition, segmentsOfContactTypePartition } from './keys';
-import { deleteAllSegmentRecipients } from './recipients';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactionItem } from '../table/bulk-delete';
+import { db, tableName } from '../table/client';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { deleteExistingItem, getItem, putNewItem, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
+import { getItem, isConditionFailure, putNewItem, queryAll, withoutKeys, type Item } from '../table/records';
 
 /** A segment as the spec shows it. */
 export interface Segment {
@@ -26,7 +28,12 @@ export interface Segment {
 
 export interface SegmentWithCount extends Segment {
   segment_emails_count: number;
+  /** `building` while the recipients are being worked out after a save or update (the segment is not mailed then), else `ready`. */
+  build_status: 'building' | 'ready';
 }
+
+/** Set on a segment item while its membership is rebuilt for the rules version it holds. */
+const buildingAttribute = 'building';
 
 /** What membership code needs of a segment: its rules, their version and the contacts taken out by hand. */
 export interface SegmentRules {
@@ -36,6 +43,8 @@ export interface SegmentRules {
   /** A new token on every save and update, so a membership write made under older rules is refused. */
   rules_version: string;
   excluded_contact_ids: ReadonlySet<number>;
+  /** Its membership is being rebuilt: sends to it wait until it is complete. */
+  building: boolean;
 }
 
 export interface SegmentInput {
@@ -87,11 +96,12 @@ function toRules(item: Item): SegmentRules {
     })),
     rules_version: String(item.rules_version ?? ''),
     excluded_contact_ids: new Set([...((item.excluded_contact_ids as Set<number> | undefined) ?? [])].map(Number)),
+    building: item[buildingAttribute] !== undefined,
   };
 }
 
 function withCount(item: Item): SegmentWithCount {
-  return { ...toSegment(item), segment_emails_count: Number(item.segment_emails_count ?? 0) };
+  return { ...toSegment(item), segment_emails_count: Number(item.segment_emails_count ?? 0), build_status: item[buildingAttribute] === undefined ? 'ready' : 'building' };
 }
 
 /** One page of the account's segments, in id order. */
@@ -120,10 +130,9 @@ export async function listSegmentRulesOfContactType(accountId: number, contactTy
   return items.map(toRules);
 }
 
-export async function addSegment(accountId: number, input: SegmentInput): Promise<SegmentRules> {
-  const id = await nextId(accountId, SEGMENT);
+function newSegmentItem(accountId: number, id: number, input: SegmentInput): Item & { pk: string; sk: string } {
   const now = isoTimestamp();
-  const item = {
+  return {
     ...segmentKey(accountId, id),
     ...segmentContactTypeIndexKey(accountId, input.contact_type_id, id),
     entity: SEGMENT,
@@ -139,29 +148,84 @@ export async function addSegment(accountId: number, input: SegmentInput): Promis
     segment_emails_count: 0,
     rules_version: randomUUID(),
   };
-  if (!(await putNewItem(item))) throw new Error(`Segment id ${id} of account ${accountId} was already taken`);
+}
+
+/** Store a new segment with no recipients, ready at once (fixtures and tools; the API saves through `newSegmentPut`). */
+export async function addSegment(accountId: number, input: SegmentInput): Promise<SegmentRules> {
+  const item = newSegmentItem(accountId, await nextId(accountId, SEGMENT), input);
+  if (!(await putNewItem(item))) throw new Error(`Segment id ${String(item.id)} of account ${accountId} was already taken`);
   return toRules(item);
 }
 
-/** Replace a segment's name, contact type and rules; membership must then be rebuilt. */
-export async function updateSegment(accountId: number, id: number, input: SegmentInput): Promise<SegmentRules> {
-  const item = await updateExistingItem(segmentKey(accountId, id), {
+/** A new segment, marked building, and the Put that stores it (in the transaction that starts its rebuild job). */
+export async function newSegmentPut(accountId: number, input: SegmentInput): Promise<{ segment: SegmentRules; put: TransactionItem }> {
+  const item = { ...newSegmentItem(accountId, await nextId(accountId, SEGMENT), input) };
+  item[buildingAttribute] = item.rules_version;
+  return { segment: toRules(item), put: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
+}
+
+/**
+ * The Update that replaces a segment's name, contact type and rules under a new rules version and
+ * marks it building (in the transaction that starts its rebuild job); refused when it does not exist.
+ */
+export function segmentRulesUpdate(accountId: number, id: number, input: SegmentInput): { rulesVersion: string; update: TransactionItem } {
+  const rulesVersion = randomUUID();
+  const changes: Item = {
     ...segmentContactTypeIndexKey(accountId, input.contact_type_id, id),
     contact_type_id: input.contact_type_id,
     segment_name: input.segment_name,
     ...ruleAttributes(input.conditions),
     updated_at: isoTimestamp(),
-    rules_version: randomUUID(),
+    rules_version: rulesVersion,
+    [buildingAttribute]: rulesVersion,
+  };
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets = Object.entries(changes).map(([name, value], i) => {
+    names[`#a${i}`] = name;
+    values[`:v${i}`] = value;
+    return `#a${i} = :v${i}`;
   });
-  if (!item) throw new RecordNotFound(SEGMENT, id);
-  return toRules(item);
+  return {
+    rulesVersion,
+    update: {
+      Update: {
+        TableName: tableName(),
+        Key: segmentKey(accountId, id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+  };
+}
+
+/** The rebuild for `rulesVersion` is complete: the segment may be mailed. False when its rules changed meanwhile (or it is gone). */
+export async function markSegmentBuilt(accountId: number, id: number, rulesVersion: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: segmentKey(accountId, id),
+        UpdateExpression: 'REMOVE #building',
+        ConditionExpression: 'attribute_exists(pk) AND rules_version = :version',
+        ExpressionAttributeNames: { '#building': buildingAttribute },
+        ExpressionAttributeValues: { ':version': rulesVersion },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 /**
- * Delete a segment and all its recipients. The segment item goes first, so membership writes in
- * flight (which are conditioned on it) fail instead of adding recipients behind the sweep.
+ * The Delete of a segment's item (in the transaction that starts the job purging its recipients);
+ * refused when it does not exist. Membership writes in flight are conditioned on the item, so they
+ * fail from then on instead of adding recipients behind the purge.
  */
-export async function deleteSegment(accountId: number, id: number): Promise<void> {
-  if (!(await deleteExistingItem(segmentKey(accountId, id)))) throw new RecordNotFound(SEGMENT, id);
-  await deleteAllSegmentRecipients(accountId, id);
+export function segmentDeletion(accountId: number, id: number): TransactionItem {
+  return { Delete: { TableName: tableName(), Key: segmentKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } };
 }

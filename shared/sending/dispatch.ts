@@ -15,6 +15,9 @@ import {
   type SendingSingleSend,
 } from '../single-sends/progress';
 import { singleSendJobName, singleSendStatus } from '../single-sends/record';
+import { clearWaiting } from '../single-sends/waiting';
+import { holdSend } from '../single-sends/hold-service';
+import { getSegmentRules } from '../segments/repository';
 import { suppressedAmong } from '../suppressions/repository';
 import { sendMessages } from '../queue/queue';
 import { scheduleAt } from '../scheduling/scheduler';
@@ -38,12 +41,33 @@ export type DispatchOutcome =
   /** Stopped to stay inside the time budget; a resume job continues. */
   | 'yielded'
   /** Another dispatcher run of the same send recorded the page first; it carries on. */
-  | 'superseded';
+  | 'superseded'
+  /** A segment of its audience is being rebuilt: the send waits (its details say so) and is tried again shortly. */
+  | 'held';
 
 export interface DispatchOptions {
   /** Asked after each page: true makes the run schedule its resumption and return. */
   shouldYield?: () => boolean;
   pageSize?: number;
+}
+
+/** How long a send waits for a segment being rebuilt before it looks again. */
+const segmentWaitMs = 30_000;
+
+/**
+ * Hold the send while the segment its next page would come from is being rebuilt: a half-built
+ * segment is never mailed. True when it was held.
+ */
+async function heldForSegment(accountId: number, utr: string, entry: { table: string; id: string } | undefined): Promise<boolean> {
+  if (entry?.table !== 'segments_') return false;
+  const segment = await getSegmentRules(accountId, Number(entry.id));
+  if (!segment?.building) return false;
+  await holdSend(accountId, utr, {
+    reason: 'segment-rebuilding',
+    message: `Segment ${entry.id} is being rebuilt after its rules changed; the send goes on once it is ready.`,
+    retryAt: new Date(currentTime().getTime() + segmentWaitMs),
+  });
+  return true;
 }
 
 /** A scheduler may fire a moment early; anything earlier than this means the job is stale. */
@@ -109,6 +133,7 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
   while (!state.done) {
     const cursor: DispatchCursor = state.cursor;
     const entry = audience[cursor.source];
+    if (await heldForSegment(accountId, utr, entry)) return 'held';
     const page = entry ? await nextAudiencePage(accountId, entry, cursor.after, pageSize) : undefined;
     // A page's batch ids are its page number and position: replaying the page reproduces them.
     const batches: DeliveryRecipient[][] = [];
@@ -140,6 +165,11 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
     state.page += 1;
     state.cursor = next;
     state.done = done;
+    if (send.waiting) {
+      // Moving again: the wait it showed (a stall being resumed, a hold) is over.
+      await clearWaiting(accountId, utr, send.waiting.since);
+      send.waiting = undefined;
+    }
     if (!done && options.shouldYield?.()) {
       await scheduleResume(send);
       return 'yielded';

@@ -33,6 +33,10 @@ export interface ListPage<T> {
 export interface ListSource {
   partition: string;
   index?: 'gsi1';
+  /** Newest first: the partition in descending sort-key order. */
+  descending?: boolean;
+  /** Leave out items with this attribute (e.g. a contact type being deleted). */
+  without?: string;
 }
 
 /** The cursor was not issued by this service for this list (tampered, another account's, another list's). */
@@ -83,7 +87,9 @@ export async function queryListPage(source: ListSource, request: PageRequest): P
   const last = items[items.length - 1];
   // DynamoDB may hand back a LastEvaluatedKey on a page that turns out to be the last; the next,
   // empty page then answers null, which costs one more request but never drops an item.
-  const nextCursor = last && (cut || page.next) ? encodeCursor(source, last) : null;
+  // A filtered page may hold no item at all and still not be the last: it continues from DynamoDB's key.
+  const position = last ?? (page.next as Item | undefined);
+  const nextCursor = position && (cut || page.next) ? encodeCursor(source, position) : null;
   return { items, nextCursor };
 }
 

@@ -113,6 +113,8 @@ export async function queryPage(options: {
   limit?: number;
   cursor?: Record<string, unknown>;
   descending?: boolean;
+  /** Leave out the items that have this attribute (a FilterExpression: a page may then hold fewer than `limit`). */
+  without?: string;
 }): Promise<Page> {
   const pkName = options.index ? 'gsi1pk' : 'pk';
   const skName = options.index ? 'gsi1sk' : 'sk';
@@ -120,7 +122,12 @@ export async function queryPage(options: {
     TableName: tableName(),
     IndexName: options.index,
     KeyConditionExpression: options.beginsWith ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
-    ExpressionAttributeNames: options.beginsWith ? { '#pk': pkName, '#sk': skName } : { '#pk': pkName },
+    ...(options.without === undefined ? {} : { FilterExpression: 'attribute_not_exists(#without)' }),
+    ExpressionAttributeNames: {
+      '#pk': pkName,
+      ...(options.beginsWith ? { '#sk': skName } : {}),
+      ...(options.without === undefined ? {} : { '#without': options.without }),
+    },
     ExpressionAttributeValues: options.beginsWith ? { ':pk': options.partition, ':prefix': options.beginsWith } : { ':pk': options.partition },
     Limit: options.limit,
     ExclusiveStartKey: options.cursor,

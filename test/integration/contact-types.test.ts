@@ -2,11 +2,12 @@
 import { handler } from '../../functions/contact-types/handler';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, handlerCaller, json, type Keys, multipart, timestampPattern } from '../support/events';
+import { settlingJobs } from '../support/jobs';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = timestampPattern;
 
-const call = handlerCaller(handler);
+const call = settlingJobs(handlerCaller(handler));
 
 async function addType(keys: Keys, name: string) {
   return call(keys, 'POST', 'contacts-type/add', { body: multipart({ name }) });

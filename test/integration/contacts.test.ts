@@ -1,13 +1,15 @@
 // Contacts through the Lambda handler on DynamoDB Local: list, details, add, update, delete and bulk
 // delete with exact bodies, email uniqueness, type counts, custom values and the contact-type cascade.
 import { handler as segmentsHandler } from '../../functions/segments/handler';
-import { contactTypeClosingAttribute } from '../../shared/contacts/repository';
-import { contactTypeKey } from '../../shared/contact-types/keys';
-import { updateExistingItem } from '../../shared/table/records';
+import { handler as contactTypesHandler } from '../../functions/contact-types/handler';
+import { handler as jobsHandler } from '../../functions/background-jobs/handler';
+import { lambdaContext } from '../../infra/local/lambda-context';
+import { registerLocalConsumer } from '../../shared/queue/local-queue';
 import { findCountryByCode, seedReferenceData } from '../../shared/reference-data/repository';
 import { newAccount } from '../support/accounts';
 import { addField, addType, callContacts as call, contactCounts, contactDetails, deleteField, deleteType, listContacts, type Account } from '../support/contacts';
 import { apiEvent, authHeaders, json, multipart, parsed, urlencoded } from '../support/events';
+import { jobsSettled, runJobsInProcess } from '../support/jobs';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -421,17 +423,33 @@ describe('contacts', () => {
         body: { status: 'failed', errors: { contact_type_id: ['The selected contact type id is invalid.'] } },
       });
     });
-    it('closes a type to new contacts while its deletion runs, and a repeated delete finishes a cut-short one', async () => {
+    it('closes a type to new contacts while its deletion job runs, and answers a repeated delete Record Not Found', async () => {
       const keys = await newAccount();
       const type = await addType(keys, 'Interrupted');
       await add(keys, { contact_type_id: type, email: 'stays@example.com' });
-      // As a deletion cut short after marking the type leaves it.
-      await updateExistingItem(contactTypeKey(keys.account_id, type), { [contactTypeClosingAttribute]: 1 });
-      const invalid = { status: 422, body: { status: 'failed', errors: { contact_type_id: ['The selected contact type id is invalid.'] } } };
-      expect(await add(keys, { contact_type_id: type, email: 'late@example.com' })).toEqual(invalid);
-      const csv = { filename: 'late.csv', content: 'email,country\nlate@example.com,US' };
-      expect(await call(keys, 'POST', 'contacts/upload-csv', { body: multipart({ contact_type_id: type, file: csv }) })).toEqual(invalid);
-      expect((await deleteType(keys, type)).status).toBe(200);
+      // The delete job waits at the gate: the type is closing, its contact not yet deleted.
+      let open: () => void = () => {};
+      const gate = new Promise<void>((resolve) => (open = resolve));
+      const release = registerLocalConsumer('jobs', async (event) => {
+        await gate;
+        return jobsHandler(event, lambdaContext('background-jobs', 'gated'));
+      });
+      try {
+        const deleting = parsed(await contactTypesHandler(apiEvent({ method: 'DELETE', path: 'contacts-type/delete', headers: authHeaders(keys), query: { contact_type_id: type } })));
+        expect(deleting.status).toBe(200);
+        const invalid = { status: 422, body: { status: 'failed', errors: { contact_type_id: ['The selected contact type id is invalid.'] } } };
+        expect(await add(keys, { contact_type_id: type, email: 'late@example.com' })).toEqual(invalid);
+        const csv = { filename: 'late.csv', content: 'email,country\nlate@example.com,US' };
+        expect(await call(keys, 'POST', 'contacts/upload-csv', { body: multipart({ contact_type_id: type, file: csv }) })).toEqual(invalid);
+        expect((await listContacts(keys)).map((contact) => contact.email)).toEqual(['stays@example.com']);
+        const again = parsed(await contactTypesHandler(apiEvent({ method: 'DELETE', path: 'contacts-type/delete', headers: authHeaders(keys), query: { contact_type_id: type } })));
+        expect(again).toEqual({ status: 404, body: { status: 'failed', errors: 'Record Not Found' } });
+        open();
+        await jobsSettled(keys.account_id);
+      } finally {
+        release();
+        runJobsInProcess();
+      }
       expect(await listContacts(keys)).toEqual([]);
     });
   });

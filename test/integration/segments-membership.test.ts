@@ -1,6 +1,7 @@
 // Segment membership staying current as contacts are added, changed and deleted, without a rescan:
 // the contacts repository syncs each change, and a save or update rebuilds once.
 import { handler } from '../../functions/segments/handler';
+import { settlingJobs } from '../support/jobs';
 import type { ContactRecord } from '../../shared/contacts/record';
 import { addContactType } from '../../shared/contact-types/repository';
 import { type ContactFields } from '../../shared/contacts/repository';
@@ -13,9 +14,10 @@ import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/
 type Account = Keys & { account_id: number };
 type Rule = [field: string, operator: string, value?: string];
 
-async function call(keys: Keys, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: authHeaders(keys) })));
-}
+/** Calls the segments handler; a save or update returns once its rebuild job has finished. */
+const call = settlingJobs(async (keys: Keys, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) =>
+  parsed(await handler(apiEvent({ method, path, ...options, headers: authHeaders(keys) }))),
+);
 
 function fields(contactTypeId: number, email: string, extra: Partial<ContactFields> = {}): ContactFields {
   return {

@@ -6,12 +6,13 @@ import { type ContactFields } from '../../shared/contacts/repository';
 import { addContact, updateContact } from '../../shared/contacts/contact-service';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, type Keys, multipart, timestampPattern } from '../support/events';
+import { settlingJobs } from '../support/jobs';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';
 
 const timestamp = timestampPattern;
 type Account = Keys & { account_id: number };
 
-const call = handlerCaller(handler);
+const call = settlingJobs(handlerCaller(handler));
 
 function contact(contactTypeId: number, email: string, city: string): ContactFields {
   return {

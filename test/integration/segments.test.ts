@@ -53,6 +53,7 @@ describe('segments', () => {
                 created_at: expect.stringMatching(timestamp),
                 updated_at: expect.stringMatching(timestamp),
                 segment_emails_count: 1,
+                build_status: 'ready',
               },
             ],
             next_cursor: null,
@@ -61,7 +62,7 @@ describe('segments', () => {
       });
       expect(Object.keys((list.body.message as { segments: object[] }).segments[0] as object)).toEqual([
         'id', 'user_id', 'contact_type_id', 'segment_name', 'select_field', 'select_operator', 'value',
-        'query_type', 'deleted_at', 'created_at', 'updated_at', 'segment_emails_count',
+        'query_type', 'deleted_at', 'created_at', 'updated_at', 'segment_emails_count', 'build_status',
       ]);
     });
 

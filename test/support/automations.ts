@@ -7,6 +7,7 @@ import { addSender } from '../../shared/senders/repository';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { newAccount } from './accounts';
 import { apiEvent, authHeaders, multipart, parsed, type Keys } from './events';
+import { accountIdOf, jobsSettled } from './jobs';
 import { place } from './senders';
 
 export const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
@@ -44,9 +45,12 @@ export async function automationWorld(): Promise<AutomationWorld> {
 
 type CallOptions = Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'>;
 
-/** Call the automations handler; `keys` undefined sends no credentials. */
+/** Call the automations handler; `keys` undefined sends no credentials. Returns once the background jobs a call started (set-live enrolment, a GET) have finished. */
 export async function call(keys: Keys | undefined, method: string, path: string, options: CallOptions = {}) {
-  return parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
+  const result = parsed(await handler(apiEvent({ method, path, ...options, headers: { ...(keys ? authHeaders(keys) : {}), ...options.headers } })));
+  const accountId = accountIdOf(keys);
+  if (accountId !== undefined) await jobsSettled(accountId);
+  return result;
 }
 
 /** Create an automation through the API and answer its utr. */

@@ -3,6 +3,7 @@ import { handler as contactsHandler } from '../../functions/contacts/handler';
 import { handler as contactTypesHandler } from '../../functions/contact-types/handler';
 import { handler as customFieldsHandler } from '../../functions/custom-fields/handler';
 import { apiEvent, authHeaders, multipart, parsed, type Keys } from './events';
+import { accountIdOf, jobsSettled } from './jobs';
 
 export type Account = Keys & { account_id: number };
 type CallOptions = Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'>;
@@ -26,8 +27,12 @@ export async function contactCounts(keys: Keys): Promise<Record<number, number>>
   return Object.fromEntries(types.map((type) => [type.id, type.contacts_count]));
 }
 
+/** Delete a contact type through the API; returns once its background delete has finished. */
 export async function deleteType(keys: Keys, contactTypeId: number) {
-  return parsed(await contactTypesHandler(apiEvent({ method: 'DELETE', path: 'contacts-type/delete', headers: authHeaders(keys), query: { contact_type_id: contactTypeId } })));
+  const result = parsed(await contactTypesHandler(apiEvent({ method: 'DELETE', path: 'contacts-type/delete', headers: authHeaders(keys), query: { contact_type_id: contactTypeId } })));
+  const accountId = accountIdOf(keys);
+  if (accountId !== undefined) await jobsSettled(accountId);
+  return result;
 }
 
 export async function addField(keys: Keys, fieldName: string, fieldType: string): Promise<void> {

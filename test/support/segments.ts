@@ -2,10 +2,12 @@
 import { handler } from '../../functions/segments/handler';
 import type { ContactFields } from '../../shared/contacts/repository';
 import { handlerCaller, type Keys, multipart } from './events';
+import { settlingJobs } from './jobs';
 
 export type Rule = [field: string, operator: string, value?: string];
 
-export const callSegments = handlerCaller(handler);
+/** Calls the segments handler; a save, update or delete returns once its background job has finished. */
+export const callSegments = settlingJobs(handlerCaller(handler));
 
 /** The save/update form: the three aligned arrays as indexed keys, as a browser form sends them. */
 export function segmentForm(contactTypeId: number, name: string, rules: Rule[], extra: Record<string, string | number> = {}) {

@@ -1,0 +1,18 @@
+// The `jobs` queue's consumer (SQS, partial batch failures): runs background jobs from their cursors.
+import type { Context, SQSEvent } from 'aws-lambda';
+import { runContactTypeDeleteJob } from '../../shared/contact-types/contact-type-service';
+import { runAutomationEnrolJob } from '../../shared/automations/going-live';
+import { eventHandler } from '../../shared/event-entry';
+import { handleJobEvent, type JobRunner } from '../../shared/jobs/job-queue';
+import type { JobKind } from '../../shared/jobs/repository';
+import { runSegmentPurgeJob, runSegmentRebuildJob } from '../../shared/segments/segment-service';
+
+/** What runs each kind of job. */
+export const jobRunners: Readonly<Record<JobKind, JobRunner>> = {
+  'contact-type-delete': runContactTypeDeleteJob,
+  'segment-rebuild': runSegmentRebuildJob,
+  'segment-purge': runSegmentPurgeJob,
+  'automation-enrol': runAutomationEnrolJob,
+};
+
+export const handler = eventHandler((event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => handleJobEvent(event, context, jobRunners));

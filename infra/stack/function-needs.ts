@@ -1,9 +1,18 @@
-// What each function may do beyond the table and the token-signing key, by name: the single list the
-// stack grants IAM permissions and environment variables from. A function not listed uses only those
-// two (every function reads the key: list cursors are signed with it, as are the links in mail).
+// What each function may do, by name: the single list the stack grants IAM permissions and
+// environment variables from. Every function also reads the token-signing key unless it says
+// otherwise (list cursors are signed with it, as are the links in mail); a function not listed may do
+// nothing else, not even read the table.
 import type { QueueName } from '../../shared/queue/queues';
+import type { TableIndexName } from '../../shared/table/definition';
+
+/** A DynamoDB item action, as IAM names it (a transaction needs the action of each kind of item it holds). */
+export type TableAction = 'BatchGetItem' | 'BatchWriteItem' | 'ConditionCheckItem' | 'DeleteItem' | 'GetItem' | 'PutItem' | 'Query' | 'UpdateItem';
 
 export interface FunctionNeeds {
+  /** The item actions it performs on the table; never Scan, never table management. */
+  table?: readonly TableAction[];
+  /** The indexes it queries (granted Query only). */
+  indexes?: readonly TableIndexName[];
   /** Sends mail through SES (the sender domain's identity and the configuration set). */
   mail?: boolean;
   /** Sends system mail (sender confirmations, send summaries) from SYSTEM_FROM_EMAIL. */
@@ -12,28 +21,58 @@ export interface FunctionNeeds {
   schedules?: boolean;
   /** Queues it sends messages to. */
   enqueue?: readonly QueueName[];
+  /** False for a function that signs and verifies nothing (no list cursor, no link): it is not given the token-signing key. */
+  signingKey?: false;
 }
 
-// Checked against the code's imports by test/infra/function-needs.test.ts, so a function that starts
-// sending mail or scheduling fails the tests instead of failing in production.
+// Checked against the code by test/infra/function-needs.test.ts (the ports its imports reach) and
+// test/infra/least-privilege.test.ts (the DynamoDB and SES commands its bundle can send), so a function
+// that starts writing, mailing or scheduling fails the tests instead of failing in production, and a
+// grant the code no longer uses fails them too.
+// An account route reads the caller's credential item (GetItem) before anything else.
+const read: readonly TableAction[] = ['GetItem', 'Query'];
+const readWrite: readonly TableAction[] = [...read, 'PutItem', 'UpdateItem', 'DeleteItem'];
+
 export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // HTTP families. A change of contacts or segment membership enrols contacts in automations, which
   // schedules an immediate automation-steps run (shared/automations/enrolment-service.ts).
-  senders: { mail: true, systemMail: true },
-  'single-sends': { schedules: true },
-  'contact-types': { schedules: true },
-  // The CSV upload also queues an import job.
-  contacts: { schedules: true, enqueue: ['imports'] },
-  segments: { schedules: true },
-  automations: { schedules: true },
+  // Deleting a type, saving or deleting a segment and setting an automation live start background jobs.
+  'contact-types': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], schedules: true, enqueue: ['jobs'] },
+  // The CSV upload also queues an import job; bulk deletes batch-write, sharded type lists query gsi1.
+  contacts: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
+  'custom-fields': { table: readWrite },
+  segments: { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  'unsubscribe-groups': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
+  'global-unsubscribes': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
+  'notification-recipients': { table: [...readWrite, 'BatchGetItem'] },
+  // Read only: a job's progress; the design library and reference lists ship in the bundle, so those
+  // two read only the caller's credentials.
+  jobs: { table: read },
+  templates: { table: ['GetItem'] },
+  'reference-data': { table: ['GetItem'] },
+  senders: { table: readWrite, mail: true, systemMail: true },
+  // Unauthenticated, reached from links in mail: an unsubscribe or preference change writes the
+  // recipient's suppressions in a transaction (put or delete) and moves counters; an open counts once
+  // through a marker item; a sender confirmation updates the sender. No batch writes.
+  'public-pages': { table: [...readWrite, 'BatchGetItem'] },
+  'single-sends': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], schedules: true },
+  automations: { table: [...readWrite, 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  // The fallback (404 or 405 for a path no route claims) is not listed: it touches no item.
   // Event functions
-  'send-dispatch': { mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'] },
+  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchGetItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'] },
   // The deliverer re-queues recipients SES throttled on a message's last receive, and the last batch
   // of a send mails its summary to the notification recipients.
-  'send-deliver': { mail: true, systemMail: true, enqueue: ['deliveries'] },
-  'automation-steps': { mail: true, schedules: true },
+  'send-deliver': { table: [...readWrite, 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['deliveries'] },
+  // Records statistics and suppressions from SES's events; it reads nothing.
+  'ses-events': { table: ['PutItem', 'UpdateItem', 'DeleteItem'] },
+  'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, schedules: true },
+  // Books a stalled send's dispatch job, and cancels the job of a send it ends.
+  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, signingKey: false },
   // A long import continues in a fresh message of its own queue; imported contacts enrol too.
-  'contact-import': { schedules: true, enqueue: ['imports'] },
+  'contact-import': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
+  // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment
+  // schedules an immediate automation-steps run.
+  'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
 };
 
 export function needsOf(name: string): FunctionNeeds {

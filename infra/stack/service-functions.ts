@@ -8,14 +8,13 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { tableDefinition } from '../../shared/table/definition';
 import { queueConsumers, queueNames, queueUrlEnvName, type QueueName } from '../../shared/queue/queues';
 import { httpFamilies } from '../../shared/routes';
 import { scheduleTargetArnEnvName } from '../../shared/scheduling/aws-scheduler';
 import { eventTargets, type EventTarget } from '../../shared/scheduling/scheduled-job';
 import { metricsNamespace } from '../../shared/metrics';
 import { tokenSigningKeySecretArnEnvName } from '../../shared/secrets';
-import { needsOf } from './function-needs';
+import { needsOf, type FunctionNeeds } from './function-needs';
 import { bundledFunction, repositoryHandlers, type HandlerSource } from './lambda-bundling';
 import { maxReceiveCount, type Platform } from './platform';
 import { tracingLayer } from './tracing-layer';
@@ -44,6 +43,8 @@ const eventShapes: Readonly<Record<string, FunctionShape>> = {
   [sesEventsFunction]: { timeout: Duration.seconds(30), memorySize: 256, description: 'SES configuration-set events: statistics and suppressions' },
   // Fired every minute: finish before the next run starts.
   [automationStepsFunction]: { timeout: Duration.seconds(55), memorySize: 512, description: 'Scheduler target: runs due automation steps' },
+  // Looks at the few sends that stopped progressing and books their resumption: a small, short run.
+  'send-watchdog': { timeout: Duration.seconds(60), memorySize: 256, description: 'Scheduler target: resumes stalled single sends, ends those that cannot be' },
   // Parses CSV chunks: more memory buys CPU; a chunk that runs long hands over to a continuation message.
   'contact-import': { timeout: Duration.minutes(5), memorySize: 1024, description: 'Import queue consumer: runs contact CSV import jobs' },
 };
@@ -57,25 +58,19 @@ const shapeOf = (name: string): FunctionShape => eventShapes[name] ?? defaultCon
 export const deliveryQueue: QueueName = 'deliveries';
 
 /**
- * The item actions the repositories use (transactions need the per-item ones), on the table and its
- * indexes by name: no Scan (lists always Query), no table management.
+ * The table items a function may touch: the item actions its needs name on the table, and Query on
+ * the indexes it queries (an index serves nothing else). No Scan, no table management.
  */
-export const tableActions = [
-  'dynamodb:BatchGetItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:GetItem',
-  'dynamodb:PutItem',
-  'dynamodb:Query',
-  'dynamodb:UpdateItem',
-];
-
-function tableAccess(table: ITable): PolicyStatement {
-  return new PolicyStatement({
-    actions: tableActions,
-    resources: [table.tableArn, ...tableDefinition.indexes.map((index) => `${table.tableArn}/index/${index.name}`)],
-  });
+function tableAccess(table: ITable, needs: FunctionNeeds): PolicyStatement[] {
+  const statements: PolicyStatement[] = [];
+  const actions = needs.table ?? [];
+  if (actions.length > 0) statements.push(new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [table.tableArn] }));
+  const indexes = needs.indexes ?? [];
+  if (indexes.length > 0) {
+    if (!actions.includes('Query')) throw new Error('A function that queries an index needs Query among its table actions');
+    statements.push(new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexes.map((index) => `${table.tableArn}/index/${index}`) }));
+  }
+  return statements;
 }
 
 export const consumerTimeout = (queue: QueueName): Duration => shapeOf(queueConsumers[queue]).timeout;
@@ -140,7 +135,7 @@ export class ServiceFunctions extends Construct {
         logRetention: props.logRetention,
         allowDestroy: props.allowDestroy,
       });
-      fn.addToRolePolicy(tableAccess(props.table));
+      for (const statement of tableAccess(props.table, needsOf(name))) fn.addToRolePolicy(statement);
       this.grantNeeds(name, fn, props, targetArn);
       byName.set(name, fn);
     };
@@ -166,15 +161,19 @@ export class ServiceFunctions extends Construct {
       fn.addEnvironment('SES_CONFIGURATION_SET', platform.configurationSetName);
       fn.addToRolePolicy(
         new PolicyStatement({
-          actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+          // SES v2 SendEmail with simple content (shared/mail/mailer.ts) is authorized as ses:SendEmail;
+          // ses:SendRawEmail would only be needed for raw MIME content, which nothing sends.
+          actions: ['ses:SendEmail'],
           resources: [platform.senderIdentity.emailIdentityArn, platform.configurationSetArn],
         }),
       );
     }
     if (needs.systemMail) fn.addEnvironment('SYSTEM_FROM_EMAIL', props.systemFromEmail);
-    // Every function signs or verifies something (list cursors, links in mail): the key's ARN, never the key.
-    fn.addEnvironment(tokenSigningKeySecretArnEnvName, platform.tokenSigningKey.secretArn);
-    fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [platform.tokenSigningKey.secretArn] }));
+    // Functions sign or verify something (list cursors, links in mail): the key's ARN, never the key.
+    if (needs.signingKey !== false) {
+      fn.addEnvironment(tokenSigningKeySecretArnEnvName, platform.tokenSigningKey.secretArn);
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [platform.tokenSigningKey.secretArn] }));
+    }
     if (needs.schedules) {
       fn.addEnvironment('SCHEDULE_GROUP_NAME', platform.scheduleGroupName);
       fn.addEnvironment('SCHEDULER_ROLE_ARN', platform.schedulerRole.roleArn);

@@ -48,8 +48,8 @@ describe('function needs', () => {
     }
   });
 
-  test.each(functions)('%s reaches the token signer, whose key every function is given', (name) => {
-    expect(repositoryModules(name)).toContain('shared/signed-token.ts');
+  test.each(functions)('%s reaches the token signer exactly when it is given the key', (name) => {
+    expect({ name, reached: repositoryModules(name).includes('shared/signed-token.ts') }).toEqual({ name, reached: needsOf(name).signingKey !== false });
   });
 
   test.each(functions)('%s is granted exactly what its imports reach', (name) => {

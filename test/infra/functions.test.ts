@@ -3,12 +3,13 @@
 import { join } from 'node:path';
 import { repositoryHandlers } from '../../infra/stack/lambda-bundling';
 import { functionNeeds, needsOf } from '../../infra/stack/function-needs';
-import { eventFunctionNames, tableActions } from '../../infra/stack/service-functions';
+import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';
 import { actionsOf, functionProperties, logicalIdOf, policyStatementsOf, statementsFor, synthesize, type Synthesized } from './support';
 
 const eventFunctions = eventFunctionNames();
 const allFunctions = [...httpFamilies, ...eventFunctions];
+const indexIn = (tableArn: unknown, index: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] });
 const withNeed = (need: 'mail' | 'schedules' | 'systemMail') => allFunctions.filter((name) => needsOf(name)[need] === true);
 
 describe('functions', () => {
@@ -40,8 +41,8 @@ describe('functions', () => {
     expect(functionProperties(synthesized, family)).toMatchObject({ MemorySize: 512, Timeout: 29 });
   });
 
-  test('a family with no needs knows only the table, the runtime, the API root, the key\'s secret and its metrics names', () => {
-    expect(needsOf('custom-fields')).toEqual({});
+  test('a family that needs only the table knows only the table, the runtime, the API root, the key\'s secret and its metrics names', () => {
+    expect(Object.keys(needsOf('custom-fields'))).toEqual(['table']);
     expect(functionProperties(synthesized, 'custom-fields').Environment.Variables).toEqual({
       TOKEN_SIGNING_KEY_SECRET_ARN: resolve(synthesized.stack.platform.tokenSigningKey.secretArn),
       TABLE_NAME: resolve(synthesized.stack.table.tableName),
@@ -71,13 +72,23 @@ describe('functions', () => {
     expect(logStatements[0]?.Resource).toEqual({ 'Fn::GetAtt': [logGroupRef, 'Arn'] });
   });
 
-  test.each(allFunctions)('%s uses DynamoDB items only, on the table and its gsi1 index by name, never Scan', (name) => {
+  test.each(allFunctions)('%s uses the DynamoDB item actions its needs name on the table by name, Query only on its indexes, never Scan', (name) => {
     const tableArn = resolve(synthesized.stack.table.tableArn);
-    const statements = statementsFor(synthesized, name, 'dynamodb:');
-    expect(statements).toHaveLength(1);
-    expect(statements[0]?.Resource).toEqual([tableArn, { 'Fn::Join': ['', [tableArn, '/index/gsi1']] }]);
-    expect([...actionsOf(statements[0] as never)].sort()).toEqual([...tableActions].sort());
-    expect(tableActions).not.toContain('dynamodb:Scan');
+    const { table = [], indexes = [] } = needsOf(name);
+    const granted = statementsFor(synthesized, name, 'dynamodb:').map((statement) => ({ actions: [...actionsOf(statement)].sort(), resource: statement.Resource }));
+    const expected = [
+      ...(table.length > 0 ? [{ actions: table.map((action) => `dynamodb:${action}`).sort(), resource: tableArn }] : []),
+      ...(indexes.length > 0 ? [{ actions: ['dynamodb:Query'], resource: indexes.length === 1 ? indexIn(tableArn, indexes[0] as string) : indexes.map((index) => indexIn(tableArn, index)) }] : []),
+    ];
+    expect(granted).toEqual(expected);
+    expect(table).not.toContain('Scan');
+  });
+
+  test('only the functions that read or write items get the table, and the fallback gets nothing', () => {
+    expect(allFunctions.filter((name) => (needsOf(name).table ?? []).length === 0)).toEqual(['fallback']);
+    expect(statementsFor(synthesized, 'fallback', 'dynamodb:')).toEqual([]);
+    // Unauthenticated, reached from mail: it writes one recipient's items at a time, never in batches.
+    expect(needsOf('public-pages').table).not.toContain('BatchWriteItem');
   });
 
   test.each(allFunctions)('%s has no wildcard resource except for X-Ray, which has no resource-level permissions', (name) => {
@@ -99,7 +110,8 @@ describe('functions', () => {
         continue;
       }
       expect(statements).toHaveLength(1);
-      expect([...actionsOf(statements[0] as never)].sort()).toEqual(['ses:SendEmail', 'ses:SendRawEmail']);
+      // SES v2 SendEmail with simple content; raw MIME content (ses:SendRawEmail) is never sent.
+      expect(actionsOf(statements[0] as never)).toEqual(['ses:SendEmail']);
       const resources = statements[0]?.Resource as unknown[];
       expect(resources).toHaveLength(2);
       expect(resources).toEqual(expect.arrayContaining([resolve(platform.senderIdentity.emailIdentityArn), resolve(platform.configurationSetArn)]));
@@ -114,18 +126,24 @@ describe('functions', () => {
     }
   });
 
-  test('every function reads the signing key by its ARN, from that one secret, and never holds the key itself', () => {
+  test('every function that signs reads the signing key by its ARN, from that one secret, and never holds the key itself', () => {
     const secretArn = resolve(synthesized.stack.platform.tokenSigningKey.secretArn);
+    expect(allFunctions.filter((name) => needsOf(name).signingKey === false)).toEqual(['send-watchdog']);
     for (const name of allFunctions) {
       const environment = functionProperties(synthesized, name).Environment.Variables;
       expect(environment.TOKEN_SIGNING_KEY).toBeUndefined();
+      if (needsOf(name).signingKey === false) {
+        expect(environment.TOKEN_SIGNING_KEY_SECRET_ARN).toBeUndefined();
+        expect(statementsFor(synthesized, name, 'secretsmanager:')).toEqual([]);
+        continue;
+      }
       expect(environment.TOKEN_SIGNING_KEY_SECRET_ARN).toEqual(secretArn);
       expect(statementsFor(synthesized, name, 'secretsmanager:')).toEqual([expect.objectContaining({ Action: 'secretsmanager:GetSecretValue', Resource: secretArn })]);
     }
   });
 
   test('only the functions that schedule manage schedules, in the group only, and pass only the scheduler role', () => {
-    const { platform } = synthesized.stack;
+    const { platform, events } = synthesized.stack;
     expect(withNeed('schedules')).toEqual(expect.arrayContaining(['send-dispatch', 'single-sends']));
     expect(withNeed('schedules')).not.toEqual(expect.arrayContaining(['reference-data']));
     for (const name of allFunctions) {
@@ -135,6 +153,7 @@ describe('functions', () => {
       if (!needsOf(name).schedules) {
         expect([...scheduler, ...passRole]).toEqual([]);
         expect(environment.SCHEDULER_ROLE_ARN).toBeUndefined();
+        expect(environment.SCHEDULE_DEAD_LETTER_ARN).toBeUndefined();
         continue;
       }
       expect(scheduler).toHaveLength(1);
@@ -150,6 +169,8 @@ describe('functions', () => {
       expect(environment).toMatchObject({
         SCHEDULE_GROUP_NAME: 'email-campaign-dev',
         SCHEDULER_ROLE_ARN: resolve(platform.schedulerRole.roleArn),
+        // Each one-time schedule it creates names the scheduled-runs dead-letter queue.
+        SCHEDULE_DEAD_LETTER_ARN: resolve(events.scheduledRunDeadLetters.queueArn),
       });
       expect(JSON.stringify(environment.SCHEDULE_TARGET_ARN_SEND_DISPATCH)).toContain(':function:email-campaign-dev-send-dispatch');
     }

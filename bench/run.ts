@@ -10,9 +10,12 @@
 //   3 bundle size (as deployed: esbuild, minified, SDK clients bundled, the X-Ray SDK in the tracing
 //     layer) and cold import+init (median of fresh processes) beside a bare-SDK baseline per function
 //       BENCH_COLD_RUNS (20), BENCH_COLD_BEFORE (a checkout of an earlier commit to compare with)
-//   4 bench/single-send-10k.ts and bench/automation-steps.ts as child processes
-//       BENCH_SEND_RECIPIENTS (2000), BENCH_STEP_ENROLMENTS (2000)
-//   5 CSV import rows/s through contacts/upload-csv + contacts/import-status
+//   4 bench/single-send-10k.ts (twice, to show memory flat) and bench/automation-steps.ts as child
+//     processes; the send beside the store's conditional-put rate and the sink's rate, same run
+//       BENCH_SEND_RECIPIENTS (2000), BENCH_SEND_RECIPIENTS_LARGE (8000), BENCH_LIMIT_PUTS (4000),
+//       BENCH_STEP_ENROLMENTS (2000)
+//   5 CSV import rows/s through contacts/upload-csv + contacts/import-status, beside the store's
+//     transaction rate measured around it
 //       BENCH_CSV_ROWS (5000)
 //   6 render CPU per KB, a normal design beside adversarial ones of the same size
 //   7 DynamoDB items a send's audience reads per recipient, type and segment

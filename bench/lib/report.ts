@@ -26,6 +26,7 @@ export const settings = {
   apiConnections: num('BENCH_API_CONNECTIONS', 10),
   coldRuns: num('BENCH_COLD_RUNS', 20),
   sendRecipients: num('BENCH_SEND_RECIPIENTS', 2_000),
+  sendRecipientsLarge: num('BENCH_SEND_RECIPIENTS_LARGE', 8_000),
   stepEnrolments: num('BENCH_STEP_ENROLMENTS', 2_000),
   csvRows: num('BENCH_CSV_ROWS', 5_000),
   childTimeoutMs: num('BENCH_CHILD_TIMEOUT_MS', 240_000),

@@ -10,21 +10,33 @@ export interface SinkTally {
   addresses: Set<string>;
 }
 
-/** Tally and drop the sink's mails every `everyMs` until `stop()`, which drains once more. */
-export function drainSink(pattern: RegExp, everyMs = 250): { tally: SinkTally; stop: () => SinkTally } {
+/** Tally and drop the sink's mails every `everyMs` until `stop()`, which drains once more; when the run's first and last mails were seen. */
+export function drainSink(pattern: RegExp, everyMs = 250): { tally: SinkTally; readonly firstAt: number | undefined; readonly lastAt: number | undefined; stop: () => SinkTally } {
   const tally: SinkTally = { mails: 0, addresses: new Set() };
+  let firstAt: number | undefined;
+  let lastAt: number | undefined;
   const drain = () => {
     // Synchronous from read to clear: no mail can land in between on this one thread.
     for (const mail of getStoreReadonly().emails) {
       tally.mails++;
       const to = mail.destination.to[0];
-      if (to && pattern.test(to)) tally.addresses.add(to);
+      if (!to || !pattern.test(to)) continue;
+      tally.addresses.add(to);
+      // Within `everyMs` of when the run's mails landed (other mail, e.g. a send's summary, is not timed).
+      firstAt ??= Date.now();
+      lastAt = Date.now();
     }
     clearStore();
   };
   const timer = setInterval(drain, everyMs);
   return {
     tally,
+    get firstAt() {
+      return firstAt;
+    },
+    get lastAt() {
+      return lastAt;
+    },
     stop: () => {
       clearInterval(timer);
       drain();

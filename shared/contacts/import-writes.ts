@@ -90,10 +90,14 @@ async function putUnchanged<T extends { before: ContactRecord; after: ContactRec
   return { written, changed };
 }
 
-/** The contacts that already hold these emails in the type, by lower-cased email. */
-async function existingByEmail(accountId: number, contactTypeId: number, emails: string[]): Promise<Map<string, ContactRecord>> {
-  const fields = fieldsByName(await listCustomFields(accountId));
-  const claims = await getMany(emails.map((email) => contactEmailKey(accountId, contactTypeId, email)));
+/** The email claims of these emails in the type (missing ones are absent). */
+function claimsOf(accountId: number, contactTypeId: number, emails: string[]): Promise<Item[]> {
+  return getMany(emails.map((email) => contactEmailKey(accountId, contactTypeId, email)));
+}
+
+/** The contacts that already hold these emails in the type, by lower-cased email (`claims`: their claims, when already read). */
+async function existingByEmail(accountId: number, contactTypeId: number, emails: string[], fields: ReturnType<typeof fieldsByName>, claims?: Item[]): Promise<Map<string, ContactRecord>> {
+  claims ??= await claimsOf(accountId, contactTypeId, emails);
   const contacts = await getMany(claims.map((claim) => contactKey(accountId, Number(claim.contact_id))));
   const byEmail = new Map<string, ContactRecord>();
   for (const item of contacts) {
@@ -168,27 +172,30 @@ export async function importContacts(
   columns: ReadonlySet<string>,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
-  const fields = fieldsByName(await listCustomFields(accountId));
   const now = isoTimestamp();
   const changes: ContactChange[] = [];
   const refused: ImportResult['refused'] = [];
-  let existing = await existingByEmail(accountId, contactTypeId, rows.map((row) => row.fields.email));
+  // The custom fields and the email claims are independent reads: one round trip of latency.
+  const [claims, customFields] = await Promise.all([claimsOf(accountId, contactTypeId, rows.map((row) => row.fields.email)), listCustomFields(accountId)]);
+  const fields = fieldsByName(customFields);
+  let existing = await existingByEmail(accountId, contactTypeId, [], fields, claims);
   const fresh = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()));
   let toUpdate = rows.filter((row) => existing.has(row.fields.email.toLowerCase()));
   await options.onClassified?.(fresh.map((row) => row.fields.email.toLowerCase()));
 
   // Checked before and after the writes (not inside each transaction, where every group would
   // contend for the type's item): contacts written while the type began closing are removed again.
-  if (!(await typeIsOpen(accountId, contactTypeId))) throw new ContactTypeUnavailable(contactTypeId);
+  // The ids are reserved alongside (a type found closing only leaves a gap in the ids).
+  const [open, firstId] = await Promise.all([typeIsOpen(accountId, contactTypeId), fresh.length > 0 ? reserveIds(accountId, CONTACT, fresh.length) : 0]);
+  if (!open) throw new ContactTypeUnavailable(contactTypeId);
   let created: { row: ImportRow; record: ContactRecord }[] = [];
   if (fresh.length > 0) {
-    const firstId = await reserveIds(accountId, CONTACT, fresh.length);
     const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now) }));
     const outcome = await createMany(records, fields);
     created = outcome.created;
     if (outcome.claimedMeanwhile.length > 0) {
       // Another request added these emails since the lookup: update those contacts instead.
-      existing = new Map([...existing, ...(await existingByEmail(accountId, contactTypeId, outcome.claimedMeanwhile.map((row) => row.fields.email)))]);
+      existing = new Map([...existing, ...(await existingByEmail(accountId, contactTypeId, outcome.claimedMeanwhile.map((row) => row.fields.email), fields))]);
       for (const row of outcome.claimedMeanwhile) {
         if (existing.has(row.fields.email.toLowerCase())) toUpdate.push(row);
         else refused.push({ line: row.line, message: 'The email has already been taken.' });

@@ -50,15 +50,52 @@ function fromCodePoint(code: number): string {
   return String.fromCodePoint(code);
 }
 
-// Each alternative is anchored on `&` and either runs to the end of its digits (the `;` is optional
-// for numbers, as in browsers) or gives up within 32 characters: no backtracking beyond that.
-const reference = /&(?:#[xX]([0-9a-fA-F]+);?|#([0-9]+);?|([A-Za-z][A-Za-z0-9]{0,31});)/g;
+/** The longest name in the table: a longer run of letters and digits names nothing here. */
+const longestName = Math.max(...[...namedReferences.keys()].map((name) => name.length));
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isAlphanumeric = (c: number) => isDigit(c) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const hexValue = (c: number) => (isDigit(c) ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : -1);
+/** Above every code point: a number that grows past it is out of range whatever digits follow. */
+const outOfRange = 0x110000;
 
-/** Character references decoded (see the format above); anything else left as written. */
+/**
+ * Character references decoded (see the format above); anything else left as written. One pass,
+ * each character read once: `&#x` and hex digits, or `&#` and decimal digits, with or without a
+ * `;` (as browsers read them); or `&`, a letter, letters and digits, and `;` (a name).
+ */
 export function decodeEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(reference, (whole, hex: string | undefined, decimal: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return namedReferences.get(name) ?? whole;
-    return fromCodePoint(hex !== undefined ? parseInt(hex, 16) : parseInt(decimal!, 10));
-  });
+  let amp = text.indexOf('&');
+  if (amp === -1) return text;
+  const n = text.length;
+  let out = '';
+  let copied = 0;
+  for (; amp !== -1; amp = text.indexOf('&', amp + 1)) {
+    let i = amp + 1;
+    let c = text.charCodeAt(i);
+    let decoded: string | undefined;
+    if (c === 35) {
+      c = text.charCodeAt(++i);
+      const hex = c === 120 || c === 88;
+      if (hex) c = text.charCodeAt(++i);
+      const digitsStart = i;
+      let code = 0;
+      for (let digit = hex ? hexValue(c) : isDigit(c) ? c - 48 : -1; digit !== -1 && i < n; digit = hex ? hexValue(c) : isDigit(c) ? c - 48 : -1) {
+        if (code < outOfRange) code = Math.min(code * (hex ? 16 : 10) + digit, outOfRange);
+        c = text.charCodeAt(++i);
+      }
+      if (i === digitsStart) continue;
+      if (c === 59) i++;
+      decoded = fromCodePoint(code);
+    } else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) {
+      while (++i < n && isAlphanumeric(text.charCodeAt(i)));
+      if (text.charCodeAt(i) !== 59 || i - amp - 1 > longestName) continue;
+      decoded = namedReferences.get(text.slice(amp + 1, i));
+      if (decoded === undefined) continue;
+      i++;
+    } else continue;
+    out += text.slice(copied, amp) + decoded;
+    copied = i;
+    amp = i - 1;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }

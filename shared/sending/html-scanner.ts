@@ -11,9 +11,13 @@ export interface HtmlTag {
   end: number;
   /** `<x ... />`. */
   selfClosing: boolean;
+  /** Whether the element has content and an end tag to match (void elements and `<x/>` have neither). */
+  hasContent: boolean;
   /** Names (lower case) and values (as written, not decoded), alternately; none on end tags. */
   attributes: readonly string[];
 }
+
+type MutableTag = { -readonly [key in keyof HtmlTag]: HtmlTag[key] } & { rawText: boolean };
 
 /** The value of a tag's attribute (the first, when the name is repeated), as written. */
 export function attribute(tag: HtmlTag, name: string): string | undefined {
@@ -25,7 +29,7 @@ export function attribute(tag: HtmlTag, name: string): string | undefined {
 export interface HtmlVisitor {
   /** A run of text, `html.slice(start, end)`, entities not decoded. Return true to stop. */
   text?(start: number, end: number): boolean | void;
-  /** A tag. Return true to stop. */
+  /** A tag, valid only during the call (the scanner reuses the object). Return true to stop. */
   tag(tag: HtmlTag): boolean | void;
   /** Whether tags of this (lower-case) name need their attributes; all do when left out. */
   wantsAttributes?(name: string): boolean;
@@ -37,19 +41,66 @@ const rawTextElements = new Set(['script', 'style', 'title', 'xmp', 'iframe', 'n
 const voidElements = new Set(['area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
 const noAttributes: readonly string[] = [];
 
+/** Names up to this many characters are looked up as a number (7 ASCII characters stay below 2^53). */
+const maxKeyedName = 7;
+const nameKey = (name: string) => [...name].reduce((key, char) => key * 128 + char.charCodeAt(0), 0);
+const byKey = <T>(names: readonly string[], value: (name: string) => T): ReadonlyMap<number, T> =>
+  new Map(names.filter((name) => name.length <= maxKeyedName).map((name) => [nameKey(name), value(name)]));
+
+interface TagName {
+  name: string;
+  void: boolean;
+  rawText: boolean;
+}
+const tagName = (name: string): TagName => ({ name, void: voidElements.has(name), rawText: rawTextElements.has(name) });
+/** The tag names designs are made of, by their key: the same string each time, never a new one. */
+const knownNames = byKey(
+  [
+    ...'a abbr address article aside b big blockquote body br caption center code col dd del details div dl dt em font footer form h1 h2 h3 h4 h5 h6 head header hr html i img ins label li link main meta nav ol p pre s section small span strike strong style sub summary sup table tbody td tfoot th thead title tr u ul'.split(' '),
+    ...rawTextElements,
+    ...voidElements,
+  ],
+  tagName,
+);
+/** The attribute names designs are made of, likewise. */
+const knownAttributes = byKey(
+  'align alt bgcolor border class color colspan content dir face height hidden href id lang name rel role rowspan size src start style target title type valign width xmlns'.split(' '),
+  (name) => name,
+);
+
+const identity = (name: string) => name;
 const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
 const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 /**
- * Reads the tag whose name starts at `from` (`<` is at `start`); undefined when the input ends
- * inside it (a browser drops such a tag and everything after it). Quoted values may hold `>`.
+ * The name from `from` to the first space, `/`, `>` (or `=`, for an attribute) at or after `from`,
+ * lower-cased: a string from `known` when it is one, so that a dense design makes none. Its end is
+ * left in `nameEnd`.
  */
-function readTag(html: string, start: number, from: number, kind: HtmlTag['kind'], wantsAttributes: HtmlVisitor['wantsAttributes']): HtmlTag | undefined {
+let nameEnd = 0;
+function readName<T>(html: string, from: number, known: ReadonlyMap<number, T>, stopAtEquals: boolean, make: (name: string) => T): T {
   const n = html.length;
   let i = from;
+  let key = 0;
+  for (; i < n; i++) {
+    const c = html.charCodeAt(i);
+    if (c === 32 || c === 47 || c === 62 || (c <= 13 && c >= 9 && c !== 11) || (c === 61 && stopAtEquals && i > from)) break;
+    if (key >= 0) key = c > 0 && c < 128 && i - from < maxKeyedName ? key * 128 + (c >= 65 && c <= 90 ? c + 32 : c) : -1;
+  }
+  nameEnd = i;
+  return (key > 0 ? known.get(key) : undefined) ?? make(html.slice(from, i).toLowerCase());
+}
+
+/**
+ * Reads the tag whose name starts at `from` (`<` is at `start`) into `tag`; false when the input
+ * ends inside it (a browser drops such a tag and everything after it). Quoted values may hold `>`.
+ */
+function readTag(html: string, start: number, from: number, kind: HtmlTag['kind'], wantsAttributes: HtmlVisitor['wantsAttributes'], tag: MutableTag): boolean {
+  const n = html.length;
+  const tagInfo = readName(html, from, knownNames, false, tagName);
+  const { name } = tagInfo;
+  let i = nameEnd;
   let c = html.charCodeAt(i);
-  while (i < n && !isSpace(c) && c !== 47 && c !== 62) c = html.charCodeAt(++i);
-  const name = html.slice(from, i).toLowerCase();
   const keep = kind === 'open' && (wantsAttributes === undefined || wantsAttributes(name));
   let attributes: string[] | undefined;
   let selfClosing = false;
@@ -58,23 +109,38 @@ function readTag(html: string, start: number, from: number, kind: HtmlTag['kind'
       selfClosing = c === 47;
       c = html.charCodeAt(++i);
     }
-    if (i >= n) return undefined;
-    if (c === 62) return { kind, name, start, end: i + 1, selfClosing, attributes: attributes ?? noAttributes };
+    if (i >= n) return false;
+    if (c === 62) {
+      tag.kind = kind;
+      tag.name = name;
+      tag.start = start;
+      tag.end = i + 1;
+      tag.selfClosing = selfClosing;
+      tag.hasContent = !selfClosing && !tagInfo.void;
+      tag.rawText = kind === 'open' && tagInfo.rawText;
+      tag.attributes = attributes ?? noAttributes;
+      return true;
+    }
     selfClosing = false;
-    const nameStart = i;
-    c = html.charCodeAt(++i);
-    while (i < n && !isSpace(c) && c !== 47 && c !== 62 && c !== 61) c = html.charCodeAt(++i);
-    const nameEnd = i;
+    let attributeName: string | undefined;
+    if (keep) {
+      attributeName = readName(html, i, knownAttributes, true, identity);
+      i = nameEnd;
+    } else {
+      c = html.charCodeAt(++i);
+      while (i < n && !isSpace(c) && c !== 47 && c !== 62 && c !== 61) c = html.charCodeAt(++i);
+    }
+    c = html.charCodeAt(i);
     while (i < n && isSpace(c)) c = html.charCodeAt(++i);
     let valueStart = i;
     let valueEnd = i;
     if (c === 61) {
       c = html.charCodeAt(++i);
       while (i < n && isSpace(c)) c = html.charCodeAt(++i);
-      if (i >= n) return undefined;
+      if (i >= n) return false;
       if (c === 34 || c === 39) {
         const close = html.indexOf(c === 34 ? '"' : "'", i + 1);
-        if (close === -1) return undefined;
+        if (close === -1) return false;
         valueStart = i + 1;
         valueEnd = close;
         i = close + 1;
@@ -85,7 +151,7 @@ function readTag(html: string, start: number, from: number, kind: HtmlTag['kind'
         valueEnd = i;
       }
     }
-    if (keep) (attributes ??= []).push(html.slice(nameStart, nameEnd).toLowerCase(), html.slice(valueStart, valueEnd));
+    if (attributeName !== undefined) (attributes ??= []).push(attributeName, html.slice(valueStart, valueEnd));
   }
 }
 
@@ -104,38 +170,55 @@ function rawTextEnd(html: string, name: string, from: number): number {
 }
 
 /**
+ * Where a scan that was not stopped ended: in text (or right after a tag), inside a comment or a
+ * raw-text element that is never closed, or inside a tag or other markup that is never closed
+ * (what follows the input would end it).
+ */
+export type ScanEnd = 'in text' | 'in comment or raw text' | 'in markup' | 'stopped';
+
+/**
  * Scans `html` once, front to back, handing each text run and tag to `visitor` until it returns
  * true. Comments, doctypes and processing instructions are skipped (an unclosed comment runs to the
  * end, as in browsers), and so is the content of raw-text elements (`<script>`, `<style>`, `<title>`...).
  */
-export function scanHtml(html: string, visitor: HtmlVisitor): void {
+export function scanHtml(html: string, visitor: HtmlVisitor): ScanEnd {
   const n = html.length;
+  const { wantsAttributes } = visitor;
+  // One tag object for the whole scan: a visitor reads it during its call and keeps none of it.
+  const tag: MutableTag = { kind: 'open', name: '', start: 0, end: 0, selfClosing: false, hasContent: false, rawText: false, attributes: noAttributes };
   let textStart = 0;
   let i = 0;
-  const text = (end: number) => end > textStart && visitor.text !== undefined && visitor.text(textStart, end) === true;
   while (i < n) {
-    const lt = html.indexOf('<', i);
+    let lt = html.indexOf('<', i);
     if (lt === -1) break;
-    const next = html.charCodeAt(lt + 1);
+    let next = html.charCodeAt(lt + 1);
+    // A run of `<` is text, read here rather than searched for one `<` at a time.
+    while (next === 60) next = html.charCodeAt(++lt + 1);
     let resume: number;
     if (isLetter(next) || (next === 47 && isLetter(html.charCodeAt(lt + 2)))) {
-      if (text(lt)) return;
-      const tag = readTag(html, lt, next === 47 ? lt + 2 : lt + 1, next === 47 ? 'close' : 'open', visitor.wantsAttributes);
-      if (!tag || visitor.tag(tag) === true) return;
-      resume = tag.kind === 'open' && rawTextElements.has(tag.name) ? rawTextEnd(html, tag.name, tag.end) : tag.end;
+      if (lt > textStart && visitor.text !== undefined && visitor.text(textStart, lt) === true) return 'stopped';
+      const close = next === 47;
+      if (!readTag(html, lt, close ? lt + 2 : lt + 1, close ? 'close' : 'open', wantsAttributes, tag)) return 'in markup';
+      if (visitor.tag(tag) === true) return 'stopped';
+      if (tag.rawText) {
+        resume = rawTextEnd(html, tag.name, tag.end);
+        if (resume === n) return 'in comment or raw text';
+      } else resume = tag.end;
     } else if (next === 33 || next === 63 || next === 47) {
       // `<!--...-->`; `<!DOCTYPE>`, `<![CDATA[...]>`, `<?xml?>` and `</ ...>` up to the next `>`.
-      if (text(lt)) return;
+      if (lt > textStart && visitor.text !== undefined && visitor.text(textStart, lt) === true) return 'stopped';
       if (html.startsWith('<!--', lt)) {
         if (html.startsWith('>', lt + 4)) resume = lt + 5;
         else if (html.startsWith('->', lt + 4)) resume = lt + 6;
         else {
-          const close = html.indexOf('-->', lt + 4);
-          resume = close === -1 ? n : close + 3;
+          const end = html.indexOf('-->', lt + 4);
+          if (end === -1) return 'in comment or raw text';
+          resume = end + 3;
         }
       } else {
-        const close = html.indexOf('>', lt + 2);
-        resume = close === -1 ? n : close + 1;
+        const end = html.indexOf('>', lt + 2);
+        if (end === -1) return 'in markup';
+        resume = end + 1;
       }
     } else {
       // A `<` that starts no tag is text.
@@ -144,16 +227,31 @@ export function scanHtml(html: string, visitor: HtmlVisitor): void {
     }
     textStart = i = resume;
   }
-  text(n);
+  if (n > textStart && visitor.text !== undefined && visitor.text(textStart, n) === true) return 'stopped';
+  return 'in text';
 }
 
-/** Whether an element has content and an end tag to match (void elements and `<x/>` have neither). */
-export const hasContent = (tag: HtmlTag) => !tag.selfClosing && !voidElements.has(tag.name);
-
+/** Whether `name` (lower case) is in the class list `value`, compared as `toLowerCase()` would, with no string made. */
 function hasClass(value: string | undefined, name: string): boolean {
   if (value === undefined || value.length < name.length) return false;
-  const lower = value.toLowerCase();
-  return lower.includes(name) && lower.split(/[ \t\n\f\r]+/).includes(name);
+  const n = value.length;
+  const length = name.length;
+  for (let i = 0; i < n; ) {
+    let c = value.charCodeAt(i);
+    if (isSpace(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let same = true;
+    for (; i < n && !isSpace((c = value.charCodeAt(i))); i++) {
+      // Besides `A`-`Z`, only U+212A (the Kelvin sign) lower-cases to one ASCII character, `k`,
+      // which the one name asked for, `preheader`, does not hold.
+      if (same) same = i - start < length && (c >= 65 && c <= 90 ? c + 32 : c) === name.charCodeAt(i - start);
+    }
+    if (same && i - start === length) return true;
+  }
+  return false;
 }
 
 const mentionsNone = /none/i;
@@ -181,28 +279,34 @@ export interface DesignLandmarks {
   preheader?: { start: number; end: number };
 }
 
+/** Finds a design's landmarks from the tags of a scan, in order; `tag` is true once it has all. */
+export class LandmarkFinder {
+  readonly found: DesignLandmarks = {};
+  private contentStart = -1;
+  private depth = 0;
+
+  tag(tag: HtmlTag): boolean {
+    const { found } = this;
+    if (found.bodyStart === undefined && tag.kind === 'open' && tag.name === 'body') found.bodyStart = tag.end;
+    if (found.preheader) return true;
+    if (this.contentStart === -1) {
+      if (isPreheaderTag(tag)) this.contentStart = tag.end;
+      return false;
+    }
+    if (tag.name !== 'span' || (tag.kind === 'open' && tag.selfClosing)) return false;
+    if (tag.kind === 'open') this.depth++;
+    else if (this.depth > 0) this.depth--;
+    else {
+      found.preheader = { start: this.contentStart, end: tag.start };
+      return true;
+    }
+    return false;
+  }
+}
+
 /** Where a design's body starts and its preheader is, in one scan that stops at the preheader's end. */
 export function findLandmarks(html: string): DesignLandmarks {
-  const found: DesignLandmarks = {};
-  let contentStart = -1;
-  let depth = 0;
-  scanHtml(html, {
-    wantsAttributes: (name) => name === 'span',
-    tag(tag) {
-      if (found.bodyStart === undefined && tag.kind === 'open' && tag.name === 'body') found.bodyStart = tag.end;
-      if (contentStart === -1) {
-        if (isPreheaderTag(tag)) contentStart = tag.end;
-        return false;
-      }
-      if (tag.name !== 'span' || (tag.kind === 'open' && tag.selfClosing)) return false;
-      if (tag.kind === 'open') depth++;
-      else if (depth > 0) depth--;
-      else {
-        found.preheader = { start: contentStart, end: tag.start };
-        return true;
-      }
-      return false;
-    },
-  });
-  return found;
+  const finder = new LandmarkFinder();
+  scanHtml(html, { wantsAttributes: (name) => name === 'span', tag: (tag) => finder.tag(tag) });
+  return finder.found;
 }

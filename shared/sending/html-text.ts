@@ -25,194 +25,32 @@
 // style, or the `hidden` attribute, with everything inside it; an element that is never closed is
 // not hidden (so a broken design loses no text).
 import { decodeEntities } from './html-entities';
-import { attribute, hasContent, hidesItself, scanHtml, type HtmlTag } from './html-scanner';
+import { attribute, hidesItself, scanHtml, type HtmlTag, type HtmlVisitor } from './html-scanner';
+import { TextWriter, type Mark } from './text-writer';
 
-// ---------------------------------------------------------------------------------------------
-// The text.
-
-/** Whitespace as a reader sees it: one space. `&nbsp;` too (spacer cells and padding). */
-const isCollapsible = (c: number) => c === 32 || c === 10 || c === 9 || c === 13 || c === 12 || c === 0xa0;
-/** Indentation stops growing here, so deeply nested lists cannot make the text quadratic. */
-const maxIndent = 12;
-const spaces = Array.from({ length: maxIndent + 1 }, (_, width) => ' '.repeat(width));
-const bullets = spaces.map((indent) => `${indent}- `);
-
-const paragraphElements = new Set([
-  'address', 'article', 'aside', 'blockquote', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'main', 'nav', 'p', 'section', 'summary', 'table', 'tr',
+// What each element does to the text, by name: one lookup per tag.
+const roleBlock = 1; // stands apart by a blank line (paragraphs, headings, divs, tables, rows...)
+const roleAnchor = 2;
+const roleBreak = 4;
+const roleItem = 8;
+const roleList = 16;
+const roleOrdered = 32;
+const roleCell = 64;
+const rolePre = 128;
+const roleHead = 256;
+const roles: ReadonlyMap<string, number> = new Map([
+  ...['address', 'article', 'aside', 'blockquote', 'center', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form',
+    'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'main', 'nav', 'p', 'section', 'summary', 'table', 'tr'].map((name): [string, number] => [name, roleBlock]),
+  ['a', roleAnchor],
+  ['br', roleBreak],
+  ['li', roleItem],
+  ['ul', roleList],
+  ['ol', roleList | roleOrdered],
+  ['td', roleCell],
+  ['th', roleCell],
+  ['pre', rolePre],
+  ['head', roleHead],
 ]);
-
-interface List {
-  ordered: boolean;
-  next: number;
-  /** Columns of indentation, at most `maxIndent`. */
-  indent: number;
-  /** The current item's marker (`- `, `3. `), whose width continuation lines are indented by. */
-  marker: string;
-  /** The list this one is nested in. */
-  parent: List | undefined;
-}
-
-/** The writer's state at one point, to come back to: a link's start, a hidden element's start. */
-interface Mark {
-  parts: number;
-  breaks: number;
-  space: boolean;
-  lineOpen: boolean;
-  bullet: string | undefined;
-  list: List | undefined;
-  next: number;
-  marker: string;
-}
-
-/** Lines of text built word by word; breaks and spaces are owed until the next word, so none trail. */
-class TextWriter {
-  private readonly parts: string[] = [];
-  /** Newlines owed before the next word: 1 ends the line, 2 leaves a blank line. */
-  private breaks = 0;
-  private space = false;
-  private lineOpen = false;
-  /** The marker of an item whose first word is still to come. */
-  private bullet: string | undefined;
-  /** The innermost open list. */
-  private list: List | undefined;
-
-  word(word: string): void {
-    let lead = '';
-    if (this.breaks > 0) {
-      if (this.parts.length > 0) lead = this.breaks === 1 ? '\n' : '\n\n';
-      this.breaks = 0;
-      this.lineOpen = false;
-    }
-    if (!this.lineOpen) {
-      if (this.list || this.bullet !== undefined) lead += this.linePrefix();
-      this.lineOpen = true;
-    } else if (this.space) lead = ' ';
-    this.space = false;
-    this.parts.push(lead === '' ? word : lead + word);
-  }
-
-  /** Text as a browser lays it out: each run of whitespace one space. */
-  text(text: string): void {
-    const n = text.length;
-    let i = 0;
-    while (i < n) {
-      if (isCollapsible(text.charCodeAt(i))) {
-        this.softSpace();
-        while (++i < n && isCollapsible(text.charCodeAt(i)));
-        continue;
-      }
-      const start = i;
-      while (++i < n && !isCollapsible(text.charCodeAt(i)));
-      this.word(start === 0 && i === n ? text : text.slice(start, i));
-    }
-  }
-
-  preformatted(text: string): void {
-    const lines = text.split('\n');
-    for (let i = 0; i < lines.length; i++) {
-      if (i > 0) this.lineBreak();
-      const line = lines[i]!.trimEnd();
-      if (line !== '') this.word(line);
-    }
-  }
-
-  softSpace(): void {
-    if (this.lineOpen && this.breaks === 0) this.space = true;
-  }
-
-  lineBreak(): void {
-    if (this.parts.length === 0) return;
-    this.breaks = Math.min(this.breaks + 1, 2);
-    this.space = false;
-  }
-
-  block(blank: boolean): void {
-    if (this.parts.length === 0) return;
-    const wanted = blank && this.list === undefined ? 2 : 1;
-    if (this.breaks < wanted) this.breaks = wanted;
-    this.space = false;
-  }
-
-  openList(ordered: boolean, start: number): void {
-    this.block(true);
-    const parent = this.list;
-    const indent = parent ? Math.min(parent.indent + parent.marker.length, maxIndent) : 0;
-    this.list = { ordered, next: start, indent, marker: '', parent };
-  }
-
-  closeList(): void {
-    if (!this.list) return;
-    this.list = this.list.parent;
-    this.bullet = undefined;
-    this.block(true);
-  }
-
-  item(): void {
-    this.block(false);
-    const list = this.list;
-    const marker = list?.ordered ? `${list.next++}. ` : '- ';
-    if (list) list.marker = marker;
-    this.bullet = marker;
-  }
-
-  private linePrefix(): string {
-    const list = this.list;
-    const indent = list?.indent ?? 0;
-    const bullet = this.bullet;
-    this.bullet = undefined;
-    if (bullet === '- ') return bullets[indent]!;
-    if (bullet !== undefined) return `${spaces[indent]}${bullet}`;
-    return list ? spaces[Math.min(indent + list.marker.length, maxIndent)]! : '';
-  }
-
-  mark(): Mark {
-    const { list } = this;
-    return {
-      parts: this.parts.length,
-      breaks: this.breaks,
-      space: this.space,
-      lineOpen: this.lineOpen,
-      bullet: this.bullet,
-      list,
-      next: list?.next ?? 0,
-      marker: list?.marker ?? '',
-    };
-  }
-
-  /** Forgets everything written since `mark`. */
-  rewind(mark: Mark): void {
-    this.parts.length = mark.parts;
-    ({ breaks: this.breaks, space: this.space, lineOpen: this.lineOpen, bullet: this.bullet, list: this.list } = mark);
-    if (mark.list) {
-      mark.list.next = mark.next;
-      mark.list.marker = mark.marker;
-    }
-  }
-
-  /** Rewrites what was written since `mark` (a link's content) as `label (href)`. */
-  link(mark: Mark, href: string): void {
-    const trailingBreaks = this.breaks;
-    const trailingSpace = this.space;
-    const written = this.parts.length === mark.parts ? '' : this.parts.slice(mark.parts).join('');
-    this.rewind(mark);
-    const label = written.trim() === '' ? '' : written.split(/\s+/).filter(Boolean).join(' ');
-    if (isCollapsible(written.charCodeAt(0))) this.softSpace();
-    if (href === '' || href.startsWith('#')) this.text(label);
-    else if (label === '' || label === href) this.word(href);
-    else {
-      this.text(label);
-      this.softSpace();
-      this.word(`(${href})`);
-    }
-    if (trailingBreaks > 0) this.breaks = Math.max(this.breaks, trailingBreaks);
-    else if (trailingSpace) this.softSpace();
-  }
-
-  toString(): string {
-    return this.parts.join('');
-  }
-}
 
 /** A hidden element whose end tag has not come yet; what it writes is forgotten when it does. */
 interface Hidden {
@@ -224,7 +62,15 @@ interface Hidden {
   preformatted: number;
 }
 
+/** The plain-text part of a mail from its HTML. */
 export function htmlToText(html: string): string {
+  const text = textVisitor(html);
+  scanHtml(html, text);
+  return text.result();
+}
+
+/** A visitor for scanHtml that writes the text of `html`; `result()` once the scan is over. */
+export function textVisitor(html: string): HtmlVisitor & { result(): string } {
   const out = new TextWriter();
   let link: { mark: Mark; href: string } | undefined;
   let preformatted = 0;
@@ -241,44 +87,48 @@ export function htmlToText(html: string): string {
 
   const opened = (tag: HtmlTag): void => {
     const { name } = tag;
+    const role = roles.get(name) ?? 0;
     const headSeen = seenHead;
-    if (name === 'head') seenHead = true;
-    if (hasContent(tag)) {
+    if (role === roleHead) seenHead = true;
+    if (tag.hasContent) {
       let counted = byName.size > 0 ? byName.get(name) : undefined;
       if (counted) counted.open++;
       // Browsers ignore a second `<head>`, so only the first is the head.
-      if ((name === 'head' && !headSeen) || hidesItself(tag)) {
+      if ((role === roleHead && !headSeen) || hidesItself(tag)) {
         if (!counted) byName.set(name, (counted = { open: 1, hidden: [] }));
         const entry: Hidden = { name, depth: counted.open, mark: out.mark(), link, preformatted };
         hidden.push(entry);
         counted.hidden.push(entry);
       }
     }
-    if (paragraphElements.has(name)) out.block(true);
-    switch (name) {
-      case 'a': {
+    switch (role) {
+      case 0:
+        break;
+      case roleBlock:
+        out.block(true);
+        break;
+      case roleAnchor: {
         endLink();
         const href = attribute(tag, 'href');
         if (href !== undefined) link = { mark: out.mark(), href: decodeEntities(href).trim() };
         break;
       }
-      case 'br':
+      case roleBreak:
         out.lineBreak();
         break;
-      case 'li':
+      case roleItem:
         out.item();
         break;
-      case 'ul':
-      case 'ol': {
-        const start = Number.parseInt(attribute(tag, 'start') ?? '', 10);
-        out.openList(name === 'ol', name === 'ol' && Number.isSafeInteger(start) ? start : 1);
+      case roleList:
+      case roleList | roleOrdered: {
+        const start = role === roleList ? 1 : Number.parseInt(attribute(tag, 'start') ?? '', 10);
+        out.openList(role !== roleList, Number.isSafeInteger(start) ? start : 1);
         break;
       }
-      case 'td':
-      case 'th':
+      case roleCell:
         out.softSpace();
         break;
-      case 'pre':
+      case rolePre:
         out.block(true);
         preformatted++;
         break;
@@ -305,30 +155,33 @@ export function htmlToText(html: string): string {
         return;
       }
     }
-    if (paragraphElements.has(name)) out.block(true);
-    switch (name) {
-      case 'a':
+    switch (roles.get(name)) {
+      case undefined:
+        break;
+      case roleBlock:
+        out.block(true);
+        break;
+      case roleAnchor:
         endLink();
         break;
-      case 'li':
+      case roleItem:
         out.block(false);
         break;
-      case 'ul':
-      case 'ol':
+      case roleList:
+      case roleList | roleOrdered:
         out.closeList();
         break;
-      case 'td':
-      case 'th':
+      case roleCell:
         out.softSpace();
         break;
-      case 'pre':
+      case rolePre:
         if (preformatted > 0) preformatted--;
         out.block(true);
         break;
     }
   };
 
-  scanHtml(html, {
+  return {
     text(start, end) {
       const text = decodeEntities(html.slice(start, end));
       if (preformatted > 0) out.preformatted(text);
@@ -338,7 +191,9 @@ export function htmlToText(html: string): string {
       if (tag.kind === 'open') opened(tag);
       else closed(tag);
     },
-  });
-  endLink();
-  return out.toString();
+    result() {
+      endLink();
+      return out.toString();
+    },
+  };
 }

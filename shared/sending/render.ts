@@ -4,8 +4,8 @@
 import { placeholderPattern } from '../templates/dynamic-content';
 import type { MailHeader } from '../mail/mailer';
 import { escapeHtml } from '../mail/templates/html';
-import { findLandmarks } from './html-scanner';
-import { htmlToText } from './html-text';
+import { LandmarkFinder, scanHtml } from './html-scanner';
+import { htmlToText, textVisitor } from './html-text';
 
 export interface RecipientLinks {
   /** The unsubscribe preferences page; fills `((unsubscribe_preferences))` and the footer link. */
@@ -42,25 +42,63 @@ export function fillPlaceholders(text: string, values: Readonly<Record<string, s
   return text.replace(placeholderPattern, (_, name: string) => escape(Object.hasOwn(values, name) ? (values[name] ?? '') : ''));
 }
 
-/** Insert before `</body>`, or at the end of a fragment that has none. (Linear: no match can backtrack past its own run of spaces.) */
-function beforeBodyEnd(html: string, addition: string): string {
-  const index = html.search(/<\/body\s*>/i);
-  return index === -1 ? `${html}${addition}` : `${html.slice(0, index)}${addition}${html.slice(index)}`;
-}
+/** Where the first `</body>` is, or -1. (Linear: no match can backtrack past its own run of spaces.) */
+const bodyEndIn = (html: string) => html.search(/<\/body\s*>/i);
 
 const preheaderStyle = 'display:none!important;visibility:hidden;mso-hide:all;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;';
 
 /**
- * The send's preheader replaces the content of the design's own (library designs carry a span whose
- * class is `preheader`), or is added first in the body, or first in a fragment without one. The
- * design is scanned once, as a browser reads it: a span in a comment or a script is not the
- * preheader, a quoted `>` does not end a tag, and a preheader span that is never closed is left alone.
+ * The mail's HTML and text from the filled design: the send's preheader replaces the content of the
+ * design's own (library designs carry a span whose class is `preheader`), or is added first in the
+ * body, or first in a fragment without one; the open pixel goes before `</body>`, or at the end of a
+ * fragment that has none. The design is scanned once, as a browser reads it (a span in a comment
+ * or a script is not the preheader, a quoted `>` does not end a tag, and a preheader span that is
+ * never closed is left alone), and that one scan also writes the text: neither addition shows in
+ * the text (the preheader is hidden, the pixel an image), so the text of the design is the text of
+ * the mail. Where the scan cannot tell that (an addition inside an unclosed tag, or a replaced
+ * preheader holding markup of its own), the mail is scanned again for its text.
  */
-function withPreheader(html: string, preheader: string): string {
-  if (preheader === '') return html;
-  const { preheader: own, bodyStart = 0 } = findLandmarks(html);
-  if (own) return `${html.slice(0, own.start)}${preheader}${html.slice(own.end)}`;
-  return `${html.slice(0, bodyStart)}<span class="preheader" style="${preheaderStyle}">${preheader}</span>${html.slice(bodyStart)}`;
+function withPreheaderAndPixel(html: string, preheader: string, pixel: string): { html: string; text: string } {
+  const finder = new LandmarkFinder();
+  const text = textVisitor(html);
+  const bodyEnd = bodyEndIn(html);
+  let bodyEndIsTag = false;
+  const end = scanHtml(html, {
+    text: (start, stop) => text.text!(start, stop),
+    tag(tag) {
+      if (tag.start === bodyEnd) bodyEndIsTag = true;
+      finder.tag(tag);
+      text.tag(tag);
+    },
+  });
+  const { preheader: own, bodyStart = 0 } = finder.found;
+  // Where the preheader went, and how far it moved what follows.
+  let at = 0;
+  let moved = 0;
+  let mail = html;
+  let sameText = true;
+  if (preheader !== '' && own) {
+    mail = `${html.slice(0, own.start)}${preheader}${html.slice(own.end)}`;
+    at = own.end;
+    moved = preheader.length - (own.end - own.start);
+    sameText = html.indexOf('<', own.start) === own.end;
+  } else if (preheader !== '') {
+    const span = `<span class="preheader" style="${preheaderStyle}">${preheader}</span>`;
+    mail = `${html.slice(0, bodyStart)}${span}${html.slice(bodyStart)}`;
+    at = bodyStart;
+    moved = span.length;
+  }
+  // What the preheader added holds no `<`, and no `</body>` can span its edges (each is just past
+  // a `>` or at the `<` of `</span`), so the body's end moved with it, unless it was in what it replaced.
+  const pixelAt = bodyEnd === -1 ? -1 : own && preheader !== '' && bodyEnd >= own.start && bodyEnd < own.end ? bodyEndIn(mail) : bodyEnd + (bodyEnd >= at ? moved : 0);
+  if (pixelAt === -1) {
+    mail = `${mail}${pixel}`;
+    sameText &&= end !== 'in markup';
+  } else {
+    mail = `${mail.slice(0, pixelAt)}${pixel}${mail.slice(pixelAt)}`;
+    sameText &&= bodyEndIsTag;
+  }
+  return { html: mail, text: sameText ? text.result() : htmlToText(mail) };
 }
 
 /** Whether the design already offers the preferences page (as the placeholder or as the link itself). */
@@ -84,16 +122,18 @@ export function renderMail(input: RenderInput): RenderedMail {
     unsubscribe_preferences: input.links.preferences,
   };
   let design = input.designHtml;
-  if (!hasPreferencesLink(design, input.links.preferences)) design = beforeBodyEnd(design, complianceFooter);
+  if (!hasPreferencesLink(design, input.links.preferences)) {
+    const index = bodyEndIn(design);
+    design = index === -1 ? `${design}${complianceFooter}` : `${design.slice(0, index)}${complianceFooter}${design.slice(index)}`;
+  }
   // The preheader is filled (and escaped) first, so a value holding `((...))` is never filled again.
   const preheader = escapeHtml(fillPlaceholders(input.preheader, values));
-  let html = fillPlaceholders(design, values, escapeHtml);
-  html = withPreheader(html, preheader);
-  html = beforeBodyEnd(html, `<img src="${escapeHtml(input.links.openPixel)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px;">`);
+  const pixel = `<img src="${escapeHtml(input.links.openPixel)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px;">`;
+  const { html, text } = withPreheaderAndPixel(fillPlaceholders(design, values, escapeHtml), preheader, pixel);
   return {
     subject: fillPlaceholders(input.subject, values).replace(/[\r\n]+/g, ' '),
     html,
-    text: htmlToText(html),
+    text,
     headers: [
       { name: 'List-Unsubscribe', value: `<${input.links.oneClickUnsubscribe}>` },
       { name: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },

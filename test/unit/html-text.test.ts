@@ -88,6 +88,14 @@ describe('lists', () => {
   });
 });
 
+describe('tag names', () => {
+  test('are read case-insensitively, short or long, known or not', () => {
+    expect(htmlToText('<P>One<BR>two</P><Ul><LI>item</lI></uL><STYLE>p{}</Style><Custom-Element-Name>three</Custom-Element-Name><TaBlE><Tr><Td>four</TD></tR></TABLE>')).toBe(
+      'One\ntwo\n\n- item\n\nthree\n\nfour',
+    );
+  });
+});
+
 describe('line structure', () => {
   test('paragraphs, headings and <br>', () => {
     expect(htmlToText('<h1>Title</h1><p>Line one<br>Line two<br/>Line three</p><h2>Sub</h2><p>Body</p>')).toBe(

@@ -179,3 +179,32 @@ describe('html to text', () => {
     expect(htmlToText('<html><head><title>x</title><style>p{}</style></head><body><!-- c --><p>Body</p></body></html>')).toBe('Body');
   });
 });
+
+describe('the text part is the text of the mail as sent', () => {
+  // The text is written during the one scan that finds the preheader, from the design before the
+  // preheader and pixel go in; these designs are the ones where an addition would change it.
+  const link = '<a href="((unsubscribe_preferences))">Leave</a>';
+  const designs: Record<string, string> = {
+    'a library-like design': `<html><body><span class="preheader">Old</span><p>Hi <a href="https://x.example">there</a></p>${link}</body></html>`,
+    'no preheader of its own': `<body><p>Hi</p>${link}</body>`,
+    'a fragment ending inside an unclosed tag, which the pixel closes': `${link}<p>Hi</p><a href="https://x.example"`,
+    'a fragment ending inside an unclosed comment': `${link}<p>Hi</p><!-- note`,
+    'a preheader holding markup that outlives it': `<body>${link}<div hidden><span class="preheader"><div></span>x</div>y</div></body>`,
+    'a </body> inside an attribute, where the pixel goes': `<body>${link}<p title="</body>">Hi</p></body>`,
+    'a </body> inside a comment': `<body>${link}<!-- </body> --><p>Hi <b>there</p></body>`,
+    'a </body> inside the preheader': `<body>${link}<span class="preheader"><!-- </body> -->Old</span><p>Hi</p>`,
+  };
+  for (const [name, designHtml] of Object.entries(designs)) {
+    for (const preheader of ['Now, ((first_name))', '']) {
+      test(`${name}${preheader === '' ? ', with no preheader' : ''}`, () => {
+        const mail = renderMail(input({ designHtml, preheader }));
+        expect(mail.text).toBe(htmlToText(mail.html));
+      });
+    }
+  }
+
+  test('a pixel that closes an unclosed tag shows in the text as that tag', () => {
+    const mail = renderMail(input({ designHtml: `${link}<p>Hi</p><a href="https://x.example"` }));
+    expect(mail.text).toBe('Leave (https://mail.example.com/api/public/preferences?token=abc.def&x=1)\n\nHi\n\nhttps://x.example');
+  });
+});

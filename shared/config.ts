@@ -30,6 +30,14 @@ export interface Config {
   sendStallMs: number;
   /** Resumes the watchdog tries on a stalled send before it ends the send as failed (status 4). */
   sendStallMaxResumes: number;
+  /** Sender verification mails one account may have sent per clock hour (UTC), on save, address change and resend. */
+  systemMailVerificationsPerHour: number;
+  /** System mails of every kind (verification and send summaries) one account may have sent per clock hour (UTC). */
+  systemMailsPerHour: number;
+  /** Authenticated API requests one account may make per second, across all containers (more answer 429). */
+  accountRateLimit: number;
+  /** Requests one recipient link may make to the public pages per minute (more answer 429; the pixel just stops counting). */
+  publicRateLimit: number;
 }
 
 /** Values loaded at run time from Secrets Manager (shared/secrets.ts); they win over the environment. */
@@ -76,6 +84,11 @@ function credentialCacheMs(): number {
   return value;
 }
 
+/** Requests per second per account: room for any integration, a small share of the stage's outer throttle. */
+export const defaultAccountRateLimit = 50;
+/** Requests per minute per recipient link: far more than a person clicks, little for a loop. */
+export const defaultPublicRateLimit = 30;
+
 const required = requiredEnv;
 const optional = optionalEnv;
 
@@ -95,6 +108,10 @@ function readConfig(): Config {
     credentialCacheMs: credentialCacheMs(),
     sendStallMs: positiveNumberEnv('SEND_STALL_MINUTES', 15) * 60_000,
     sendStallMaxResumes: positiveNumberEnv('SEND_STALL_MAX_RESUMES', 3, { integer: true }),
+    systemMailVerificationsPerHour: positiveNumberEnv('SYSTEM_MAIL_VERIFICATIONS_PER_HOUR', 5, { integer: true }),
+    systemMailsPerHour: positiveNumberEnv('SYSTEM_MAILS_PER_HOUR', 50, { integer: true }),
+    accountRateLimit: positiveNumberEnv('ACCOUNT_RATE_LIMIT', defaultAccountRateLimit, { integer: true }),
+    publicRateLimit: positiveNumberEnv('PUBLIC_RATE_LIMIT', defaultPublicRateLimit, { integer: true }),
     // Deployed, these must be set (the key through its secret, see shared/secrets.ts); they are read on
     // first use, so a function that never signs a link or sends system mail does not need them.
     // Locally, fixed development values keep links working across restarts without setup.

@@ -3,17 +3,21 @@
 // runs inside the SDK's retry loop).
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { countRequest } from '../../shared/rate-limits/repository';
+import { isRequestCounterKey } from '../../shared/rate-limits/keys';
 import { db } from '../../shared/table/client';
 import { Api } from '../lib/api';
-import { details, row } from '../lib/report';
+import { details, median, round, row } from '../lib/report';
 
 
 export interface Counter {
   sends: number;
   attempts: number;
   commands: string[];
+  /** Writes to a request counter (the per-account limit's one UpdateItem per authenticated request), apart from the operation's own. */
+  limitWrites: number;
 }
-export const counter: Counter = { sends: 0, attempts: 0, commands: [] };
+export const counter: Counter = { sends: 0, attempts: 0, commands: [], limitWrites: 0 };
 const countedClients = new WeakSet<object>();
 
 /** Count on the current client (a new configuration builds a new one: call again after a restart). */
@@ -22,6 +26,10 @@ export function installRoundTripCounter(): void {
   if (countedClients.has(client)) return;
   client.middlewareStack.add(
     (next, context) => (args) => {
+      if (isRequestCounterKey((args.input as { Key?: Record<string, unknown> }).Key)) {
+        counter.limitWrites++;
+        return next(args);
+      }
       counter.sends++;
       counter.commands.push(String(context.commandName ?? 'unknown').replace(/Command$/, ''));
       return next(args);
@@ -30,6 +38,7 @@ export function installRoundTripCounter(): void {
   );
   client.middlewareStack.add(
     (next) => (args) => {
+      if (isRequestCounterKey((args.input as { Key?: Record<string, unknown> }).Key)) return next(args);
       counter.attempts++;
       return next(args);
     },
@@ -38,12 +47,33 @@ export function installRoundTripCounter(): void {
   countedClients.add(client);
 }
 
-export async function counted<T>(run: () => Promise<T>): Promise<{ sends: number; attempts: number; commands: string[]; result: T }> {
+export async function counted<T>(run: () => Promise<T>): Promise<{ sends: number; attempts: number; commands: string[]; limitWrites: number; result: T }> {
   counter.sends = 0;
   counter.attempts = 0;
   counter.commands = [];
+  counter.limitWrites = 0;
   const result = await run();
-  return { sends: counter.sends, attempts: counter.attempts, commands: [...counter.commands], result };
+  return { sends: counter.sends, attempts: counter.attempts, commands: [...counter.commands], limitWrites: counter.limitWrites, result };
+}
+
+/**
+ * What the per-account request limit costs a request: the median time of its counter write alone
+ * beside the median of a whole `GET contacts-type` (which includes it), in the same run.
+ */
+async function requestLimitCost(api: Api, scenario: string): Promise<void> {
+  const samples = 200;
+  const whole: number[] = [];
+  const counterOnly: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    let started = performance.now();
+    await api.ok('GET', 'contacts-type');
+    whole.push(performance.now() - started);
+    started = performance.now();
+    await countRequest({ pk: 'A#0#rate#bench', sk: 'RATE' }, Math.floor(Date.now() / 1000) + 60);
+    counterOnly.push(performance.now() - started);
+  }
+  details.request_limit_cost = { samples, request_p50_ms: round(median(whole), 2), counter_write_p50_ms: round(median(counterOnly), 2) };
+  row(scenario, 'request counter write, share of a list request (p50 ratio)', round(median(counterOnly) / median(whole), 2), 'ratio');
 }
 
 export async function scenarioRoundTrips(api: Api): Promise<void> {
@@ -120,8 +150,10 @@ export async function scenarioRoundTrips(api: Api): Promise<void> {
   for (const op of ops) {
     await op.warm();
     const result = await counted(op.measure);
-    perOp[op.name] = { sends: result.sends, http_attempts: result.attempts, commands: result.commands };
+    perOp[op.name] = { sends: result.sends, http_attempts: result.attempts, commands: result.commands, request_limit_writes: result.limitWrites };
     row(scenario, `${op.name}`, result.sends, 'round trips', { op: '<=', limit: 2 });
+    row(scenario, `${op.name}: request limit counter`, result.limitWrites, 'writes', { op: '<=', limit: 1 });
   }
   details.round_trips = perOp;
+  await requestLimitCost(api, scenario);
 }

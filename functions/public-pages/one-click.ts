@@ -4,7 +4,7 @@ import { RecordNotFound } from '../../shared/table/errors';
 import { publicOperation } from '../../shared/http/pipeline';
 import { raw, type Reply } from '../../shared/http/reply';
 import { applyPreference } from './recipient-choices';
-import { readRecipientLink } from './recipient-link';
+import { linkLimitReply, readRecipientLink } from './recipient-link';
 
 const textHeaders = {
   'content-type': 'text/plain; charset=utf-8',
@@ -27,6 +27,8 @@ function textReply(statusCode: number, text: string): Reply {
 export const oneClickUnsubscribe = publicOperation(async ({ request }) => {
   const claims = readRecipientLink(request.query.token, request.requestId);
   if (!claims) return textReply(400, 'This unsubscribe link is not valid.');
+  const limited = await linkLimitReply(claims, 'text');
+  if (limited) return limited;
   if (claims.groupId === null) {
     await applyPreference(claims, 'unsubscribe-all', request.requestId);
     return textReply(200, 'You are unsubscribed.');

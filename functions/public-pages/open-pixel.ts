@@ -2,7 +2,7 @@
 // token is one this service signed.
 import { publicOperation } from '../../shared/http/pipeline';
 import { raw } from '../../shared/http/reply';
-import { countRecipientEvent, readRecipientLink } from './recipient-link';
+import { admitOpen, countRecipientEvent, readRecipientLink } from './recipient-link';
 
 /**
  * The smallest transparent GIF (43 bytes): GIF89a header, a 1x1 screen with a two-colour table, a
@@ -31,9 +31,10 @@ const pixelHeaders = {
 /**
  * The same image whatever the token, so the pixel reveals nothing about which tokens are valid.
  * The count is awaited (a Lambda may be frozen once it answers) but can never fail the image.
+ * Repeated views of one mail by one recipient within the hour read one item and write nothing.
  */
 export const openPixel = publicOperation(async ({ request }) => {
   const claims = readRecipientLink(request.query.token, request.requestId);
-  if (claims) await countRecipientEvent(claims, 'open', request.requestId);
+  if (claims && (await admitOpen(claims, request.requestId))) await countRecipientEvent(claims, 'open', request.requestId);
   return raw({ statusCode: 200, headers: { ...pixelHeaders }, body: transparentGif.toString('base64'), isBase64Encoded: true });
 });

@@ -5,12 +5,14 @@ import { isGloballyUnsubscribed } from '../../shared/suppressions/repository';
 import { publicOperation } from '../../shared/http/pipeline';
 import { choiceUnavailablePage, confirmationPage, preferencesPage } from './preferences-view';
 import { applyPreference, displayedGroup, preferenceActions, recipientPreferences, type PreferenceAction } from './recipient-choices';
-import { invalidLinkPage, readRecipientLink } from './recipient-link';
+import { invalidLinkPage, linkLimitReply, readRecipientLink } from './recipient-link';
 
 /** Also what `GET public/unsubscribe` answers: a client that opens the one-click URL gets this page. */
 export const showPreferences = publicOperation(async ({ request }) => {
   const claims = readRecipientLink(request.query.token, request.requestId);
   if (!claims) return invalidLinkPage();
+  const limited = await linkLimitReply(claims, 'html');
+  if (limited) return limited;
   return preferencesPage(claims.email, request.query.token as string, await recipientPreferences(claims));
 });
 
@@ -28,6 +30,8 @@ export const changePreferences = publicOperation(async ({ request }) => {
   const token = request.fields.token;
   const claims = readRecipientLink(token, request.requestId);
   if (!claims) return invalidLinkPage();
+  const limited = await linkLimitReply(claims, 'html');
+  if (limited) return limited;
   const signed = token as string;
   const action = request.fields.action;
   if (!isPreferenceAction(action)) return choiceUnavailablePage(signed);

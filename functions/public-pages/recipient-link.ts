@@ -1,10 +1,11 @@
 // What the recipient pages share: reading the signed token from a link, the page for a refused link,
 // the partly hidden address, and counting a recipient's unsubscribe on the send the link came from.
 import { describeError, log } from '../../shared/log';
+import { takeLinkRequest } from '../../shared/rate-limits/link-limit';
 import { verifyRecipientToken, type RecipientClaims } from '../../shared/sending/links';
 import { recordSendEvent, type SendEvent } from '../../shared/sending/statistics';
 import { encodeSendRef } from '../../shared/sending/send-ref';
-import type { Reply } from '../../shared/http/reply';
+import { raw, type Reply } from '../../shared/http/reply';
 import { htmlPage } from './page';
 
 /** The token's claims, or undefined (logged with the reason, never the token) when it is refused. */
@@ -46,5 +47,38 @@ export async function countRecipientEvent(claims: RecipientClaims, event: Extrac
     await recordSendEvent(claims.ref, event, claims.email);
   } catch (error) {
     log.error('recipient event not counted', { requestId, event, send: encodeSendRef(claims.ref), ...describeError(error) });
+  }
+}
+
+/**
+ * The page for a link past its limit (429 with Retry-After), or undefined when the request may go on.
+ * Counted per link, so one link's loop or prefetch storm never refuses another reader.
+ */
+export async function linkLimitReply(claims: RecipientClaims, format: 'html' | 'text'): Promise<Reply | undefined> {
+  const admission = await takeLinkRequest(claims, 'pages');
+  if (admission.admitted) return undefined;
+  const retryAfter = String(admission.retryAfterSeconds);
+  if (format === 'text') {
+    return raw({
+      statusCode: 429,
+      headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': retryAfter },
+      body: 'Too many requests for this link. Try again in a minute.\n',
+    });
+  }
+  const page = htmlPage(429, { title: 'Too many requests', paragraphs: ['This link was opened too many times in a short while. Try again in a minute.'] });
+  if (page.kind !== 'raw') return page;
+  return raw({ ...page.result, headers: { ...page.result.headers, 'retry-after': retryAfter } });
+}
+
+/**
+ * Whether this view of the pixel counts as an open: at most one per recipient and mail per hour, so
+ * repeated views cost a read and no write. A failure counts nothing and never fails the image.
+ */
+export async function admitOpen(claims: RecipientClaims, requestId: string): Promise<boolean> {
+  try {
+    return (await takeLinkRequest(claims, 'open')).admitted;
+  } catch (error) {
+    log.error('open not checked', { requestId, send: encodeSendRef(claims.ref), ...describeError(error) });
+    return false;
   }
 }

@@ -14,6 +14,7 @@ import { justifyFindings } from './nag-suppressions';
 import { Platform } from './platform';
 import { consumerTimeout, deliveryQueue, ServiceFunctions } from './service-functions';
 import { readSettings, type StackSettings } from './settings';
+import { httpFamilies } from '../../shared/routes';
 
 export interface EmailCampaignStackProps extends StackProps {
   settings: StackSettings;
@@ -78,6 +79,12 @@ export class EmailCampaignStack extends Stack {
       handlerSource: props.handlerSource,
     });
     addRoutes(api, (family) => this.functions.functionOf(family));
+    // The request limits the HTTP functions enforce (shared/rate-limits/); unset, their defaults apply.
+    for (const family of httpFamilies) {
+      const fn = this.functions.functionOf(family);
+      if (settings.accountRateLimit !== undefined) fn.addEnvironment('ACCOUNT_RATE_LIMIT', String(settings.accountRateLimit));
+      if (settings.publicRateLimit !== undefined) fn.addEnvironment('PUBLIC_RATE_LIMIT', String(settings.publicRateLimit));
+    }
     this.events = new EventWiring(this, 'Events', {
       platform: this.platform,
       functions: this.functions,

@@ -29,9 +29,11 @@ export interface FunctionNeeds {
 // test/infra/least-privilege.test.ts (the DynamoDB and SES commands its bundle can send), so a function
 // that starts writing, mailing or scheduling fails the tests instead of failing in production, and a
 // grant the code no longer uses fails them too.
-// An account route reads the caller's credential item (GetItem) before anything else.
-const read: readonly TableAction[] = ['GetItem', 'Query'];
-const readWrite: readonly TableAction[] = [...read, 'PutItem', 'UpdateItem', 'DeleteItem'];
+// An account route reads the caller's credential item (GetItem) before anything else, then counts the
+// request on the account's per-second counter (UpdateItem, shared/rate-limits/), so even the families
+// that only read need UpdateItem.
+const read: readonly TableAction[] = ['GetItem', 'Query', 'UpdateItem'];
+const readWrite: readonly TableAction[] = [...read, 'PutItem', 'DeleteItem'];
 
 export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // HTTP families. A change of contacts or segment membership enrols contacts in automations, which
@@ -45,11 +47,11 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'unsubscribe-groups': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
   'global-unsubscribes': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
   'notification-recipients': { table: [...readWrite, 'BatchGetItem'] },
-  // Read only: a job's progress; the design library and reference lists ship in the bundle, so those
-  // two read only the caller's credentials.
+  // Read only, but for the request counter: a job's progress; the design library and reference lists
+  // ship in the bundle, so those two read only the caller's credentials.
   jobs: { table: read },
-  templates: { table: ['GetItem'] },
-  'reference-data': { table: ['GetItem'] },
+  templates: { table: ['GetItem', 'UpdateItem'] },
+  'reference-data': { table: ['GetItem', 'UpdateItem'] },
   senders: { table: readWrite, mail: true, systemMail: true },
   // Unauthenticated, reached from links in mail: an unsubscribe or preference change writes the
   // recipient's suppressions in a transaction (put or delete) and moves counters; an open counts once

@@ -1,5 +1,7 @@
 // The HTTP API and its one auto-deployed stage (throttled, access-logged); routes are added from the
-// routing table afterwards.
+// routing table afterwards. The stage throttle is the outer guard against any flood; the per-account
+// and per-link limits, with their 429 envelope and X-RateLimit headers, are the functions' own
+// (shared/rate-limits/).
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';

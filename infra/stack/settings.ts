@@ -21,6 +21,10 @@ export interface StackSettings {
   alarmEmail: string | undefined;
   /** Browser origins allowed to call the API; CORS stays off without them (the API is server to server). */
   corsOrigins: string[];
+  /** Requests per second per account (ACCOUNT_RATE_LIMIT of the HTTP functions); unset keeps shared/config.ts's default. */
+  accountRateLimit?: number;
+  /** Requests per minute per recipient link on the public pages (PUBLIC_RATE_LIMIT); unset keeps the default. */
+  publicRateLimit?: number;
 }
 
 export const defaultSettings: StackSettings = {
@@ -54,6 +58,10 @@ function positiveIntegerContext(node: Node, key: string, fallback: number): numb
     throw new Error(`Context ${key} must be a positive integer, got ${JSON.stringify(value)}`);
   }
   return parsed;
+}
+
+function optionalPositiveIntegerContext(node: Node, key: string): number | undefined {
+  return node.tryGetContext(key) === undefined ? undefined : positiveIntegerContext(node, key, 1);
 }
 
 function stageContext(node: Node): string {
@@ -142,5 +150,7 @@ export function readSettings(node: Node): StackSettings {
     systemFromEmail: addressContext(node, 'systemFromEmail') ?? `no-reply@${senderDomain}`,
     alarmEmail: addressContext(node, 'alarmEmail'),
     corsOrigins: corsOriginsContext(node),
+    accountRateLimit: optionalPositiveIntegerContext(node, 'accountRateLimit'),
+    publicRateLimit: optionalPositiveIntegerContext(node, 'publicRateLimit'),
   };
 }

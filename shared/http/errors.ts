@@ -70,3 +70,17 @@ export class ConflictError extends HttpError {
     super(409, text);
   }
 }
+
+/**
+ * 429: the caller is past its request limit; `Retry-After` says in how many whole seconds the limit
+ * lets it in again.
+ */
+export class TooManyRequestsError extends HttpError {
+  constructor(
+    text: string,
+    readonly retryAfterSeconds: number,
+    headers: Record<string, string> = {},
+  ) {
+    super(429, text, { ...headers, 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}

@@ -1,5 +1,6 @@
 // The one request pipeline every HTTP family goes through, in this order:
-// match route -> authenticate -> parse body -> operation -> envelope; errors are mapped last.
+// match route -> authenticate -> request limit -> parse body -> operation -> envelope; errors are
+// mapped last. Every answer to an authenticated request carries the account's X-RateLimit-* headers.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type AuthenticatedAccount } from '../auth/authenticate';
 import { RecordNotFound } from '../table/errors';
@@ -8,7 +9,8 @@ import { describeError, log, setLogAccount, startLogInvocation } from '../log';
 import { routesOf, type HttpFamily, type Route } from '../routes';
 import { loadSecrets } from '../secrets';
 import { traceInvocation } from '../tracing';
-import { HttpError, ValidationError } from './errors';
+import { rateLimitHeaders, takeAccountRequest, type RateLimitState } from '../rate-limits/account-limit';
+import { HttpError, TooManyRequestsError, ValidationError } from './errors';
 import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';
 import { matchRoute, readRequest, refuseOverlongCredentials, type ApiRequest } from './request';
@@ -71,12 +73,19 @@ export function errorResult(error: unknown, route: Route | undefined, requestId:
   return jsonResult(500, { status: 'failed', errors: 'Internal server error.' });
 }
 
+/** The answer with the account's request-limit headers added (a raw reply, a CSV or a page, gets them too). */
+function withRateLimitHeaders(result: APIGatewayProxyStructuredResultV2, state: RateLimitState | undefined): APIGatewayProxyStructuredResultV2 {
+  if (!state) return result;
+  return { ...result, headers: { ...result.headers, ...rateLimitHeaders(state) } };
+}
+
 /** The Lambda handler of one HTTP family. */
 export function httpHandler(family: HttpFamily, operations: Record<string, Operation>): HttpHandler {
   checkWiring(family, operations);
   return (event, context) => traceInvocation(family, async () => {
     const requestId = context?.awsRequestId ?? event.requestContext.requestId;
     let route: Route | undefined;
+    let limitState: RateLimitState | undefined;
     startLogInvocation(context);
     try {
       // Before any operation: signing and verifying links read the key loaded here.
@@ -88,13 +97,18 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
         refuseOverlongCredentials(event.headers);
         const account = await authenticate(event.headers ?? {});
         setLogAccount(account.id);
+        // Before the body is read: a refused request costs one counter write and nothing else.
+        limitState = await takeAccountRequest(account.id);
+        if (limitState.retryAfterSeconds !== undefined) {
+          throw new TooManyRequestsError(`Too many requests: at most ${limitState.limit} per second per account. Try again in 1 second.`, limitState.retryAfterSeconds);
+        }
         const request = await readRequest(event, match);
-        return toResult(await operation.run({ account, request, route }));
+        return withRateLimitHeaders(toResult(await operation.run({ account, request, route })), limitState);
       }
       const request = await readRequest(event, match, { readBody: operation.readBody });
       return toResult(await operation.run({ request, route }));
     } catch (error) {
-      return errorResult(error, route, requestId);
+      return withRateLimitHeaders(errorResult(error, route, requestId), limitState);
     }
   });
 }

@@ -1,7 +1,8 @@
 // Property-based fuzzing of every route through the local gateway and the real handlers on DynamoDB
 // Local: random paths, queries, headers, credentials and bodies (multipart, urlencoded, JSON,
 // garbage). Every answer is below 500 and in the envelope (or one of the few pages and files the
-// API serves), and a refused request (4xx) writes nothing: no table write, no mail, no queue message.
+// API serves), and a refused request (4xx) writes nothing: no table write (but the request counter of
+// the account's rate limit, which every authenticated request adds to), no mail, no queue message.
 // Deterministic: a fixed seed per route. FUZZ_SEED and FUZZ_RUNS explore further; a failure prints
 // the seed and the shrunk request that fails.
 import fc from 'fast-check';
@@ -13,6 +14,7 @@ import { sesClient } from '../../shared/mail/mailer';
 import { localQueueIdle, registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
 import { queueNames } from '../../shared/queue/queues';
 import { findRoute, pathBelowApi, routeKey, routes, type Route } from '../../shared/routes';
+import { isRequestCounterKey } from '../../shared/rate-limits/keys';
 import { db } from '../../shared/table/client';
 import { newAccount } from '../support/accounts';
 import { requestsFor, sendRaw, strayRequests, withDescription, type FuzzAnswer, type FuzzKeys, type FuzzRequest } from '../support/fuzz-requests';
@@ -28,13 +30,13 @@ const tableWrites = /^(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWrit
 const observed = new WeakSet<object>();
 
 /** Record each successful call the predicate names on the real client (the call itself is not changed). */
-function observe(client: DynamoDBClient | SESv2Client, isSideEffect: (command: string) => boolean): void {
+function observe(client: DynamoDBClient | SESv2Client, isSideEffect: (command: string, input: { Key?: Record<string, unknown> }) => boolean): void {
   if (observed.has(client)) return;
   observed.add(client);
   (client.middlewareStack as DynamoDBClient['middlewareStack']).add(
     (next, context) => async (args) => {
       const result = await next(args);
-      if (isSideEffect(context.commandName ?? '')) sideEffects.push(context.commandName as string);
+      if (isSideEffect(context.commandName ?? '', args.input as { Key?: Record<string, unknown> })) sideEffects.push(context.commandName as string);
       return result;
     },
     { step: 'initialize', name: 'fuzzSideEffects' },
@@ -43,7 +45,7 @@ function observe(client: DynamoDBClient | SESv2Client, isSideEffect: (command: s
 
 /** Clients are rebuilt when the configuration is re-read; observe whichever is current. */
 function observeClients(): void {
-  observe(db() as unknown as DynamoDBClient, (command) => tableWrites.test(command));
+  observe(db() as unknown as DynamoDBClient, (command, input) => tableWrites.test(command) && !isRequestCounterKey(input.Key));
   observe(sesClient(), (command) => command === 'SendEmailCommand');
 }
 
@@ -59,6 +61,7 @@ const rawAnswers: Record<string, RegExp> = {
   'GET /api/public/unsubscribe': /^text\/html/,
   'POST /api/public/unsubscribe': /^text\/plain/,
   'GET /api/public/senders/confirm': /^text\/html/,
+  'POST /api/public/senders/confirm': /^text\/html/,
 };
 
 function routeOf(request: FuzzRequest): Route | undefined {

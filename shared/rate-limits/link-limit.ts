@@ -1,0 +1,51 @@
+// Limits of the public pages, per recipient link (the send and the address a signed token names).
+// Checked only once the token's signature holds, so a forged or random token costs no I/O at all;
+// and a link already at its limit is refused after a read, so a storm on one link writes nothing.
+import { createHash } from 'node:crypto';
+import { config } from '../config';
+import type { RecipientClaims } from '../sending/links';
+import { encodeSendRef } from '../sending/send-ref';
+import { currentTime } from '../time';
+import { linkRateKey } from './keys';
+import { countRequestBelow, requestsCounted } from './repository';
+
+/** What a link's requests are counted for: its pages (preferences, one-click), or the open pixel. */
+export type LinkUse = 'pages' | 'open';
+
+interface LinkWindow {
+  limit: number;
+  seconds: number;
+}
+
+/**
+ * Opens count at most once per recipient and mail per hour: mail clients and image proxies fetch a
+ * pixel again on every view, reload and prefetch, and each fetch must not cost a write.
+ */
+export const openCountWindowSeconds = 3600;
+
+function windowOf(use: LinkUse): LinkWindow {
+  return use === 'open' ? { limit: 1, seconds: openCountWindowSeconds } : { limit: config().publicRateLimit, seconds: 60 };
+}
+
+/** The link's name in keys: a hash, so the address never appears in a key. */
+function linkName(claims: RecipientClaims): string {
+  return createHash('sha256').update(`${encodeSendRef(claims.ref)}\n${claims.email.toLowerCase()}`).digest('base64url').slice(0, 22);
+}
+
+export interface LinkAdmission {
+  admitted: boolean;
+  /** Whole seconds until the window ends (when refused). */
+  retryAfterSeconds: number;
+}
+
+/** Count one request of a link for `use`; refused (with no write) once the link's window is used up. */
+export async function takeLinkRequest(claims: RecipientClaims, use: LinkUse): Promise<LinkAdmission> {
+  const { limit, seconds } = windowOf(use);
+  const now = currentTime().getTime() / 1000;
+  const windowStart = Math.floor(now / seconds) * seconds;
+  const retryAfterSeconds = Math.max(1, Math.ceil(windowStart + seconds - now));
+  const key = linkRateKey(claims.ref.accountId, linkName(claims), use, windowStart);
+  if ((await requestsCounted(key)) >= limit) return { admitted: false, retryAfterSeconds };
+  const counted = await countRequestBelow(key, limit, windowStart + seconds + 60);
+  return { admitted: counted !== undefined, retryAfterSeconds };
+}

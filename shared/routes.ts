@@ -122,7 +122,8 @@ export const routes: readonly Route[] = [
   { method: 'GET', path: 'public/unsubscribe', family: 'public-pages', operation: 'showPreferences', auth: 'public' },
   { method: 'POST', path: 'public/unsubscribe', family: 'public-pages', operation: 'oneClickUnsubscribe', auth: 'public' },
   { method: 'GET', path: 'assets/previews/{file}', family: 'templates', operation: 'previewImageFile', auth: 'public' },
-  { method: 'GET', path: 'public/senders/confirm', family: 'public-pages', operation: 'confirmSender', auth: 'public' },
+  { method: 'GET', path: 'public/senders/confirm', family: 'public-pages', operation: 'showSenderConfirmation', auth: 'public' },
+  { method: 'POST', path: 'public/senders/confirm', family: 'public-pages', operation: 'confirmSender', auth: 'public' },
 
   // Single sends
   { method: 'GET', path: 'single-send/list', family: 'single-sends', operation: 'list' },

@@ -3,6 +3,6 @@ import { httpHandler } from '../../shared/http/pipeline';
 import { oneClickUnsubscribe } from './one-click';
 import { openPixel } from './open-pixel';
 import { changePreferences, showPreferences } from './preferences';
-import { confirmSender } from './sender-confirmation';
+import { confirmSender, showSenderConfirmation } from './sender-confirmation';
 
-export const handler = httpHandler('public-pages', { confirmSender, openPixel, showPreferences, changePreferences, oneClickUnsubscribe });
+export const handler = httpHandler('public-pages', { showSenderConfirmation, confirmSender, openPixel, showPreferences, changePreferences, oneClickUnsubscribe });

@@ -1,21 +1,25 @@
 // Sender operations: list, save, details, update, delete and resend of the verification mail.
-import { addSender, deleteSender, getSender, listSendersPage, updateSender } from '../../shared/senders/repository';
-import { HttpError } from '../../shared/http/errors';
+import { addSender, deleteSender, getSender, listSendersPage, secondsUntilNextMail, updateSender, type SenderInput } from '../../shared/senders/repository';
+import { TooManyRequestsError } from '../../shared/http/errors';
+import { claimSystemMail } from '../../shared/system-mail/budget';
+import { log } from '../../shared/log';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';
 import { validate } from '../../shared/validation';
 import { readSenderInput, senderId } from './sender-input';
-import { resendIntervalSeconds, sendVerificationMail, sendVerificationMailAfterChange } from './verification';
+import { claimVerificationBudget, resendIntervalSeconds, resendTooSoonMessage, sendVerificationMail, sendVerificationMailAfterChange, withVerificationBudget } from './verification';
 
 export const list = accountOperation(async ({ account, request }) =>
   ok(withNextCursor('senders', await listSendersPage(account.id, pageOf(validate(request.query, pageQuery()))))),
 );
 
+// Past the account's verification budget a save is refused before anything is stored: a 429 then
+// means "nothing happened, try again later", and the retry cannot leave a duplicate sender behind.
 export const save = accountOperation(async ({ account, request }) => {
   const input = await readSenderInput(request.fields, false);
-  const sender = await addSender(account.id, input);
-  await sendVerificationMailAfterChange(account.id, sender.id, request.requestId);
+  const { result: sender, budget } = await withVerificationBudget(account.id, () => addSender(account.id, input), () => true);
+  if (budget) await sendVerificationMailAfterChange(account.id, sender.id, budget, request.requestId);
   return ok('Added Successfully');
 });
 
@@ -24,11 +28,30 @@ export const details = accountOperation(async ({ account, request }) => {
   return ok({ sender: await getSender(account.id, input.sender_id) });
 });
 
+/**
+ * Update a sender, holding a budget place when the address changes (a new address is unverified
+ * until its owner confirms it, so it gets its own mail at once). Past the budget an address change is
+ * refused before anything is stored, like a save; other changes send nothing and need no budget.
+ */
+async function updateWithBudget(accountId: number, id: number, input: SenderInput, requestId: string): Promise<void> {
+  const before = await getSender(accountId, id);
+  if (before.from_email !== input.from_email) {
+    const { budget } = await withVerificationBudget(accountId, () => updateSender(accountId, id, input), (result) => result.addressChanged);
+    if (budget) await sendVerificationMailAfterChange(accountId, id, budget, requestId);
+    return;
+  }
+  const { addressChanged } = await updateSender(accountId, id, input);
+  if (!addressChanged) return;
+  // Another request changed the address between the read and the write: the change is stored, so the
+  // mail follows if the budget allows and otherwise waits for a resend.
+  const check = await claimSystemMail(accountId, 'verification');
+  if (check.allowed) await sendVerificationMailAfterChange(accountId, id, check.claim, requestId);
+  else log.info('sender verification mail over budget', { requestId, accountId, senderId: id });
+}
+
 export const update = accountOperation(async ({ account, request }) => {
   const { sender_id: id, ...input } = await readSenderInput(request.fields, true);
-  const { addressChanged } = await updateSender(account.id, id, input);
-  // A new address is unverified until its owner confirms it, so it gets its own mail at once.
-  if (addressChanged) await sendVerificationMailAfterChange(account.id, id, request.requestId);
+  await updateWithBudget(account.id, id, input, request.requestId);
   return ok('Updated Successfully');
 });
 
@@ -40,9 +63,11 @@ export const remove = accountOperation(async ({ account, request }) => {
 
 export const resendMail = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { sender_id: senderId });
-  const result = await sendVerificationMail(account.id, input.sender_id, resendIntervalSeconds);
-  if (!result.sent) {
-    throw new HttpError(422, 'Please wait before requesting another verification mail.', { 'retry-after': String(result.retryAfterSeconds) });
-  }
+  // Reads first, so an unknown sender (404) or a resend too soon (429) is refused without a write;
+  // the conditional claims below still decide between concurrent resends.
+  const wait = secondsUntilNextMail(await getSender(account.id, input.sender_id), resendIntervalSeconds);
+  if (wait > 0) throw new TooManyRequestsError(resendTooSoonMessage, wait);
+  const budget = await claimVerificationBudget(account.id);
+  await sendVerificationMail(account.id, input.sender_id, budget, resendIntervalSeconds);
   return ok('Verification Mail Send');
 });

@@ -15,7 +15,8 @@ export const rawResponses: Readonly<Record<string, { mediaType: string; descript
   'GET /api/public/unsubscribe': { mediaType: 'text/html', description: 'The unsubscribe preferences page (the List-Unsubscribe link).' },
   'POST /api/public/unsubscribe': { mediaType: 'text/plain', description: 'RFC 8058 one-click unsubscribe: the recipient is unsubscribed.' },
   'GET /api/assets/previews/{file}': { mediaType: 'image/svg+xml', description: 'A design template\'s preview image.' },
-  'GET /api/public/senders/confirm': { mediaType: 'text/html', description: 'The page confirming a sender\'s address.' },
+  'GET /api/public/senders/confirm': { mediaType: 'text/html', description: 'The page with the button that confirms a sender\'s address; opening it changes nothing.' },
+  'POST /api/public/senders/confirm': { mediaType: 'text/html', description: 'The button\'s form: the sender\'s address is confirmed.' },
   'GET /api/automations/schedule/design/{token}': { mediaType: 'text/html', description: 'An automation step\'s design, rendered.' },
   'GET /api/automations/schedule/image/{token}': { mediaType: 'text/html', description: 'An automation step\'s preview.' },
 };

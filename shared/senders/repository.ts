@@ -185,9 +185,14 @@ export async function claimVerificationMail(accountId: number, id: number, minIn
     return { claimed: true, sender: toSender({ ...old, send_at: sendAt }), previousSendAt: (old.send_at as string | undefined) ?? null };
   }
   const current = toSender(await getSenderItem(accountId, id));
-  const lastSent = current.send_at === null ? now.getTime() : Date.parse(`${current.send_at.replace(' ', 'T')}Z`);
-  const retryAfterSeconds = Math.max(1, Math.ceil((lastSent + minIntervalSeconds * 1000 - now.getTime()) / 1000));
-  return { claimed: false, retryAfterSeconds };
+  return { claimed: false, retryAfterSeconds: Math.max(1, secondsUntilNextMail(current, minIntervalSeconds, now)) };
+}
+
+/** Whole seconds until `minIntervalSeconds` have passed since the sender's last verification mail; 0 when they have. */
+export function secondsUntilNextMail(sender: Pick<Sender, 'send_at'>, minIntervalSeconds: number, now: Date = currentTime()): number {
+  if (sender.send_at === null) return 0;
+  const lastSent = Date.parse(`${sender.send_at.replace(' ', 'T')}Z`);
+  return Math.max(0, Math.ceil((lastSent + minIntervalSeconds * 1000 - now.getTime()) / 1000));
 }
 
 /**

@@ -1,11 +1,15 @@
 // The short mail a completed single send leaves the account's notification recipients, and the
-// completion step that sends it: whoever settles a send last completes it, exactly once.
+// completion step that sends it: whoever settles a send last completes it, exactly once. The summary
+// is system mail: it skips addresses the account suppressed and counts against its hourly budget.
 import { config } from '../config';
 import { listNotificationRecipients } from '../notification-recipients/repository';
 import { completeIfSettled, getDispatchState, getSendingSingleSend, type DispatchState } from '../single-sends/progress';
 import type { SingleSend } from '../single-sends/record';
 import { describeError, log } from '../log';
 import { sendMail } from '../mail/mailer';
+import { bouncedAmong } from '../suppressions/bounces';
+import { suppressedAmong } from '../suppressions/repository';
+import { claimSystemMail, releaseSystemMail } from '../system-mail/budget';
 import { escapeHtml } from '../mail/templates/html';
 
 export interface SendSummaryMail {
@@ -41,13 +45,35 @@ ${rows.map(([label, value]) => `<tr><td>${escapeHtml(label)}</td><td align="righ
   return { subject, html, text };
 }
 
-/** Mail the summary to every notification recipient of the account (one mail each: they need not see each other). */
+/** The recipients' addresses the account has unsubscribed globally or that bounced hard or complained. */
+async function suppressedOwners(accountId: number, addresses: string[]): Promise<Set<string>> {
+  const [unsubscribed, bounced] = await Promise.all([suppressedAmong(accountId, addresses), bouncedAmong(accountId, addresses)]);
+  return new Set([...unsubscribed, ...bounced]);
+}
+
+/**
+ * Mail the summary to each notification recipient of the account that may be mailed (one mail each:
+ * they need not see each other), each on a place in the system-mail budget. Past the budget the
+ * rest are skipped and logged: a summary is a courtesy, and the send is complete either way.
+ */
 async function mailSummary(accountId: number, utr: string, totals: DispatchState): Promise<void> {
   const [singleSend, recipients] = await Promise.all([getSendingSingleSend(accountId, utr), listNotificationRecipients(accountId)]);
   if (!singleSend || recipients.length === 0) return;
+  const suppressed = await suppressedOwners(accountId, recipients.map((recipient) => recipient.email_address));
+  const mailable = recipients.filter((recipient) => !suppressed.has(recipient.email_address.trim().toLowerCase()));
   const mail = sendSummaryMail(singleSend, totals);
-  for (const recipient of recipients) {
-    await sendMail({ from: config().systemFromEmail, to: [recipient.email_address], subject: mail.subject, html: mail.html, text: mail.text });
+  for (const [index, recipient] of mailable.entries()) {
+    const check = await claimSystemMail(accountId, 'summary');
+    if (!check.allowed) {
+      log.warn('send summary over the system-mail budget', { accountId, utr, skipped: mailable.length - index });
+      return;
+    }
+    try {
+      await sendMail({ from: config().systemFromEmail, to: [recipient.email_address], subject: mail.subject, html: mail.html, text: mail.text });
+    } catch (error) {
+      await releaseSystemMail(check.claim);
+      throw error;
+    }
   }
 }
 

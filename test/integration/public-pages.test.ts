@@ -1,5 +1,6 @@
-// The public sender confirmation page: following the link in the verification mail verifies the
-// sender; expired, tampered, foreign and outdated links are refused with a page that tells nothing.
+// The public sender confirmation page: following the link in the verification mail shows a button,
+// and only the button's POST verifies the sender (a mail scanner that follows links confirms nothing);
+// expired, tampered, foreign and outdated links are refused with a page that tells nothing.
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as publicPages } from '../../functions/public-pages/handler';
 import { handler as senders } from '../../functions/senders/handler';
@@ -9,7 +10,7 @@ import { signToken } from '../../shared/signed-token';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';
+import { apiEvent, authHeaders, multipart, parsed, urlencoded, type Keys } from '../support/events';
 import { confirmationLink, latestConfirmationToken, mailsTo, senderInput, startMailSink, stopMailSink, uniqueAddress } from '../support/senders';
 
 async function call(keys: Keys, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) {
@@ -26,8 +27,18 @@ async function open(url: URL): Promise<APIGatewayProxyStructuredResultV2> {
   return publicPages(apiEvent({ method: 'GET', path: url.pathname.replace(/^\/api\//, ''), query: Object.fromEntries(url.searchParams) }));
 }
 
+/** Press the page's button: the form posts the token back to the same path. */
 async function confirmPage(token?: string): Promise<APIGatewayProxyStructuredResultV2> {
-  return publicPages(apiEvent({ method: 'GET', path: 'public/senders/confirm', query: token === undefined ? {} : { token } }));
+  return publicPages(apiEvent({ method: 'POST', path: 'public/senders/confirm', body: urlencoded(token === undefined ? {} : { token }) }));
+}
+
+/** The hidden token of the page's confirmation form, with HTML entities undone. */
+function formToken(page: APIGatewayProxyStructuredResultV2): string {
+  const html = String(page.body);
+  expect(html).toMatch(/<form method="post" action="confirm">/);
+  const token = /<input type="hidden" name="token" value="([^"]*)">/.exec(html)?.[1];
+  if (token === undefined) throw new Error('the page has no token field');
+  return token.replace(/&amp;/g, '&');
 }
 
 /** A new account with one saved sender, and that sender's from address. */
@@ -65,15 +76,51 @@ describe('public sender confirmation page', () => {
     await stopMailSink(sink);
   });
 
-  it('verifies the sender when the link from the mail is followed, without credentials', async () => {
+  it('shows a confirmation button when the link from the mail is followed, and verifies nothing yet', async () => {
     const { keys, fromEmail } = await accountWithSender();
     const [mail] = await mailsTo(sink, fromEmail);
+    const link = confirmationLink(mail!);
+    // Act: a mail scanner following the link, twice
+    const page = await open(link);
+    await open(link);
+    // Assess
+    expectPage(page, 200, `Confirm that you want ${fromEmail} to be used as a sender address.`);
+    expect(String(page.body)).toContain('<button class="primary" type="submit">Confirm sender address</button>');
+    expect(formToken(page)).toBe(link.searchParams.get('token'));
     expect(await isVerified(keys)).toBe(0);
+  });
+
+  it('verifies the sender when the button is pressed, without credentials', async () => {
+    const { keys, fromEmail } = await accountWithSender();
+    const [mail] = await mailsTo(sink, fromEmail);
+    const shown = await open(confirmationLink(mail!));
     // Act
-    const page = await open(confirmationLink(mail!));
+    const page = await confirmPage(formToken(shown));
     // Assess
     expectPage(page, 200, `The address ${fromEmail} is confirmed`);
     expect(await isVerified(keys)).toBe(1);
+  });
+
+  it('says so when the link of an already confirmed sender is followed again', async () => {
+    const { keys, fromEmail } = await accountWithSender();
+    const link = confirmationLink((await mailsTo(sink, fromEmail))[0]!);
+    await confirmPage(link.searchParams.get('token') as string);
+    const page = await open(link);
+    expectPage(page, 200, `The address ${fromEmail} is already confirmed.`);
+    expect(String(page.body)).not.toContain('<form');
+    expect(await isVerified(keys)).toBe(1);
+  });
+
+  it('refuses an invalid, outdated or orphaned link already on the page the link opens', async () => {
+    const { keys, fromEmail } = await accountWithSender();
+    const link = confirmationLink((await mailsTo(sink, fromEmail))[0]!);
+    const tampered = new URL(link);
+    tampered.searchParams.set('token', `${link.searchParams.get('token')}x`);
+    expectPage(await open(tampered), 400, 'invalid or has expired');
+    await call(keys, 'POST', 'sender/update', { body: multipart(senderInput({ from_email: uniqueAddress(), sender_id: 1 })) });
+    expectPage(await open(link), 400, 'invalid or has expired');
+    await call(keys, 'DELETE', 'sender/delete', { query: { sender_id: 1 } });
+    expectPage(await open(link), 404, 'This sender no longer exists');
   });
 
   it('answers the success page again on a second click', async () => {
@@ -180,8 +227,8 @@ describe('public sender confirmation page', () => {
   });
 
   it('answers 405 for another method', async () => {
-    const result = await publicPages(apiEvent({ method: 'POST', path: 'public/senders/confirm' }));
+    const result = await publicPages(apiEvent({ method: 'DELETE', path: 'public/senders/confirm' }));
     expect(result.statusCode).toBe(405);
-    expect(result.headers?.allow).toBe('GET');
+    expect(result.headers?.allow).toBe('GET, POST');
   });
 });

@@ -7,7 +7,7 @@ import { resetConfig } from '../../shared/config';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
-import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';
+import { apiEvent, authHeaders, multipart, parsed, urlencoded, type Keys } from '../support/events';
 import { freePort } from '../support/global-setup';
 import { confirmationLink, latestConfirmationToken, mailsTo, senderInput, startMailSink, stopMailSink, uniqueAddress } from '../support/senders';
 
@@ -20,8 +20,9 @@ async function senderDetails(keys: Keys, id: number): Promise<Record<string, unk
   return (body.message as { sender: Record<string, unknown> }).sender;
 }
 
+/** Press the confirmation page's button. */
 async function confirm(token: string) {
-  return publicPages(apiEvent({ method: 'GET', path: 'public/senders/confirm', query: { token } }));
+  return publicPages(apiEvent({ method: 'POST', path: 'public/senders/confirm', body: urlencoded({ token }) }));
 }
 
 describe('sender verification mail', () => {
@@ -84,7 +85,7 @@ describe('sender verification mail', () => {
       await call(keys, 'POST', 'sender/save', { body: multipart(senderInput({ from_email: fromEmail })) });
       setClock(() => new Date(start.getTime() + 45_000));
       const response = await handler(apiEvent({ method: 'GET', path: 'sender/resend-mail', query: { sender_id: 1 }, headers: authHeaders(keys) }));
-      expect(parsed(response)).toEqual({ status: 422, body: { status: 'failed', errors: 'Please wait before requesting another verification mail.' } });
+      expect(parsed(response)).toEqual({ status: 429, body: { status: 'failed', errors: 'Please wait before requesting another verification mail.' } });
       expect(response.headers?.['retry-after']).toBe('15');
       expect(await mailsTo(sink, fromEmail)).toHaveLength(1);
       expect((await senderDetails(keys, 1)).send_at).toBe('2030-01-01 10:00:00');
@@ -98,7 +99,7 @@ describe('sender verification mail', () => {
       await call(keys, 'POST', 'sender/save', { body: multipart(senderInput({ from_email: fromEmail })) });
       setClock(() => new Date(start.getTime() + 120_000));
       const results = await Promise.all([1, 2].map(() => call(keys, 'GET', 'sender/resend-mail', { query: { sender_id: 1 } })));
-      expect(results.map((result) => result.status).sort()).toEqual([200, 422]);
+      expect(results.map((result) => result.status).sort()).toEqual([200, 429]);
       expect(await mailsTo(sink, fromEmail)).toHaveLength(2);
     });
 

@@ -4,7 +4,7 @@
 // must end at status 3 with no address mailed twice and every recipient either mailed (triggered) or
 // counted as uncertain in the send's details, never more of them than there were mails in flight.
 // Everything goes through the HTTP API and the sink's `/store`; the sender is confirmed through the
-// link in its verification mail.
+// page its verification mail links to (its button POSTs the token).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -144,7 +144,10 @@ async function createSend(): Promise<string> {
   // Confirmed the way its owner would: through the link in the verification mail.
   const [verification] = await poll(async () => (await sinkMails()).filter((mail) => mail.destination.to.includes(fromEmail)), (mails) => mails.length > 0, 15_000);
   const link = /href="([^"]+)"/.exec(verification?.body.html ?? '')?.[1]?.replace(/&amp;/g, '&');
-  if (!link || (await fetch(link)).status !== 200) throw new Error(`the sender could not be confirmed through ${link}`);
+  // The link opens a page whose button POSTs the token back; that is what confirms.
+  const token = link ? new URL(link).searchParams.get('token') : null;
+  const confirmed = link && token ? await fetch(new URL(link).origin + new URL(link).pathname, { method: 'POST', body: new URLSearchParams({ token }) }) : undefined;
+  if (!confirmed || confirmed.status !== 200) throw new Error(`the sender could not be confirmed through ${link}`);
 
   const { utr } = await api<{ utr: string }>('single/send/create', {
     template_id: 2,

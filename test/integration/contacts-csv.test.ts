@@ -86,7 +86,12 @@ describe('contact CSV', () => {
       await addField(keys, 'joined_at', 'datetime-local');
       const result = await handler(apiEvent({ method: 'GET', path: 'contacts/csv-sample/download', headers: authHeaders(keys) }));
       expect(result.statusCode).toBe(200);
-      expect(result.headers).toEqual({ 'content-type': 'text/csv; charset=utf-8', 'content-disposition': 'attachment; filename="contacts-sample.csv"' });
+      expect(result.headers).toEqual({
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': 'attachment; filename="contacts-sample.csv"',
+        'x-ratelimit-limit': expect.any(String),
+        'x-ratelimit-remaining': expect.any(String),
+      });
       expect(result.body).toBe(
         'first_name,last_name,email,alt_email,country,state,city,address_line1,address_line2,state_province_region,postal_code,age,joined_at\r\n' +
           'Jane,Doe,jane.doe@example.com,jane@example.org,US,California,San Francisco,1 Market Street,Suite 100,CA,94105,42,2024-01-31T09:30\r\n',

@@ -126,11 +126,12 @@ describe('DynamoDB through the SDK', () => {
       () => addType(keys, 'Throttled'),
     );
     expect(added.result).toBeGreaterThan(0);
-    // Each operation was tried twice: a throttle, then the answer.
+    // Each operation's first attempt was throttled and tried again (an operation the requests use more
+    // than once, such as the per-account request counter's UpdateItem, shows its later calls too).
     const byOperation = new Map<string, number>();
     for (const attempt of added.attempts) byOperation.set(attempt.operation, (byOperation.get(attempt.operation) ?? 0) + 1);
     expect(byOperation.size).toBeGreaterThan(0);
-    expect([...byOperation.values()].every((count) => count === 2)).toBe(true);
+    expect([...byOperation.values()].every((count) => count >= 2)).toBe(true);
   });
 });
 

@@ -9,7 +9,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, isConditionFailure, putNewItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { getItem, isConditionFailure, putNewItem, queryAll, setExpression, withoutKeys, type Item } from '../table/records';
 
 /** A segment as the spec shows it. */
 export interface Segment {
@@ -181,18 +181,14 @@ export function segmentRulesUpdate(accountId: number, id: number, input: Segment
   };
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  const sets = Object.entries(changes).map(([name, value], i) => {
-    names[`#a${i}`] = name;
-    values[`:v${i}`] = value;
-    return `#a${i} = :v${i}`;
-  });
+  const update = setExpression(changes, names, values);
   return {
     rulesVersion,
     update: {
       Update: {
         TableName: tableName(),
         Key: segmentKey(accountId, id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: update,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,

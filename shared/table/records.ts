@@ -55,6 +55,16 @@ export interface UpdateGuard {
   values?: Record<string, unknown>;
 }
 
+/** `SET` of every attribute in `changes`, with placeholders added to `names` and `values`. */
+export function setExpression(changes: Item, names: Record<string, string>, values: Record<string, unknown>): string {
+  const sets = Object.entries(changes).map(([name, value], i) => {
+    names[`#a${i}`] = name;
+    values[`:v${i}`] = value;
+    return `#a${i} = :v${i}`;
+  });
+  return `SET ${sets.join(', ')}`;
+}
+
 /**
  * Set attributes on an existing item (that also meets `guard`, when given); undefined when it does
  * not exist or the guard fails. Returns the item after the change.
@@ -62,17 +72,13 @@ export interface UpdateGuard {
 export async function updateExistingItem(key: Key, changes: Item, guard?: UpdateGuard): Promise<Item | undefined> {
   const names: Record<string, string> = { ...guard?.names };
   const values: Record<string, unknown> = { ...guard?.values };
-  const sets = Object.entries(changes).map(([name, value], i) => {
-    names[`#a${i}`] = name;
-    values[`:v${i}`] = value;
-    return `#a${i} = :v${i}`;
-  });
+  const update = setExpression(changes, names, values);
   try {
     const result = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: `SET ${sets.join(', ')}`,
+        UpdateExpression: update,
         ConditionExpression: guard ? `attribute_exists(pk) AND (${guard.condition})` : 'attribute_exists(pk)',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,

@@ -14,6 +14,7 @@ import {
   type AutomationTypeName,
 } from '../../shared/automations/repository';
 import { automationWentLive } from '../../shared/automations/going-live';
+import { automationDetails } from '../../shared/automations/sender-hold';
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { segmentExists } from '../../shared/segments/repository';
 import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
@@ -83,7 +84,7 @@ export const duplicate = accountOperation(async ({ account, request }) => {
 
 export const details = accountOperation(async ({ account, request }) => {
   const { utr } = validate(request.query, utrQuery);
-  return ok({ automation: await getAutomation(account.id, utr) });
+  return ok({ automation: await automationDetails(await getAutomation(account.id, utr)) });
 });
 
 export const pause = accountOperation(async ({ account, request }) => {

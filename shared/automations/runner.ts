@@ -3,7 +3,8 @@
 // enrolment on to its next step or ends it. Safe to run twice at once: the delivery ledger never
 // mails a step twice, and every enrolment change is conditional on the version read. A run whose
 // time runs out stops at a recipient boundary: what it mailed is moved on and counted, everyone
-// else stays due, unclaimed, for the next run.
+// else stays due, unclaimed, for the next run. A step whose sender is not verified is never mailed:
+// its enrolments stay due until the sender is verified again.
 import { getAutomation, automationStatus, exitCriteria, type Automation, type AutomationTarget } from './repository';
 import { listAutomationSteps, type AutomationStep } from './steps';
 import type { ContactRecord } from '../contacts/record';
@@ -27,12 +28,11 @@ import { describeError, log } from '../log';
 import { deliverToRecipients } from '../sending/deliver';
 import type { DeliveryRecipient } from '../sending/delivery-message';
 import { contactFields } from '../sending/recipients';
-import type { SendContent } from '../sending/send-content';
 import type { SendRef } from '../sending/send-ref';
 import { currentTime } from '../time';
 import { bucketsToDrain, drainedThrough, dueAfter } from './buckets';
 import { currentContacts, stillInTarget } from './members';
-import { automationGroupId, stepContent } from './step-content';
+import { automationGroupId, stepContent, type StepMail } from './step-content';
 
 export interface RunSummary {
   /** Due enrolments read. */
@@ -83,7 +83,7 @@ const parallelPartitions = 8;
 class RunCache {
   private automations = new Map<string, Promise<Automation | undefined>>();
   private steps = new Map<string, Promise<AutomationStep[]>>();
-  private contents = new Map<string, Promise<SendContent>>();
+  private contents = new Map<string, Promise<StepMail>>();
   private countries = new Map<string, Promise<string | undefined>>();
 
   automation(accountId: number, utr: string): Promise<Automation | undefined> {
@@ -106,7 +106,8 @@ class RunCache {
     return found;
   }
 
-  content(accountId: number, automation: Automation, step: AutomationStep): Promise<SendContent> {
+  /** The step's mail and its sender's verification, read once per step per run. */
+  content(accountId: number, automation: Automation, step: AutomationStep): Promise<StepMail> {
     const key = `${accountId}#${step.utr}`;
     let found = this.contents.get(key);
     if (!found) this.contents.set(key, (found = stepContent(accountId, automation, step)));
@@ -174,15 +175,23 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStep[]
   await changeAll(unsubscribed, (enrolment) => endEnrolment(enrolment, 'unsubscribed'), summary, 'ended');
   if (present.length === 0) return;
 
-  let content: SendContent;
+  let mail: StepMail;
   try {
-    content = await cache.content(accountId, automation, step);
+    mail = await cache.content(accountId, automation, step);
   } catch (error) {
     // E.g. the step's sender was deleted: nothing can be sent; the enrolments wait for a fix.
     log.error('automation step could not be prepared', { accountId, automationUtr: automation.utr, stepUtr: step.utr, ...describeError(error) });
     await changeAll(present, keepDue, summary, 'keptDue');
     return;
   }
+  if (!mail.senderVerified) {
+    // Never mailed from an unverified address: the step is held, its enrolments stay due (nothing
+    // skipped, nothing counted) and go out once the sender is verified again.
+    log.warn('automation step held: its sender is not verified', { accountId, automationUtr: automation.utr, stepUtr: step.utr, senderId: step.sender_id });
+    await changeAll(present, keepDue, summary, 'keptDue');
+    return;
+  }
+  const { content } = mail;
   const ref: SendRef = { kind: 'automation-step', accountId, automationUtr: automation.utr, stepUtr: step.utr };
   const after = steps.find((candidate) => candidate.id > step.id);
   await inParallel(chunked(present, deliveryBatch), parallelDeliveries, async (batch) => {

@@ -11,10 +11,17 @@ export function automationGroupId(automation: Automation): number | null {
   return /^\d{1,15}$/.test(automation.unsubscribe_group_id) ? Number(automation.unsubscribe_group_id) : null;
 }
 
+/** What a step mails, and whether its sender may be mailed from now. */
+export interface StepMail {
+  content: SendContent;
+  /** False while the sender's from address is unverified (never confirmed, or changed since): the step is held. */
+  senderVerified: boolean;
+}
+
 /** The step's content, with its sender as it is now (steps store the sender id, not a copy). */
-export async function stepContent(accountId: number, automation: Automation, step: AutomationStep): Promise<SendContent> {
+export async function stepContent(accountId: number, automation: Automation, step: AutomationStep): Promise<StepMail> {
   const sender = await getSender(accountId, step.sender_id);
-  return {
+  const content: SendContent = {
     subject: step.subject,
     // Steps have no preheader field in the spec.
     preheader: '',
@@ -25,4 +32,5 @@ export async function stepContent(accountId: number, automation: Automation, ste
     senderAddress: await senderPostalAddress(sender),
     unsubscribeGroupId: automationGroupId(automation),
   };
+  return { content, senderVerified: sender.is_verified === 1 };
 }

@@ -1,9 +1,9 @@
 // Automation test fixtures: an account with what an automation refers to (a contact type, a segment,
-// an unsubscribe group, a sender), and calls to the automations family's handler.
+// an unsubscribe group, a verified sender), and calls to the automations family's handler.
 import { handler } from '../../functions/automations/handler';
 import { addContactType } from '../../shared/contact-types/repository';
 import { addSegment } from '../../shared/segments/repository';
-import { addSender } from '../../shared/senders/repository';
+import { addSender, confirmSenderAddress } from '../../shared/senders/repository';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { newAccount } from './accounts';
 import { apiEvent, authHeaders, multipart, parsed, type Keys } from './events';
@@ -40,6 +40,8 @@ export async function automationWorld(): Promise<AutomationWorld> {
     company_address2: null,
     nickname: 'News',
   });
+  // Steps are only mailed from a verified sender.
+  await confirmSenderAddress(accountId, sender.id, sender.from_email);
   return { keys, accountId, contactTypeId: contactType.id, segmentId: segment.id, groupId: group.id, senderId: sender.id };
 }
 

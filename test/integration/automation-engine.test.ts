@@ -1,44 +1,29 @@
 // The automation engine on DynamoDB Local with the SES sink in process: enrolment by the contacts
 // API, CSV import and segment membership; steps sent by the runner as a simulated clock advances;
 // pause and resume; unsubscribes; at most one enrolment and one mail per step; delete.
-import type { SesSink } from '../../infra/local/ses-sink';
 import { runDueSteps } from '../../shared/automations/runner';
 import { addContactType } from '../../shared/contact-types/repository';
 import { addSegment } from '../../shared/segments/repository';
 import { enrolContacts, getEnrolment, listEnrolments } from '../../shared/automations/enrolments';
 import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/repository';
-import { resetClock, setClock } from '../../shared/time';
 import { addStep, automationWorld, call, createAutomation, detailsOf, listOf, type AutomationWorld } from '../support/automations';
 import { callContacts, listContacts } from '../support/contacts';
 import { multipart } from '../support/events';
-import { mailsTo, place, startMailSink, stopMailSink } from '../support/senders';
+import { mailsTo, place } from '../support/senders';
+import { simulatedTimeWithSink } from '../support/simulated-time';
 
 const minute = 60_000;
 const hour = 60 * minute;
 const day = 24 * hour;
 
-let sink: SesSink;
-// One simulated clock for the whole file that only moves forward, as real time does: the runner
-// remembers the hours it drained, and every test's steps are due on the same time line.
-let simulated = Date.now();
-const advance = (ms: number) => {
-  simulated += ms;
-};
-
-beforeAll(async () => {
-  sink = await startMailSink();
-  setClock(() => new Date(simulated));
-});
-
-afterAll(async () => {
-  resetClock();
-  await stopMailSink(sink);
-});
+// One simulated clock for the whole file that only moves forward: the runner remembers drained hours.
+const time = simulatedTimeWithSink();
+const advance = time.advance;
 
 let serial = 0;
 function address(name: string): string {
   serial++;
-  return `${name}-${serial}-${simulated}@engine.example`;
+  return `${name}-${serial}-${time.now()}@engine.example`;
 }
 
 async function addContact(world: AutomationWorld, email: string, fields: Record<string, string | number> = {}): Promise<number> {
@@ -64,7 +49,7 @@ async function liveAutomation(world: AutomationWorld, steps: [string, string, nu
 }
 
 async function subjectsTo(email: string): Promise<string[]> {
-  return (await mailsTo(sink, email)).map((mail) => mail.subject);
+  return (await mailsTo(time.sink(), email)).map((mail) => mail.subject);
 }
 
 const welcomeSteps: [string, string, number][] = [
@@ -111,7 +96,7 @@ describe('automation engine', () => {
     expect(await subjectsTo(ada)).toHaveLength(3);
 
     // The mail went through the shared delivery path: rendered for the contact, with the footer links.
-    const [first] = await mailsTo(sink, ada);
+    const [first] = await mailsTo(time.sink(), ada);
     expect(first?.body.html).toContain('public/');
     const details = await detailsOf(world, utr);
     expect(details).toMatchObject({ total_triggered: 3, total_delivered: 3 });
@@ -235,7 +220,7 @@ describe('automation engine', () => {
     // Paused and set live again: the member is not enrolled (or mailed) a second time.
     await call(world.keys, 'GET', 'automations/pause', { query: { utr } });
     await setLive(world, utr);
-    expect(await enrolContacts(world.accountId, utr, [{ contactId, email: carl }], new Date(simulated))).toBe(0);
+    expect(await enrolContacts(world.accountId, utr, [{ contactId, email: carl }], new Date(time.now()))).toBe(0);
     advance(minute);
     await runDueSteps();
     expect(await subjectsTo(carl)).toEqual(['Welcome']);

@@ -1,40 +1,26 @@
 // Automation steps are never mailed from an unverified sender: the step runner holds a step whose
 // sender is not verified (its enrolments stay due, nothing is skipped), the automation's details say
 // so, and the held mails go out, from the verified address, once the sender is verified again.
-import type { SesSink } from '../../infra/local/ses-sink';
 import { runDueSteps } from '../../shared/automations/runner';
 import { listEnrolments } from '../../shared/automations/enrolments';
 import { addSender, confirmSenderAddress, getSender, updateSender } from '../../shared/senders/repository';
-import { resetClock, setClock } from '../../shared/time';
 import { addStep, automationWorld, call, createAutomation, detailsOf, type AutomationWorld } from '../support/automations';
 import { callContacts } from '../support/contacts';
 import { multipart } from '../support/events';
-import { mailsTo, place, startMailSink, stopMailSink, uniqueAddress } from '../support/senders';
+import { mailsTo, place, uniqueAddress } from '../support/senders';
+import { simulatedTimeWithSink } from '../support/simulated-time';
 
 const minute = 60_000;
 const hour = 60 * minute;
 
-let sink: SesSink;
-// A clock that only moves forward, as in the engine's own tests: the runner remembers drained hours.
-let simulated = Date.now();
-const advance = (ms: number) => {
-  simulated += ms;
-};
-
-beforeAll(async () => {
-  sink = await startMailSink();
-  setClock(() => new Date(simulated));
-});
-
-afterAll(async () => {
-  resetClock();
-  await stopMailSink(sink);
-});
+// One simulated clock for the whole file that only moves forward: the runner remembers drained hours.
+const time = simulatedTimeWithSink();
+const advance = time.advance;
 
 let serial = 0;
 function address(name: string): string {
   serial++;
-  return `${name}-${serial}-${simulated}@hold.example`;
+  return `${name}-${serial}-${time.now()}@hold.example`;
 }
 
 async function addContact(world: AutomationWorld, email: string): Promise<void> {
@@ -65,7 +51,7 @@ async function changeAddress(world: AutomationWorld, senderId: number): Promise<
 }
 
 async function mailsOf(email: string): Promise<{ subject: string; from: string }[]> {
-  return (await mailsTo(sink, email)).map((mail) => ({ subject: mail.subject, from: mail.from }));
+  return (await mailsTo(time.sink(), email)).map((mail) => ({ subject: mail.subject, from: mail.from }));
 }
 
 describe('automation steps and unverified senders', () => {

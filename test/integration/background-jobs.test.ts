@@ -253,6 +253,9 @@ describe('background jobs', () => {
       expect(await runJob(account.account_id, (job as { id: number }).id, jobRunners)).toBe(false);
       expect(await listEnrolments(account.account_id, utr)).toHaveLength(520);
       expect((await jobsOf(account.account_id))[0]).toMatchObject({ kind: 'automation-enrol', target: utr, status: 'completed', processed: 520 });
+      // The step runner drains every account's due enrolments: leave none behind for other test files.
+      expect((await handlerCaller(automationsHandler)(account, 'DELETE', 'automations/delete', { query: { utr } })).status).toBe(200);
+      expect(await listEnrolments(account.account_id, utr)).toEqual([]);
     });
   });
 

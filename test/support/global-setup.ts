@@ -1,10 +1,12 @@
-// Integration tests share one DynamoDB Local (in memory) for the run; each test makes its own accounts.
+// Integration tests share one DynamoDB Local (in memory) for the run, with one table per jest worker
+// (test-table.ts); each test makes its own accounts.
 import { createServer } from 'node:net';
+import type { Config } from '@jest/types';
 import { ensureTable, startLocalDynamo, type LocalDynamo } from '../../infra/local/dynamodb';
 import { resetConfig } from '../../shared/config';
 import { seedReferenceData } from '../../shared/reference-data/repository';
+import { workerTable } from './test-table';
 
-export const TEST_TABLE = 'email-service-test';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -17,18 +19,22 @@ export function freePort(): Promise<number> {
   });
 }
 
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
   process.env.DDB_LOCAL_TELEMETRY = '0';
   process.env.JAVA_TOOL_OPTIONS = '-Xmx512m';
   const dynamo = await startLocalDynamo({ port: await freePort() });
-  await ensureTable(dynamo.endpoint, TEST_TABLE);
   (globalThis as { __localDynamo?: LocalDynamo }).__localDynamo = dynamo;
   // Workers start after this and inherit the environment.
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-  process.env.TABLE_NAME = TEST_TABLE;
   process.env.APP_RUNTIME = 'local';
-  // Countries, states and cities, which contacts and senders validate against: seeded once per run.
-  resetConfig();
-  await seedReferenceData();
+  // Countries, states and cities, which contacts and senders validate against: seeded once per table.
+  for (let worker = 1; worker <= Math.max(1, globalConfig.maxWorkers); worker++) {
+    const table = workerTable(String(worker));
+    await ensureTable(dynamo.endpoint, table);
+    process.env.TABLE_NAME = table;
+    resetConfig();
+    await seedReferenceData();
+  }
+  delete process.env.TABLE_NAME;
   resetConfig();
 }

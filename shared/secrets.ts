@@ -1,16 +1,26 @@
-// Secrets read at run time from Secrets Manager, once per container, so no secret is ever in the
-// template or the function's environment: the stack passes only the secret's ARN.
+// Secrets read at run time from Secrets Manager, once per container and again every few minutes, so
+// no secret is ever in the template or the function's environment (the stack passes only the
+// secret's ARN) and a rotated key reaches warm containers.
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { awsClient } from './aws-clients';
 import { optionalEnv, provideSecretValues } from './config';
+import { describeError, log } from './log';
+import { currentTime } from './time';
 
-// Used once per container, at the first invocation; built lazily so functions without secrets never construct it.
+// Used at the first invocation and every few minutes after; built lazily so functions without secrets never construct it.
 export const secretsManagerClient = awsClient(({ region }) => new SecretsManagerClient({ region }));
 
 /** The environment variable holding the ARN of the token-signing key's secret. */
 export const tokenSigningKeySecretArnEnvName = 'TOKEN_SIGNING_KEY_SECRET_ARN';
 
+/**
+ * How long a container uses the secret it read before reading it again: a key set stored during a
+ * rotation reaches every warm container within this time, without a redeploy (docs/operations.md).
+ */
+export const secretRefreshMs = 5 * 60_000;
+
 let loading: Promise<void> | undefined;
+let loadedAt: number | undefined;
 
 async function readSecret(secretId: string): Promise<string> {
   const { SecretString } = await secretsManagerClient().send(new GetSecretValueCommand({ SecretId: secretId }));
@@ -18,20 +28,34 @@ async function readSecret(secretId: string): Promise<string> {
   return SecretString;
 }
 
+async function load(secretId: string): Promise<void> {
+  const tokenSigningKey = await readSecret(secretId);
+  provideSecretValues({ tokenSigningKey });
+  loadedAt = currentTime().getTime();
+}
+
 /**
  * Load the secrets this function was given (none without the ARN variables, as locally) before the
- * first use of `config().tokenSigningKey`. Concurrent callers share one request; a failure is not
- * cached, so the next invocation tries again.
+ * first use of `config().tokenSigningKey`, and again once they are `secretRefreshMs` old. Concurrent
+ * callers share one request. A first read that fails fails the invocation and is not cached, so the
+ * next one tries again; a refresh that fails keeps the value already read (a Secrets Manager hiccup
+ * must not stop links from working) and is tried again by the next invocation. (A key set with a
+ * mistake in it is refused where it is read, shared/signed-token.ts, which keeps the last good one.)
  */
 export function loadSecrets(): Promise<void> {
   const arn = optionalEnv(tokenSigningKeySecretArnEnvName);
   if (!arn) return Promise.resolve();
-  loading ??= readSecret(arn).then(
-    (tokenSigningKey) => provideSecretValues({ tokenSigningKey }),
-    (error: unknown) => {
+  if (loadedAt === undefined) {
+    loading ??= load(arn).finally(() => {
       loading = undefined;
-      throw error;
-    },
-  );
+    });
+    return loading;
+  }
+  if (currentTime().getTime() - loadedAt < secretRefreshMs) return Promise.resolve();
+  loading ??= load(arn)
+    .catch((error: unknown) => log.warn('secret refresh failed; the value already read stays in use', describeError(error)))
+    .finally(() => {
+      loading = undefined;
+    });
   return loading;
 }

@@ -2,7 +2,8 @@
 // its preview. The links carry a signed token (account and step utr) instead of credentials, so
 // they open in a browser or an <img> tag, cannot be forged, and never reveal another step.
 import { config } from '../../shared/config';
-import { signToken, verifyToken } from '../../shared/signed-token';
+import { verifyLinkToken } from '../../shared/legacy-tokens';
+import { signToken } from '../../shared/signed-token';
 import { getAutomationStep, type AutomationStep } from '../../shared/automations/steps';
 import { RecordNotFound } from '../../shared/table/errors';
 import { renderDesignHtml, type Design } from '../../shared/templates/design';
@@ -21,7 +22,7 @@ export function stepLinks(accountId: number, stepUtr: string): { design_url: str
 }
 
 async function stepOfLink(request: ApiRequest): Promise<AutomationStep> {
-  const check = verifyToken(purpose, request.pathParameters.token);
+  const check = verifyLinkToken(purpose, request.pathParameters.token);
   const accountId = check.valid ? check.claims.a : undefined;
   const stepUtr = check.valid ? check.claims.s : undefined;
   if (typeof accountId !== 'number' || typeof stepUtr !== 'string') throw new RecordNotFound('automation step link', 'token');

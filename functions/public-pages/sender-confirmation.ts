@@ -2,13 +2,16 @@
 // button's form POSTs the token back and that verifies the sender. Mail scanners and link previews
 // fetch links but do not submit forms, so they can no longer confirm an address for its owner.
 import { readSenderConfirmation, type SenderConfirmationClaims } from '../../shared/senders/confirmation';
+import { takeAccountLinkRequest } from '../../shared/rate-limits/link-limit';
 import { RecordNotFound } from '../../shared/table/errors';
-import { confirmSenderAddress, getSender } from '../../shared/senders/repository';
+import { getSender } from '../../shared/senders/repository';
+import { verifySender } from '../../shared/senders/confirmation-service';
 import { publicOperation } from '../../shared/http/pipeline';
 import type { Reply } from '../../shared/http/reply';
 import { escapeHtml } from '../../shared/mail/templates/html';
 import { log } from '../../shared/log';
 import { htmlFrame, htmlPage } from './page';
+import { limitReply } from './recipient-link';
 
 // One text for every refused link, so the page tells nothing about why or about whose link it was.
 const invalidLink = () =>
@@ -50,12 +53,23 @@ function readLink(token: unknown, requestId: string): SenderConfirmationClaims |
   return undefined;
 }
 
+/**
+ * The 429 page for a link past the public pages' per-link limit, or undefined. Counted only once the
+ * token holds, so forged links cost no I/O; per link, so one link's loop never refuses another's.
+ */
+async function linkLimit(claims: SenderConfirmationClaims): Promise<Reply | undefined> {
+  const identity = `sender-confirmation\n${claims.senderId}\n${claims.email.toLowerCase()}`;
+  return limitReply(await takeAccountLinkRequest(claims.accountId, identity, 'pages'), 'html');
+}
+
 /** GET: what the link would confirm, with the button; nothing is written. */
 export const showSenderConfirmation = publicOperation(
   async ({ request }) => {
     const token = request.query.token;
     const claims = readLink(token, request.requestId);
     if (!claims) return invalidLink();
+    const limited = await linkLimit(claims);
+    if (limited) return limited;
     try {
       const sender = await getSender(claims.accountId, claims.senderId);
       if (sender.from_email !== claims.email) {
@@ -78,9 +92,12 @@ export const showSenderConfirmation = publicOperation(
 export const confirmSender = publicOperation(async ({ request }) => {
   const claims = readLink(request.fields.token, request.requestId);
   if (!claims) return invalidLink();
+  const limited = await linkLimit(claims);
+  if (limited) return limited;
   const { accountId, senderId, email } = claims;
   try {
-    const outcome = await confirmSenderAddress(accountId, senderId, email);
+    // Verifies the sender and releases the single sends that waited for it.
+    const outcome = await verifySender(accountId, senderId, email);
     if (outcome === 'address-changed') {
       log.info('sender confirmation refused', { requestId: request.requestId, reason: 'address-changed' });
       return invalidLink();

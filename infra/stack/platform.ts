@@ -8,7 +8,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { maxReceiveCount, queueNames, type QueueName } from '../../shared/queue/queues';
+import { maxReceiveCount, maxReceiveCountOf, queueNames, type QueueName } from '../../shared/queue/queues';
 import { constructId } from './lambda-bundling';
 
 export { maxReceiveCount };
@@ -54,7 +54,8 @@ export class Platform extends Construct {
         retentionPeriod: Duration.days(4),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
-        deadLetterQueue: { queue: deadLetters, maxReceiveCount },
+        // Most queues give up after 3 receives; the webhook queue retries on its own backoff for over a day.
+        deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceiveCountOf(name) },
       });
       queues.set(name, { queue, deadLetters });
     }
@@ -85,7 +86,7 @@ export class Platform extends Construct {
     });
 
     this.tokenSigningKey = new Secret(this, 'TokenSigningKey', {
-      description: 'HMAC key of the signed links in mail (unsubscribe, open pixel, sender confirmation)',
+      description: 'Key (or key set, for rotation: see docs/operations.md) of the sealed tokens in links and list cursors',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       // Links already mailed stay valid only with this key: never lose it with the stack.
       removalPolicy: RemovalPolicy.RETAIN,

@@ -1,4 +1,5 @@
-// Limits of the public pages, per recipient link (the send and the address a signed token names).
+// Limits of the public pages, per recipient link (the send and the address a signed token names), or
+// per sender-confirmation link.
 // Checked only once the token's signature holds, so a forged or random token costs no I/O at all;
 // and a link already at its limit is refused after a read, so a storm on one link writes nothing.
 import { createHash } from 'node:crypto';
@@ -27,9 +28,9 @@ function windowOf(use: LinkUse): LinkWindow {
   return use === 'open' ? { limit: 1, seconds: openCountWindowSeconds } : { limit: config().publicRateLimit, seconds: 60 };
 }
 
-/** The link's name in keys: a hash, so the address never appears in a key. */
-function linkName(claims: RecipientClaims): string {
-  return createHash('sha256').update(`${encodeSendRef(claims.ref)}\n${claims.email.toLowerCase()}`).digest('base64url').slice(0, 22);
+/** A link's name in keys: a hash of what identifies it, so the address never appears in a key. */
+function linkName(identity: string): string {
+  return createHash('sha256').update(identity).digest('base64url').slice(0, 22);
 }
 
 export interface LinkAdmission {
@@ -38,13 +39,18 @@ export interface LinkAdmission {
   retryAfterSeconds: number;
 }
 
-/** Count one request of a link for `use`; refused (with no write) once the link's window is used up. */
-export async function takeLinkRequest(claims: RecipientClaims, use: LinkUse): Promise<LinkAdmission> {
+/** Count one request of a recipient link for `use`; refused (with no write) once the link's window is used up. */
+export function takeLinkRequest(claims: RecipientClaims, use: LinkUse): Promise<LinkAdmission> {
+  return takeAccountLinkRequest(claims.ref.accountId, `${encodeSendRef(claims.ref)}\n${claims.email.toLowerCase()}`, use);
+}
+
+/** The same for any link of an account's mail, named by what identifies it (a sender confirmation: its sender and address). */
+export async function takeAccountLinkRequest(accountId: number, identity: string, use: LinkUse): Promise<LinkAdmission> {
   const { limit, seconds } = windowOf(use);
   const now = currentTime().getTime() / 1000;
   const windowStart = Math.floor(now / seconds) * seconds;
   const retryAfterSeconds = Math.max(1, Math.ceil(windowStart + seconds - now));
-  const key = linkRateKey(claims.ref.accountId, linkName(claims), use, windowStart);
+  const key = linkRateKey(accountId, linkName(identity), use, windowStart);
   if ((await requestsCounted(key)) >= limit) return { admitted: false, retryAfterSeconds };
   const counted = await countRequestBelow(key, limit, windowStart + seconds + 60);
   return { admitted: counted !== undefined, retryAfterSeconds };

@@ -1,6 +1,7 @@
 // The sender confirmation link's token: made when the verification mail is sent, read by the public
 // confirmation page. The address is among the claims, so a link for an old address verifies nothing new.
-import { signToken, verifyToken, type TokenCheck } from '../signed-token';
+import { verifyLinkToken } from '../legacy-tokens';
+import { signToken, type TokenCheck } from '../signed-token';
 
 const purpose = 'sender-confirmation';
 
@@ -22,7 +23,7 @@ export type SenderConfirmationCheck =
   | { valid: false; reason: Extract<TokenCheck, { valid: false }>['reason'] };
 
 export function readSenderConfirmation(token: string | undefined): SenderConfirmationCheck {
-  const check = verifyToken(purpose, token);
+  const check = verifyLinkToken(purpose, token);
   if (!check.valid) return check;
   const { account, sender, email } = check.claims;
   // Only this service signs, so a wrong shape means a bug or an old format, never an attacker.

@@ -1,6 +1,7 @@
 // The recipient's links in every marketing mail (open pixel, preferences page, RFC 8058 one-click
-// unsubscribe), all carrying one signed token that names the send, the address and the send's group.
-import { signToken, verifyToken, type TokenCheck } from '../signed-token';
+// unsubscribe), all carrying one sealed token that names the send, the address and the send's group.
+import { verifyLinkToken } from '../legacy-tokens';
+import { signToken, type TokenCheck } from '../signed-token';
 import { config } from '../config';
 import { decodeSendRef, encodeSendRef, type SendRef } from './send-ref';
 
@@ -22,13 +23,13 @@ export type RecipientTokenCheck =
 /**
  * The token for one recipient of one send. It never expires: RFC 8058 and CAN-SPAM expect an
  * unsubscribe link to keep working for at least 30 days after the mail, and a mail read a year later
- * must still let its reader leave. It is an HMAC over its claims, so it cannot be forged, and its
- * claims are not guessable ids, so links cannot be enumerated; the worst a leaked token does is
- * unsubscribe (or re-subscribe) the one address it was sent to.
+ * must still let its reader leave. It is sealed (shared/signed-token.ts): nobody can read the address
+ * or the send from it, forge it or move it to another address, and it keeps working when the key is
+ * rotated. The worst a leaked token does is unsubscribe (or re-subscribe) the one address it was sent to.
  */
 export function recipientToken(ref: SendRef, email: string, groupId: number | null): string {
+  // The account is in the send's reference; tokens mailed before sealing also carry it as `a`.
   return signToken(purpose, {
-    a: ref.accountId,
     s: encodeSendRef(ref),
     e: email,
     // A claim cannot be null; a send without a group simply has no `g`.
@@ -46,14 +47,14 @@ function decodedRef(text: string): SendRef | undefined {
 
 /** Check a token from a link; anything not signed by this service for a recipient is refused. */
 export function verifyRecipientToken(token: string | undefined): RecipientTokenCheck {
-  const check = verifyToken(purpose, token);
+  const check = verifyLinkToken(purpose, token);
   if (!check.valid) return check;
   const { a, s, e, g } = check.claims;
   // Only this service signs, so a wrong shape means a bug or an old format, never an attacker.
-  if (!Number.isSafeInteger(a) || typeof s !== 'string' || typeof e !== 'string' || e === '') return { valid: false, reason: 'malformed' };
+  if ((a !== undefined && !Number.isSafeInteger(a)) || typeof s !== 'string' || typeof e !== 'string' || e === '') return { valid: false, reason: 'malformed' };
   if (g !== undefined && !Number.isSafeInteger(g)) return { valid: false, reason: 'malformed' };
   const ref = decodedRef(s);
-  if (!ref || ref.accountId !== a) return { valid: false, reason: 'malformed' };
+  if (!ref || (a !== undefined && ref.accountId !== a)) return { valid: false, reason: 'malformed' };
   return { valid: true, claims: { ref, email: e, groupId: g === undefined ? null : (g as number) } };
 }
 

@@ -10,6 +10,7 @@ import { signToken } from '../../shared/signed-token';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
+import { tamperedClaims } from '../support/token-tampering';
 import { apiEvent, authHeaders, multipart, parsed, urlencoded, type Keys } from '../support/events';
 import { confirmationLink, latestConfirmationToken, mailsTo, senderInput, startMailSink, stopMailSink, uniqueAddress } from '../support/senders';
 
@@ -160,10 +161,8 @@ describe('public sender confirmation page', () => {
   it('refuses a tampered link (another sender id under the same signature)', async () => {
     const { fromEmail } = await accountWithSender();
     const other = await accountWithSender();
-    const [payload, signature] = (await latestConfirmationToken(sink, fromEmail)).split('.') as [string, string];
-    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    const retargeted = { ...claims, c: { account: other.keys.account_id, sender: 1, email: other.fromEmail } };
-    const tampered = `${Buffer.from(JSON.stringify(retargeted)).toString('base64url')}.${signature}`;
+    const token = await latestConfirmationToken(sink, fromEmail);
+    const tampered = tamperedClaims('sender-confirmation', token, () => ({ account: other.keys.account_id, sender: 1, email: other.fromEmail }));
     const page = await confirmPage(tampered);
     expectPage(page, 400, 'invalid or has expired');
     expect(await isVerified(other.keys)).toBe(0);

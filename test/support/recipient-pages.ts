@@ -7,6 +7,7 @@ import { addUnsubscribeGroup, type UnsubscribeGroup } from '../../shared/suppres
 import { recipientToken } from '../../shared/sending/links';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { apiEvent, urlencoded } from './events';
+import { tamperedClaims } from './token-tampering';
 
 /** A stored single send (status 1; nothing schedules it) that statistics can be counted on. */
 export async function storedSingleSend(accountId: number, unsubscribeGroupId = 1): Promise<SendRef & { kind: 'single-send' }> {
@@ -82,10 +83,7 @@ export function expectHtmlPage(page: APIGatewayProxyStructuredResultV2, status: 
   return html;
 }
 
-/** A token whose claims say another address, under the original's signature. */
+/** A token whose claims say another address, under the original's proof (signature or tag). */
 export function retargeted(token: string, email: string): string {
-  const [payload, signature] = token.split('.') as [string, string];
-  const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  const changed = { ...decoded, c: { ...decoded.c, e: email } };
-  return `${Buffer.from(JSON.stringify(changed)).toString('base64url')}.${signature}`;
+  return tamperedClaims('recipient', token, (claims) => ({ ...claims, e: email }));
 }

@@ -1,8 +1,8 @@
 // Recipient links: the token round trip for both kinds of send, no expiry, refusal of forged,
-// re-targeted and foreign tokens, and the URLs the mail carries.
+// re-targeted and foreign tokens (sealed, and format 1 as mailed before sealing), and the URLs the mail carries.
 import { createHmac } from 'node:crypto';
 import { signSenderConfirmation } from '../../shared/senders/confirmation';
-import { signToken } from '../../shared/signed-token';
+import { signToken, verifyToken } from '../../shared/signed-token';
 import { resetConfig } from '../../shared/config';
 import { openPixelUrl, oneClickUnsubscribeUrl, preferencesUrl, recipientToken, verifyRecipientToken } from '../../shared/sending/links';
 import type { SendRef } from '../../shared/sending/send-ref';
@@ -49,10 +49,19 @@ describe('recipient links', () => {
     expect(verifyRecipientToken(token)).toEqual({ valid: true, claims: { ref: automationStep, email: 'reader@example.com', groupId: null } });
   });
 
-  it('signs the documented claims for the purpose "recipient", without expiry', () => {
+  it('seals the documented claims for the purpose "recipient", without expiry', () => {
     const token = recipientToken(singleSend, 'reader@example.com', 4);
-    expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
-    expect(payloadOf(token)).toEqual({ v: 1, p: 'recipient', c: { a: 12, s: `s.12.${singleSend.utr}`, e: 'reader@example.com', g: 4 } });
+    expect(token).toMatch(/^2[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]+$/);
+    expect(verifyToken('recipient', token)).toEqual({ valid: true, claims: { s: `s.12.${singleSend.utr}`, e: 'reader@example.com', g: 4 } });
+  });
+
+  it('still reads the readable (format 1) tokens mailed before sealing, which also name the account', () => {
+    const claims = { a: 12, s: `s.12.${singleSend.utr}`, e: 'reader@example.com', g: 4 };
+    expect(payloadOf(signedWithKey({ v: 1, p: 'recipient', c: claims })).c).toEqual(claims);
+    expect(verifyRecipientToken(signedWithKey({ v: 1, p: 'recipient', c: claims }))).toEqual({
+      valid: true,
+      claims: { ref: singleSend, email: 'reader@example.com', groupId: 4 },
+    });
   });
 
   it('keeps working years after the mail was sent (unsubscribe links must not expire)', () => {
@@ -67,8 +76,11 @@ describe('recipient links', () => {
     expect(tokens.size).toBe(3);
   });
 
-  it('refuses a token re-targeted to another address under the same signature', () => {
-    const [, signature] = recipientToken(singleSend, 'reader@example.com', 4).split('.') as [string, string];
+  it('refuses a format-1 token re-targeted to another address under the same signature', () => {
+    const [, signature] = signedWithKey({ v: 1, p: 'recipient', c: { a: 12, s: `s.12.${singleSend.utr}`, e: 'reader@example.com', g: 4 } }).split('.') as [
+      string,
+      string,
+    ];
     const retargeted = Buffer.from(JSON.stringify({ v: 1, p: 'recipient', c: { a: 12, s: `s.12.${singleSend.utr}`, e: 'victim@example.com', g: 4 } })).toString('base64url');
     expect(verifyRecipientToken(`${retargeted}.${signature}`)).toEqual({ valid: false, reason: 'forged' });
   });
@@ -88,8 +100,13 @@ describe('recipient links', () => {
   it('refuses tokens made for another purpose', () => {
     const confirmation = signSenderConfirmation({ accountId: 12, senderId: 1, email: 'reader@example.com' });
     const sameClaims = signToken('unsubscribe', { a: 12, s: `s.12.${singleSend.utr}`, e: 'reader@example.com' });
-    expect(verifyRecipientToken(confirmation)).toEqual({ valid: false, reason: 'wrong-purpose' });
-    expect(verifyRecipientToken(sameClaims)).toEqual({ valid: false, reason: 'wrong-purpose' });
+    // Sealed with another purpose's key: it cannot even be opened.
+    expect(verifyRecipientToken(confirmation)).toEqual({ valid: false, reason: 'forged' });
+    expect(verifyRecipientToken(sameClaims)).toEqual({ valid: false, reason: 'forged' });
+    expect(verifyRecipientToken(signedWithKey({ v: 1, p: 'unsubscribe', c: { a: 12, s: `s.12.${singleSend.utr}`, e: 'reader@example.com' } }))).toEqual({
+      valid: false,
+      reason: 'wrong-purpose',
+    });
   });
 
   it('refuses missing, empty and garbled tokens', () => {
@@ -110,6 +127,7 @@ describe('recipient links', () => {
     ];
     for (const shape of shapes) {
       expect(verifyRecipientToken(signedWithKey({ v: 1, p: 'recipient', c: shape }))).toEqual({ valid: false, reason: 'malformed' });
+      expect(verifyRecipientToken(signToken('recipient', shape))).toEqual({ valid: false, reason: 'malformed' });
     }
     expect(verifyRecipientToken(signedWithKey({ v: 1, p: 'recipient', c: claims })).valid).toBe(true);
   });

@@ -1,0 +1,114 @@
+// Links in designs that cannot run code. A design is saved only without `javascript:`, `data:` and
+// `vbscript:` links (shared/sending/design-links.ts); and when a mail is rendered, an `href` filled
+// from placeholders (`href="((website))"`, from contact data anyone may have typed into a form) must
+// come out as an http(s), mailto or tel URL, or a relative one: anything else becomes `#`.
+import { decodeEntities } from './html-entities';
+import { scanHtml } from './html-scanner';
+
+/** Schemes that run code or smuggle content when a link is followed; no design may link to them. */
+export const refusedLinkSchemes = ['javascript', 'data', 'vbscript'] as const;
+const refused = new Set<string>(refusedLinkSchemes);
+/** Schemes a link filled from contact data may have. */
+const allowedFilledSchemes = new Set(['http', 'https', 'mailto', 'tel']);
+const schemePattern = /^([a-z][a-z0-9+.-]*):/i;
+/** What a browser drops from a URL before reading its scheme (tab, newline; controls and spaces at the ends); all of them, to be safe. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is dropped
+const ignoredInUrl = /[\u0000-\u0020\u007f-\u009f\u00ad\u200b-\u200f\u2028\u2029\ufeff]+/g;
+
+/** The lower-case scheme of an attribute value as written (entities decoded, as a browser reads it), or undefined for a relative URL. */
+export function linkScheme(valueAsWritten: string): string | undefined {
+  const url = decodeEntities(valueAsWritten).replace(ignoredInUrl, '');
+  return schemePattern.exec(url)?.[1]?.toLowerCase();
+}
+
+/** Whether a link (as written) uses a scheme no design may link to. */
+export function isRefusedLink(valueAsWritten: string): boolean {
+  const scheme = linkScheme(valueAsWritten);
+  return scheme !== undefined && refused.has(scheme);
+}
+
+/** Whether a link filled from placeholders may stay: http(s), mailto, tel, or relative. */
+export function isSafeFilledLink(valueAsWritten: string): boolean {
+  const scheme = linkScheme(valueAsWritten);
+  return scheme === undefined || allowedFilledSchemes.has(scheme);
+}
+
+/** The part of a tag to rewrite: an `href` value that holds a placeholder or a refused scheme. */
+interface CheckedHref {
+  /** The tag, to be written again with the href checked. */
+  start: number;
+  end: number;
+  name: string;
+  selfClosing: boolean;
+  attributes: readonly string[];
+}
+
+const placeholderMark = '((';
+
+function hrefsToCheck(html: string): CheckedHref[] {
+  const found: CheckedHref[] = [];
+  if (!/href/i.test(html)) return found;
+  scanHtml(html, {
+    tag(tag) {
+      if (tag.kind !== 'open') return;
+      for (let i = 0; i < tag.attributes.length; i += 2) {
+        if (tag.attributes[i] !== 'href') continue;
+        const value = tag.attributes[i + 1] as string;
+        if (value.includes(placeholderMark) || isRefusedLink(value)) {
+          found.push({ start: tag.start, end: tag.end, name: tag.name, selfClosing: tag.selfClosing, attributes: [...tag.attributes] });
+          return;
+        }
+      }
+    },
+  });
+  return found;
+}
+
+// A send renders one design for every recipient: the design's scan is kept for the next recipient.
+let lastDesign: string | undefined;
+let lastHrefs: CheckedHref[] = [];
+
+function hrefsOf(design: string): CheckedHref[] {
+  if (design !== lastDesign) {
+    lastHrefs = hrefsToCheck(design);
+    lastDesign = design;
+  }
+  return lastHrefs;
+}
+
+/** A value in double quotes; a value as written holds `"` only when it was unquoted or in single quotes. */
+const quoted = (value: string) => `"${value.includes('"') ? value.replace(/"/g, '&quot;') : value}"`;
+
+type Fill = (text: string) => string;
+
+function checkedTag(tag: CheckedHref, fill: Fill): string {
+  let out = `<${tag.name}`;
+  for (let i = 0; i < tag.attributes.length; i += 2) {
+    const name = tag.attributes[i] as string;
+    let value = fill(tag.attributes[i + 1] as string);
+    if (name === 'href') {
+      const fromPlaceholders = (tag.attributes[i + 1] as string).includes(placeholderMark);
+      if (isRefusedLink(value) || (fromPlaceholders && !isSafeFilledLink(value))) value = '#';
+    }
+    out += ` ${name}=${quoted(value)}`;
+  }
+  return `${out}${tag.selfClosing ? ' />' : '>'}`;
+}
+
+/**
+ * The design with its placeholders filled by `fill` (which escapes the values), where every `href`
+ * that a placeholder helped to write is checked as a URL once filled, and a refused one left in an
+ * old design is neutralised too. Only the tags holding such an href are written again; the rest of
+ * the design is filled as it is. Linear in the design, which is scanned once per send.
+ */
+export function fillDesignPlaceholders(design: string, fill: Fill): string {
+  const hrefs = hrefsOf(design);
+  if (hrefs.length === 0) return fill(design);
+  let out = '';
+  let copied = 0;
+  for (const tag of hrefs) {
+    out += fill(design.slice(copied, tag.start)) + checkedTag(tag, fill);
+    copied = tag.end;
+  }
+  return out + fill(design.slice(copied));
+}

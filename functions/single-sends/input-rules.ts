@@ -1,12 +1,14 @@
 // The pure rules of single-send input: audience entries (`contacts_3`), the schedule's date and time
-// (UTC) and the either-or rule of the custom design, each answering Laravel-worded messages.
+// (UTC, or in `schedule_timezone`) and the either-or rule of the custom design, each answering
+// Laravel-worded messages.
 import type { RecipientEntry, RecipientTable } from '../../shared/single-sends/record';
 import { attributeName, format, messages } from '../../shared/validation';
+import { zonedMoment } from './time-zone';
 
 /** Most audience entries one send names; keeps a send's item and its validation reads small. */
 export const maxRecipientEntries = 100;
 
-const entryPattern = /^(contacts|segments)_([1-9]\d{0,14})$/;
+export const entryPattern = /^(contacts|segments)_([1-9]\d{0,14})$/;
 
 /** `contacts_3` -> `{id: '3', table: 'contacts_'}`; undefined for anything else. */
 export function parseRecipientEntry(value: unknown): RecipientEntry | undefined {
@@ -75,7 +77,23 @@ export function scheduledMoment(date: string, time: string): Date {
   return new Date(`${date}T${time}Z`);
 }
 
-export type ScheduleInput = { schedule_type: 0 | 1; schedule_date: string | undefined; schedule_time: string | undefined };
+/** Laravel's `timezone` rule, in the 10.x wording of shared/validation/messages.ts. */
+export function invalidTimeZoneMessage(field: string): string {
+  return `The ${attributeName(field)} field must be a valid timezone.`;
+}
+
+/** A local time the clocks skip in the zone (spring forward): refused rather than moved, so no send goes at a time nobody chose. */
+export function skippedTimeMessage(zone: string, date: string): string {
+  return `The schedule time field must be a time that exists in ${zone} on ${date}: the clocks skip it.`;
+}
+
+export type ScheduleInput = {
+  schedule_type: 0 | 1;
+  schedule_date: string | undefined;
+  schedule_time: string | undefined;
+  /** A valid IANA zone name (timeZoneName); undefined: UTC. */
+  schedule_timezone?: string;
+};
 
 export type ScheduleResult =
   | { ok: true; schedule_date: string; schedule_time: string; dispatchAt: Date }
@@ -83,12 +101,8 @@ export type ScheduleResult =
 
 const immediate = { schedule_date: '0000-00-00', schedule_time: '00:00:00' };
 
-/**
- * The stored schedule and the moment to dispatch. Immediate sends ignore any date and time given
- * (they are stored as the spec's zero values); scheduled ones need both, valid, and in the future.
- */
-export function resolveSchedule(input: ScheduleInput, now: Date): ScheduleResult {
-  if (input.schedule_type === 0) return { ok: true, ...immediate, dispatchAt: now };
+/** A scheduled send's date and time, each read when present and well-formed, with the errors of the others. */
+function readScheduleFields(input: ScheduleInput): { date?: string; time?: string; errors: Record<string, string[]> } {
   const errors: Record<string, string[]> = {};
   const requiredWhenScheduled = (field: string) => `The ${attributeName(field)} field is required when schedule type is 1.`;
   let date: string | undefined;
@@ -101,8 +115,29 @@ export function resolveSchedule(input: ScheduleInput, now: Date): ScheduleResult
   else if (!(time = parseScheduleTime(input.schedule_time))) {
     errors.schedule_time = [format(messages.dateFormat, { attribute: 'schedule time', format: 'H:i, H:i:s' })];
   }
+  return { date, time, errors };
+}
+
+/**
+ * The errors of the date and time fields themselves (missing, malformed), when the zone they are read
+ * in is not known: whether the instant is after now, or exists at all, cannot be said then.
+ */
+export function scheduleFieldErrors(input: ScheduleInput): Record<string, string[]> {
+  return input.schedule_type === 0 ? {} : readScheduleFields(input).errors;
+}
+
+/**
+ * The stored schedule and the moment to dispatch. Immediate sends ignore any date and time given
+ * (they are stored as the spec's zero values); scheduled ones need both, valid, and in the future,
+ * read as a wall clock in `schedule_timezone` (the earlier instance of a time that happens twice).
+ */
+export function resolveSchedule(input: ScheduleInput, now: Date): ScheduleResult {
+  if (input.schedule_type === 0) return { ok: true, ...immediate, dispatchAt: now };
+  const { date, time, errors } = readScheduleFields(input);
   if (date === undefined || time === undefined) return { ok: false, errors };
-  const dispatchAt = scheduledMoment(date, time);
+  const zone = input.schedule_timezone;
+  const dispatchAt = zone === undefined ? scheduledMoment(date, time) : zonedMoment(date, time, zone);
+  if (dispatchAt === undefined) return { ok: false, errors: { schedule_time: [skippedTimeMessage(zone as string, date)] } };
   if (dispatchAt.getTime() <= now.getTime()) {
     return { ok: false, errors: { schedule_date: [format(messages.afterNow, { attribute: 'schedule date' })] } };
   }

@@ -7,11 +7,21 @@ import { getSender, type Sender } from '../../shared/senders/repository';
 import { senderDetails } from '../../shared/single-sends/sender';
 import type { RecipientEntry, SingleSendContent } from '../../shared/single-sends/record';
 import { findDesignTemplate } from '../../shared/templates/repository';
+import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/sending/design-links';
 import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { currentTime } from '../../shared/time';
 import { flag, format, integer, messages, string, type Field, type Infer } from '../../shared/validation';
-import { invalidEntryMessage, parseRecipientEntries, parseRecipientEntry, resolveDesign, resolveSchedule } from './input-rules';
+import {
+  invalidEntryMessage,
+  invalidTimeZoneMessage,
+  parseRecipientEntries,
+  parseRecipientEntry,
+  resolveDesign,
+  resolveSchedule,
+  scheduleFieldErrors,
+} from './input-rules';
+import { timeZoneName } from './time-zone';
 
 /** A design is stored in the send's item, which DynamoDB caps at 400 KB in all. */
 const maxDesignKilobytes = 300;
@@ -31,10 +41,10 @@ const validJson = (value: string) => {
   }
 };
 
-const schema = {
+export const schema = {
   template_id: integer().required().min(1),
-  template_json: design('template json').check(validJson),
-  template_html: design('template html'),
+  template_json: design('template json').check(validJson).check(unsafeDesignJsonMessage('template json')),
+  template_html: design('template html').check(unsafeDesignHtmlMessage('template html')),
   sender_id: integer().required().min(1),
   unsubscribe_group_id: integer().required().min(1),
   single_send_name: string().required().max(255),
@@ -43,6 +53,9 @@ const schema = {
   schedule_type: flag().required(),
   schedule_date: string(),
   schedule_time: string(),
+  schedule_timezone: string()
+    .check((value) => (timeZoneName(value) === undefined ? invalidTimeZoneMessage('schedule_timezone') : undefined))
+    .documented({ description: 'IANA time zone (e.g. Europe/Berlin) that schedule_date and schedule_time are read in; UTC when absent' }),
 };
 
 /** The order fields are reported in: the spec's create and update table. */
@@ -61,12 +74,15 @@ const fieldOrder = [
   'schedule_type',
   'schedule_date',
   'schedule_time',
+  'schedule_timezone',
 ];
 
 type Values = Partial<Infer<typeof schema>>;
 
 export interface SingleSendInput {
   content: SingleSendContent;
+  /** The sender named, as read: the send waits for it when it is not verified. */
+  sender: Sender;
   /** When the send's scheduler job is due: now for an immediate send. */
   dispatchAt: Date;
 }
@@ -88,11 +104,13 @@ async function missingEntries(accountId: number, entries: RecipientEntry[], fiel
   return errors;
 }
 
-/** The sender when it exists in the account and is verified; otherwise the message for sender_id. */
-async function usableSender(accountId: number, senderId: number): Promise<Sender | string> {
+/**
+ * The sender when it exists in the account, verified or not (a send naming an unverified one waits
+ * for it); otherwise the message for sender_id.
+ */
+async function accountSender(accountId: number, senderId: number): Promise<Sender | string> {
   try {
-    const sender = await getSender(accountId, senderId);
-    return sender.is_verified === 1 ? sender : 'The selected sender is not verified.';
+    return await getSender(accountId, senderId);
   } catch (error) {
     if (error instanceof RecordNotFound) return invalid('sender id');
     throw error;
@@ -133,7 +151,7 @@ export async function readSingleSendInput(accountId: number, fields: Record<stri
   const templateId = values.template_id;
   if (templateId !== undefined && !findDesignTemplate(templateId)) errors.template_id = [invalid('template id')];
   const [sender, groupExists, missingRecipients, missingExclusions] = await Promise.all([
-    values.sender_id === undefined ? undefined : usableSender(accountId, values.sender_id),
+    values.sender_id === undefined ? undefined : accountSender(accountId, values.sender_id),
     values.unsubscribe_group_id === undefined ? undefined : unsubscribeGroupExists(accountId, values.unsubscribe_group_id),
     missingEntries(accountId, recipients.entries, 'recipient_id', fields.recipient_id),
     missingEntries(accountId, exclusions.entries, 'exclude_specific_recipient_id', fields.exclude_specific_recipient_id),
@@ -145,12 +163,18 @@ export async function readSingleSendInput(accountId: number, fields: Record<stri
   const designChoice = resolveDesign(values.template_json, values.template_html);
   if (!designChoice.ok && !errors.template_json && !errors.template_html) Object.assign(errors, designChoice.errors);
   let schedule: ReturnType<typeof resolveSchedule> | undefined;
-  if (values.schedule_type !== undefined && !errors.schedule_date && !errors.schedule_time) {
+  const zone = values.schedule_timezone === undefined ? undefined : timeZoneName(values.schedule_timezone);
+  if (values.schedule_type !== undefined && errors.schedule_timezone) {
+    // Read in an unknown zone, only the fields' own errors are known, not whether the instant is fine.
+    const fieldErrors = scheduleFieldErrors({ schedule_type: values.schedule_type, schedule_date: values.schedule_date, schedule_time: values.schedule_time });
+    for (const [field, messagesOf] of Object.entries(fieldErrors)) errors[field] ??= messagesOf;
+  } else if (values.schedule_type !== undefined && !errors.schedule_date && !errors.schedule_time) {
     schedule = resolveSchedule(
       {
         schedule_type: values.schedule_type,
         schedule_date: values.schedule_date,
         schedule_time: values.schedule_time,
+        schedule_timezone: zone,
       },
       currentTime(),
     );
@@ -174,9 +198,11 @@ export async function readSingleSendInput(accountId: number, fields: Record<stri
       schedule_type: values.schedule_type as 0 | 1,
       schedule_date: schedule.schedule_date,
       schedule_time: schedule.schedule_time,
+      schedule_timezone: zone,
       template_json: designChoice.template_json,
       template_html: designChoice.template_html,
     },
+    sender,
     dispatchAt: schedule.dispatchAt,
   };
 }

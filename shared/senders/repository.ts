@@ -1,6 +1,6 @@
 // Senders (from addresses with a postal address) and their verification state: every table access for them.
 import { randomInt } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
@@ -106,6 +106,15 @@ export async function listSendersPage(accountId: number, page: PageRequest): Pro
 /** One sender of the account; RecordNotFound when it does not exist there. `is_verified` says whether mail may use it. */
 export async function getSender(accountId: number, id: number): Promise<Sender> {
   return toSender(await getSenderItem(accountId, id));
+}
+
+/**
+ * The sender as stored this moment (a strongly consistent read: a confirmation or an address change
+ * just written is seen), or undefined when it does not exist. Sending decides on this read.
+ */
+export async function currentSender(accountId: number, id: number): Promise<Sender | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: senderKey(accountId, id), ConsistentRead: true }));
+  return result.Item ? toSender(result.Item) : undefined;
 }
 
 /** Store a new, unverified sender; no verification mail has gone out yet (`send_at` null). */

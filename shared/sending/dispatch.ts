@@ -17,6 +17,7 @@ import {
 import { singleSendJobName, singleSendStatus } from '../single-sends/record';
 import { clearWaiting } from '../single-sends/waiting';
 import { holdSend } from '../single-sends/hold-service';
+import { checkSender } from '../single-sends/sender-gate-service';
 import { getSegmentRules } from '../segments/repository';
 import { suppressedAmong } from '../suppressions/repository';
 import { sendMessages } from '../queue/queue';
@@ -42,8 +43,13 @@ export type DispatchOutcome =
   | 'yielded'
   /** Another dispatcher run of the same send recorded the page first; it carries on. */
   | 'superseded'
-  /** A segment of its audience is being rebuilt: the send waits (its details say so) and is tried again shortly. */
-  | 'held';
+  /**
+   * Held, its details saying why: a segment of its audience is being rebuilt (tried again shortly), or
+   * its sender is unverified (its confirmation releases it) or deleted (an update can name another).
+   */
+  | 'held'
+  /** Its sender was deleted while it was running: it ended at status 4. */
+  | 'stopped';
 
 export interface DispatchOptions {
   /** Asked after each page: true makes the run schedule its resumption and return. */
@@ -93,10 +99,28 @@ async function mailable(send: SendingSingleSend, recipients: DeliveryRecipient[]
   return candidates.filter((recipient) => !suppressed.has(recipient.email.trim().toLowerCase()));
 }
 
+/** Whether a ready send's time has come (a job replaced by an update may fire before it). */
+function isDue(send: SendingSingleSend): boolean {
+  return !send.dispatchAt || Date.parse(send.dispatchAt) <= currentTime().getTime() + earlyToleranceMs;
+}
+
+/**
+ * Nothing is mailed from an unverified address: at every run of a send about to go or going, its
+ * sender must be verified at the address the send mails from. The outcome when it may not go on.
+ */
+async function senderStops(send: SendingSingleSend): Promise<DispatchOutcome | undefined> {
+  const goes = send.status === singleSendStatus.running || (send.status === singleSendStatus.ready && isDue(send));
+  if (!goes) return undefined;
+  const gate = await checkSender(send);
+  if (gate === 'usable') return undefined;
+  if (gate === 'changed') return 'not-ready';
+  return gate;
+}
+
 /** Move a ready send to running; the dispatch state of a running one. Undefined: nothing to dispatch. */
 async function claimSend(send: SendingSingleSend): Promise<DispatchState | DispatchOutcome> {
   if (send.status === singleSendStatus.ready) {
-    if (send.dispatchAt && Date.parse(send.dispatchAt) > currentTime().getTime() + earlyToleranceMs) return 'not-due';
+    if (!isDue(send)) return 'not-due';
     if (!(await startDispatch(send.user_id, send.utr))) {
       // Another run started it a moment ago (a duplicate fire), or it was deleted or changed.
       const again = await getSendingSingleSend(send.user_id, send.utr);
@@ -124,6 +148,8 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
   const pageSize = options.pageSize ?? sendingSettings().dispatchPageSize;
   const send = await getSendingSingleSend(accountId, utr);
   if (!send) return 'gone';
+  const stopped = await senderStops(send);
+  if (stopped) return stopped;
   const claimed = await claimSend(send);
   if (typeof claimed === 'string') return claimed;
   const state = claimed;

@@ -30,6 +30,20 @@ export function singleSendDispatchKey(accountId: number, utr: string): Key {
   return { pk: entityPartition(accountId, 'single-send-dispatch'), sk: utr };
 }
 
+// Sends waiting for their sender's verification, by sender: the confirmation of a sender finds them here
+
+/**
+ * The partition listing the sends that wait for one sender to be verified (one small item per send,
+ * keyed by its utr), so confirming a sender reads only its own waiting sends, never the account's all.
+ */
+export function senderWaitPartition(accountId: number, senderId: number): string {
+  return entityPartition(accountId, `single-send-sender-wait#${idSortKey(senderId)}`);
+}
+
+export function senderWaitKey(accountId: number, senderId: number, utr: string): Key {
+  return { pk: senderWaitPartition(accountId, senderId), sk: utr };
+}
+
 // The stall watch: a sparse gsi1 index of running sends by the time they were last heard of
 
 /** Write shards of the stall watch: every page and settled batch of every running send moves its entry. */

@@ -36,8 +36,10 @@ export interface SingleSendContent {
   schedule_type: 0 | 1;
   /** `YYYY-MM-DD`, or `0000-00-00` when immediate. */
   schedule_date: string;
-  /** `HH:MM:SS` (UTC), or `00:00:00` when immediate. */
+  /** `HH:MM:SS` (in `schedule_timezone`, UTC when none), or `00:00:00` when immediate. */
   schedule_time: string;
+  /** The IANA time zone the date and time are read in; absent: UTC (not in the spec, shown only when given). */
+  schedule_timezone?: string;
   template_json: string | null;
   template_html: string | null;
 }
@@ -143,6 +145,7 @@ export function toSingleSend(item: Item): SingleSend {
     schedule_type: record.schedule_type === 1 ? 1 : 0,
     schedule_date: String(record.schedule_date),
     schedule_time: String(record.schedule_time),
+    ...(typeof record.schedule_timezone === 'string' ? { schedule_timezone: record.schedule_timezone } : {}),
     status: Number(record.status ?? singleSendStatus.initiate) as SingleSendStatus,
     utr: String(record.utr),
     template_json: nullableText(record.template_json),

@@ -11,6 +11,7 @@ import {
   singleSendDispatchKey,
   singleSendKey,
   stallWatchPartition,
+  stallWatchShard,
   stallWatchShards,
   stallWatchSortKey,
 } from './keys';
@@ -80,6 +81,24 @@ export async function unwatch(accountId: number, utr: string): Promise<void> {
       Key: singleSendDispatchKey(accountId, utr),
       UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
       ConditionExpression: 'attribute_exists(pk)',
+    }),
+  ).catch((error: unknown) => {
+    if (!isConditionFailure(error)) throw error;
+  });
+}
+
+/**
+ * Put a running send back on the watch, heard of now: a hold that took it off (it waited for its
+ * sender, which only a person can end) is over. Nothing for a send already completed or gone.
+ */
+export async function rewatch(accountId: number, utr: string): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: singleSendDispatchKey(accountId, utr),
+      UpdateExpression: 'SET gsi1pk = :partition, gsi1sk = :heard',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(completed_at)',
+      ExpressionAttributeValues: { ':partition': stallWatchPartition(stallWatchShard(utr)), ':heard': stallWatchSortKey(currentTime(), accountId, utr) },
     }),
   ).catch((error: unknown) => {
     if (!isConditionFailure(error)) throw error;

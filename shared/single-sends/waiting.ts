@@ -6,6 +6,7 @@ import { db, tableName } from '../table/client';
 import { isConditionFailure } from '../table/records';
 import { singleSendKey } from './keys';
 import { getDispatchState } from './progress';
+import { senderWaitReason } from './sender-waits';
 import { singleSendStatus, waitingAttribute, type SendWaiting, type SingleSend } from './record';
 
 /** Record why a ready or running send waits; false when it is gone or past running. */
@@ -46,6 +47,9 @@ export async function clearWaiting(accountId: number, utr: string, since?: strin
   }
 }
 
+/** Waits that no progress ends: a person must act (confirm the sender). */
+const personHolds = new Set<string>([senderWaitReason.unverified]);
+
 /**
  * The send as it should be shown: a running send's stored wait is dropped once the send progressed
  * after it began (one read of the dispatch progress, only for a send that has a wait stored).
@@ -53,6 +57,9 @@ export async function clearWaiting(accountId: number, utr: string, since?: strin
 export async function withCurrentWaiting(singleSend: SingleSend): Promise<SingleSend> {
   const { waiting } = singleSend;
   if (!waiting || singleSend.status !== singleSendStatus.running) return singleSend;
+  // A send held for its sender stays held while batches queued before the hold settle: only the
+  // sender's confirmation (or the send's end) ends that wait.
+  if (personHolds.has(waiting.reason)) return singleSend;
   const progress = await getDispatchState(singleSend.user_id, singleSend.utr);
   if (!progress || Date.parse(progress.progressAt) <= Date.parse(waiting.since)) return singleSend;
   const { waiting: _ended, ...moving } = singleSend;

@@ -12,7 +12,8 @@ import { resetSendBucket } from '../../shared/sending/deliver';
 import { resetSendingSettings } from '../../shared/sending/settings';
 import { newAccount } from './accounts';
 import { useTestTable, type TestTable } from './local-stack';
-import { startMailSink, stopMailSink } from './senders';
+import { place, startMailSink, stopMailSink } from './senders';
+import { addSender, confirmSenderAddress, type Sender } from '../../shared/senders/repository';
 
 export interface SinkMail {
   messageId: string;
@@ -126,9 +127,33 @@ export function sendContent(overrides: Partial<SingleSendContent> = {}): SingleS
   };
 }
 
-/** A send in status 1 (ready), due now, as the API leaves an immediate send before its job fires. */
-export function readySend(accountId: number, overrides: Partial<SingleSendContent> = {}): Promise<SingleSend> {
-  return createSingleSend(accountId, sendContent(overrides), new Date());
+/**
+ * A send in status 1 (ready), due now, as the API leaves an immediate send before its job fires. Its
+ * sender is a real, verified sender of the account at `from_sender` (the dispatcher checks it at every
+ * run), unless the overrides name one.
+ */
+export async function readySend(accountId: number, overrides: Partial<SingleSendContent> = {}): Promise<SingleSend> {
+  const content = sendContent(overrides);
+  if (overrides.sender_id === undefined) content.sender_id = (await verifiedSender(accountId, content.from_sender)).id;
+  return createSingleSend(accountId, content, new Date());
+}
+
+/** A verified sender of the account mailing from `fromEmail`. */
+export async function verifiedSender(accountId: number, fromEmail: string): Promise<Sender> {
+  const sender = await addSender(accountId, {
+    from_name: 'Acme News',
+    from_email: fromEmail,
+    reply_to_email: 'support@acme.example',
+    country_id: place.usa,
+    state_id: null,
+    city_id: null,
+    zip_code: '90001',
+    company_address: '1 Main Street',
+    company_address2: null,
+    nickname: 'News',
+  });
+  await confirmSenderAddress(accountId, sender.id, fromEmail);
+  return { ...sender, is_verified: 1 };
 }
 
 /** An SQS event as Lambda hands it over, for calling the deliver handler directly. */

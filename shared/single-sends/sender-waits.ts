@@ -1,0 +1,180 @@
+// Sends waiting for their sender: the waits' wording, the per-sender list a sender's confirmation reads
+// (one small item per waiting send, written before the send's own wait, so no waiting send is ever
+// missing from it), and the conditional write that releases one send with the sender's details.
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isoTimestamp } from '../time';
+import { db, tableName } from '../table/client';
+import { isConditionFailure } from '../table/records';
+import { senderWaitKey, senderWaitPartition, singleSendKey } from './keys';
+import { dispatchAtAttribute, singleSendStatus, toSingleSend, waitingAttribute, type SendWaiting, type SingleSend, type SingleSendContent } from './record';
+
+/** The waits about a send's sender: `unverified` ends by itself when the sender is confirmed; `deleted` needs an update. */
+export const senderWaitReason = { unverified: 'sender-unverified', deleted: 'sender-deleted' } as const;
+
+export function senderUnverifiedMessage(senderId: number): string {
+  return `Sender ${senderId} is not verified: the send waits and moves on by itself once the sender's address is confirmed.`;
+}
+
+/** A ready send can be updated to name another sender; a running one cannot, and ends. */
+export function senderDeletedMessage(senderId: number, running: boolean): string {
+  return running
+    ? `Sender ${senderId} was deleted while the send was running; sending has stopped.`
+    : `Sender ${senderId} no longer exists: update the send to name another sender.`;
+}
+
+/** The wait of a send saved with an unverified sender: nothing is booked, the confirmation moves it. */
+export function senderUnverifiedWaiting(senderId: number, since: Date): SendWaiting {
+  return { reason: senderWaitReason.unverified, message: senderUnverifiedMessage(senderId), since: since.toISOString(), retry_at: null };
+}
+
+/**
+ * Put the send on the sender's list. Written before the send's own wait: a send stored as waiting is
+ * then always listed, and an entry whose send never came (or moved on) is dropped when the list is read.
+ */
+export async function listSenderWait(accountId: number, senderId: number, utr: string): Promise<void> {
+  await db().send(
+    new PutCommand({ TableName: tableName(), Item: { ...senderWaitKey(accountId, senderId, utr), entity: 'single-send-sender-wait', utr, sender_id: senderId } }),
+  );
+}
+
+export async function unlistSenderWait(accountId: number, senderId: number, utr: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: senderWaitKey(accountId, senderId, utr) }));
+}
+
+/** The utrs on the sender's list, strongly consistent (an entry written just before a confirmation is seen). */
+export async function sendsListedForSender(accountId: number, senderId: number): Promise<string[]> {
+  const utrs: string[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': senderWaitPartition(accountId, senderId) },
+        ProjectionExpression: 'sk',
+        ConsistentRead: true,
+        ExclusiveStartKey: cursor,
+      }),
+    );
+    utrs.push(...(page.Items ?? []).map((item) => String(item.sk)));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return utrs;
+}
+
+/** A send released from its sender's wait: the record as now stored, and when its job is due. */
+export interface ReleasedSend {
+  singleSend: SingleSend;
+  /** ISO 8601, or undefined when the send never had a time (it goes at once). */
+  dispatchAt: string | undefined;
+  /** The status and wait it had, to put back if its job cannot be booked. */
+  before: { status: number; waiting: Record<string, unknown> };
+}
+
+export type SenderDetailsCopy = Pick<SingleSendContent, 'from_sender' | 'reply_to' | 'sender_name' | 'sender_address'>;
+
+/**
+ * Release a send that waits for this sender: the wait ends, the sender's details (its address as just
+ * confirmed) are copied again, and a draft (0) becomes ready (1); a ready or running send keeps its
+ * status. Conditional on the send, as read, still waiting for this sender; undefined otherwise.
+ */
+export async function releaseSenderWait(accountId: number, utr: string, senderId: number, details: SenderDetailsCopy): Promise<ReleasedSend | undefined> {
+  const read = await db().send(new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true }));
+  const item = read.Item;
+  const waiting = item?.[waitingAttribute] as { reason?: unknown; since?: unknown } | undefined;
+  if (!item || Number(item.sender_id) !== senderId || waiting?.reason !== senderWaitReason.unverified) return undefined;
+  const status = Number(item.status);
+  const names: Record<string, string> = { '#status': 'status', '#waiting': waitingAttribute };
+  const values: Record<string, unknown> = {
+    ':read': status,
+    ':since': waiting.since,
+    ':sender': senderId,
+    ':next': status === singleSendStatus.initiate ? singleSendStatus.ready : status,
+    ':now': isoTimestamp(),
+  };
+  const sets = Object.entries(details).map(([name, value], i) => {
+    names[`#d${i}`] = name;
+    values[`:d${i}`] = value;
+    return `#d${i} = :d${i}`;
+  });
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: singleSendKey(accountId, utr),
+        UpdateExpression: `SET #status = :next, updated_at = :now, ${sets.join(', ')} REMOVE #waiting`,
+        ConditionExpression: '#status = :read AND sender_id = :sender AND #waiting.since = :since',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    const stored = result.Attributes ?? {};
+    const dispatchAt = stored[dispatchAtAttribute];
+    return {
+      singleSend: toSingleSend(stored),
+      dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined,
+      before: { status, waiting: waiting as Record<string, unknown> },
+    };
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Undo a release whose job could not be booked: the send waits for its sender again (and stays on
+ * its list), so pressing the confirmation button again releases it. Only while nothing changed it since.
+ */
+export async function restoreSenderWait(accountId: number, released: ReleasedSend): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: singleSendKey(accountId, released.singleSend.utr),
+        UpdateExpression: 'SET #status = :before, #waiting = :waiting',
+        ConditionExpression: '#status = :released AND attribute_not_exists(#waiting) AND updated_at = :updated',
+        ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute },
+        ExpressionAttributeValues: {
+          ':before': released.before.status,
+          ':waiting': released.before.waiting,
+          ':released': released.singleSend.status,
+          ':updated': released.singleSend.updated_at,
+        },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
+ * Copy the sender's current details into a send that has not completed, while it still holds the
+ * from address `readFrom`: the sender's address changed and the new one is verified. False when the
+ * send changed meanwhile.
+ */
+export async function recopySenderDetails(accountId: number, utr: string, readFrom: string, details: SenderDetailsCopy): Promise<boolean> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Record<string, unknown> = { ':readFrom': readFrom, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running, ':now': isoTimestamp() };
+  const sets = Object.entries(details).map(([name, value], i) => {
+    names[`#d${i}`] = name;
+    values[`:d${i}`] = value;
+    return `#d${i} = :d${i}`;
+  });
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: singleSendKey(accountId, utr),
+        UpdateExpression: `SET updated_at = :now, ${sets.join(', ')}`,
+        ConditionExpression: 'from_sender = :readFrom AND #status IN (:ready, :running)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,6 +1,6 @@
 // Lambda for the automations family: wires its routes to its operations.
 import { httpHandler } from '../../shared/http/pipeline';
-import { bulkDelete, create, details, duplicate, list, pause, remove, setLive } from './operations';
+import { bulkDelete, create, details, duplicate, list, pause, remove, setLive, stats } from './operations';
 import { createSchedule, deleteSchedule, schedules } from './schedule-operations';
 import { scheduleDesign, scheduleImage } from './step-preview';
 
@@ -9,6 +9,7 @@ export const handler = httpHandler('automations', {
   create,
   duplicate,
   details,
+  stats,
   pause,
   setLive,
   delete: remove,

@@ -1,4 +1,4 @@
-// Automation operations: list, create, duplicate, details, pause, set-live, delete, bulk-delete.
+// Automation operations: list, create, duplicate, details, per-step statistics, pause, set-live, delete, bulk-delete.
 import {
   addAutomation,
   automationTypes,
@@ -15,6 +15,7 @@ import {
 } from '../../shared/automations/repository';
 import { automationWentLive } from '../../shared/automations/going-live';
 import { automationDetails } from '../../shared/automations/sender-hold';
+import { automationStepStatistics } from '../../shared/automations/step-statistics';
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { segmentExists } from '../../shared/segments/repository';
 import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
@@ -29,9 +30,9 @@ import { parseAutomationTarget } from './target';
 /** The spec's failure text of set-live when the automation has no usable unsubscribe group. */
 export const groupRequiredText = 'Unsubscribe group require to live automation';
 
-const utrQuery = { utr: string().required() };
+export const utrQuery = { utr: string().required() };
 
-const createSchema = {
+export const createSchema = {
   type: string()
     .required()
     .in(Object.keys(automationTypes) as AutomationTypeName[]),
@@ -55,7 +56,7 @@ const automationIdentifier = new Field<number | string>((value) => {
   return { ok: true, value: /^\d{1,15}$/.test(text) ? Number(text) : text };
 }).required();
 
-const strIds = array(automationIdentifier).required().min(1).max(maxBulkIds);
+export const strIds = array(automationIdentifier).required().min(1).max(maxBulkIds);
 
 export const list = accountOperation(async ({ account, request }) =>
   ok(withNextCursor('automations', await listAutomationsPage(account.id, pageOf(validate(request.query, pageQuery()))))),
@@ -85,6 +86,11 @@ export const duplicate = accountOperation(async ({ account, request }) => {
 export const details = accountOperation(async ({ account, request }) => {
   const { utr } = validate(request.query, utrQuery);
   return ok({ automation: await automationDetails(await getAutomation(account.id, utr)) });
+});
+
+export const stats = accountOperation(async ({ account, request }) => {
+  const { utr } = validate(request.query, utrQuery);
+  return ok({ steps: await automationStepStatistics(account.id, utr) });
 });
 
 export const pause = accountOperation(async ({ account, request }) => {

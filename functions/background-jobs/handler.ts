@@ -6,6 +6,7 @@ import { eventHandler } from '../../shared/event-entry';
 import { handleJobEvent, type JobRunner } from '../../shared/jobs/job-queue';
 import type { JobKind } from '../../shared/jobs/repository';
 import { runSegmentPurgeJob, runSegmentRebuildJob } from '../../shared/segments/segment-service';
+import { runLinkPurgeJob } from '../../shared/single-sends/send-cleanup-service';
 
 /** What runs each kind of job. */
 export const jobRunners: Readonly<Record<JobKind, JobRunner>> = {
@@ -13,6 +14,7 @@ export const jobRunners: Readonly<Record<JobKind, JobRunner>> = {
   'segment-rebuild': runSegmentRebuildJob,
   'segment-purge': runSegmentPurgeJob,
   'automation-enrol': runAutomationEnrolJob,
+  'single-send-link-purge': runLinkPurgeJob,
 };
 
 export const handler = eventHandler((event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => handleJobEvent(event, context, jobRunners));

@@ -1,4 +1,4 @@
-// SES configuration-set events (delivery, bounce, complaint) through SNS or EventBridge: statistics and suppressions.
+// SES configuration-set events (delivery, bounce, complaint, click) through SNS or EventBridge: statistics and suppressions.
 import { eventHandler } from '../../shared/event-entry';
 import { handleSesFeedback } from '../../shared/sending/ses-feedback';
 

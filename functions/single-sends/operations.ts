@@ -1,25 +1,28 @@
-// Single send operations: list, create, duplicate, details, update, delete, bulk delete.
+// Single send operations: list, create, duplicate, details, statistics, update, delete, bulk delete.
 import {
   createSingleSend,
   deleteSingleSend,
-  deleteSingleSends,
   duplicateSingleSend,
   getSingleSend,
   listSingleSendsPage,
+  newSingleSendUtr,
   SingleSendLocked,
   updateSingleSend,
 } from '../../shared/single-sends/repository';
+import { deleteSend, deleteSends } from '../../shared/single-sends/send-cleanup-service';
+import { settleSenderWait, waitForSender } from '../../shared/single-sends/sender-gate-service';
 import { getDispatchState } from '../../shared/single-sends/progress';
+import { sendProgress, singleSendStats } from '../../shared/sending/stats-report';
 import { withCurrentWaiting } from '../../shared/single-sends/waiting';
 import { ConflictError, ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { array, Field, maxBulkIds, string, validate } from '../../shared/validation';
-import { cancelDispatch, scheduleDispatch } from './dispatch-schedule';
+import { cancelDispatch, cancelJob, forgetSenderWait, scheduleDispatch } from './dispatch-schedule';
 import { readSingleSendInput } from './input';
 
-const utr = string().required().max(64);
+export const utr = string().required().max(64);
 
 /** A bulk-delete entry: a send's integer id (as the spec's `strIds` name records elsewhere) or its utr. */
 function idOrUtr(): Field<number | string, number | string> {
@@ -34,7 +37,7 @@ function idOrUtr(): Field<number | string, number | string> {
 
 const cancelConcurrency = 10;
 
-const strIds = array(idOrUtr()).required().min(1).max(maxBulkIds);
+export const strIds = array(idOrUtr()).required().min(1).max(maxBulkIds);
 
 export const list = accountOperation(async ({ account, request }) => {
   const page = await listSingleSendsPage(account.id, pageOf(validate(request.query, pageQuery())));
@@ -43,7 +46,14 @@ export const list = accountOperation(async ({ account, request }) => {
 
 export const create = accountOperation(async ({ account, request }) => {
   const input = await readSingleSendInput(account.id, request.fields);
-  const singleSend = await createSingleSend(account.id, input.content, input.dispatchAt);
+  const utr = newSingleSendUtr();
+  // An unverified sender: the send is listed for it, then saved as a waiting draft with no job.
+  const waiting = await waitForSender(account.id, input.sender, utr);
+  const singleSend = await createSingleSend(account.id, input.content, input.dispatchAt, { utr, waiting });
+  if (waiting) {
+    await settleSenderWait(account.id, input.sender.id, utr);
+    return ok({ utr });
+  }
   try {
     await scheduleDispatch(singleSend, input.dispatchAt);
   } catch (error) {
@@ -64,8 +74,14 @@ export const duplicate = accountOperation(async ({ account, request }) => {
 export const details = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { utr });
   const [singleSend, progress] = await Promise.all([getSingleSend(account.id, input.utr), getDispatchState(account.id, input.utr)]);
-  // Added to the spec's record: recipients whose outcome is unknown (docs/api-notes.md), 0 before sending.
-  return ok({ singleSend: [{ ...(await withCurrentWaiting(singleSend)), uncertain: progress?.uncertain ?? 0 }] });
+  // Added to the spec's record: recipients whose outcome is unknown (0 before sending), and once the send
+  // has started, "processed of audience" (docs/api-notes.md).
+  return ok({ singleSend: [{ ...(await withCurrentWaiting(singleSend)), uncertain: progress?.uncertain ?? 0, ...(progress ? sendProgress(progress) : {}) }] });
+});
+
+export const stats = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { utr });
+  return ok(await singleSendStats(account.id, input.utr));
 });
 
 export const update = accountOperation(async ({ account, request }) => {
@@ -73,8 +89,15 @@ export const update = accountOperation(async ({ account, request }) => {
   const input = await readSingleSendInput(account.id, request.fields, utrField.ok ? {} : { utr: [utrField.message] });
   if (!utrField.ok) throw new ValidationError({ utr: [utrField.message] });
   try {
-    const singleSend = await updateSingleSend(account.id, utrField.value, input.content, input.dispatchAt);
-    await scheduleDispatch(singleSend, input.dispatchAt);
+    const waiting = await waitForSender(account.id, input.sender, utrField.value);
+    const singleSend = await updateSingleSend(account.id, utrField.value, input.content, input.dispatchAt, { waiting });
+    if (waiting) {
+      // Its job, if it was ready, must not fire: the sender's confirmation books a new one.
+      await cancelJob(singleSend);
+      await settleSenderWait(account.id, input.sender.id, singleSend.utr);
+    } else {
+      await scheduleDispatch(singleSend, input.dispatchAt);
+    }
     return ok({ utr: singleSend.utr });
   } catch (error) {
     if (error instanceof SingleSendLocked) throw new ConflictError('A single send that is running or completed cannot be updated.');
@@ -84,16 +107,22 @@ export const update = accountOperation(async ({ account, request }) => {
 
 export const remove = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { utr });
-  await cancelDispatch(await deleteSingleSend(account.id, input.utr));
+  // A mailed send's link items are purged by a job started with the delete (send-cleanup-service.ts).
+  const deleted = await deleteSend(account.id, input.utr);
+  await cancelDispatch(deleted);
+  await forgetSenderWait(deleted);
   return ok('Deleted Successfully');
 });
 
 export const bulkDelete = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, { strIds });
-  const deleted = await deleteSingleSends(account.id, input.strIds);
+  const deleted = await deleteSends(account.id, input.strIds);
   // In groups, so a long list stays inside the scheduler API's request rate.
   for (let start = 0; start < deleted.length; start += cancelConcurrency) {
-    await Promise.all(deleted.slice(start, start + cancelConcurrency).map(cancelDispatch));
+    await Promise.all(deleted.slice(start, start + cancelConcurrency).map(async (singleSend) => {
+      await cancelDispatch(singleSend);
+      await forgetSenderWait(singleSend);
+    }));
   }
   return ok('Deleted Successfully');
 });

@@ -11,7 +11,7 @@ import { getItem, isConditionFailure, withoutKeys, type Item } from '../table/re
 import type { TransactionItem } from '../table/bulk-delete';
 import { JOB, jobKey, jobPartition } from './keys';
 
-export type JobKind = 'contact-type-delete' | 'segment-rebuild' | 'segment-purge' | 'automation-enrol';
+export type JobKind = 'contact-type-delete' | 'segment-rebuild' | 'segment-purge' | 'automation-enrol' | 'single-send-link-purge';
 
 /**
  * `superseded`: the job stopped because what it worked for changed under it (the segment was saved

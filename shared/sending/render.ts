@@ -4,7 +4,9 @@
 import { placeholderPattern } from '../templates/dynamic-content';
 import type { MailHeader } from '../mail/mailer';
 import { escapeHtml } from '../mail/templates/html';
+import { trackLinks } from './click-links';
 import { LandmarkFinder, scanHtml } from './html-scanner';
+import { fillDesignPlaceholders } from './safe-url';
 import { htmlToText, textVisitor } from './html-text';
 
 export interface RecipientLinks {
@@ -14,6 +16,8 @@ export interface RecipientLinks {
   oneClickUnsubscribe: string;
   /** The open-tracking pixel. */
   openPixel: string;
+  /** The tracked link for a link's target, or undefined to leave it (click-links.ts); no tracking when left out. */
+  trackClick?: (target: string) => string | undefined;
 }
 
 export interface RenderInput {
@@ -129,7 +133,10 @@ export function renderMail(input: RenderInput): RenderedMail {
   // The preheader is filled (and escaped) first, so a value holding `((...))` is never filled again.
   const preheader = escapeHtml(fillPlaceholders(input.preheader, values));
   const pixel = `<img src="${escapeHtml(input.links.openPixel)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px;">`;
-  const { html, text } = withPreheaderAndPixel(fillPlaceholders(design, values, escapeHtml), preheader, pixel);
+  // An href a placeholder fills is checked as a URL once filled (safe-url.ts): contact data may say `javascript:`.
+  const filled = fillDesignPlaceholders(design, (text) => fillPlaceholders(text, values, escapeHtml));
+  // Links are tracked once filled (a placeholder may be part of a target), before the text is written from the HTML.
+  const { html, text } = withPreheaderAndPixel(input.links.trackClick ? trackLinks(filled, input.links.trackClick) : filled, preheader, pixel);
   return {
     subject: fillPlaceholders(input.subject, values).replace(/[\r\n]+/g, ' '),
     html,

@@ -1,11 +1,14 @@
 // SES configuration-set events (through SNS or EventBridge) turned into statistics and suppressions:
-// deliveries count as delivered, hard bounces count and suppress, complaints suppress. The send comes
-// back from the `send_ref` message tag set at send time; mail without it (system mail) is ignored.
+// deliveries count as delivered, hard bounces count and suppress, complaints count and suppress, and
+// clicks (when a deployment turns SES click tracking on) count as our click endpoint counts them. The
+// send comes back from the `send_ref` message tag set at send time; mail without it (system mail) is ignored.
 import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
 import { addBouncedAddress } from '../suppressions/bounces';
 import { log } from '../log';
+import { isClickLink, isTrackedTarget } from './click-links';
 import { decodeSendRef, sendRefTag, type SendRef } from './send-ref';
-import { recordSendEvent } from './statistics';
+import { recordClick, recordSendEvent } from './statistics';
+import { emitWebhookEvent, type WebhookEventInput } from '../webhooks/events';
 
 /** The parts of an SES event record we read (the same object in SNS messages and EventBridge details). */
 export interface SesEventRecord {
@@ -16,6 +19,7 @@ export interface SesEventRecord {
   delivery?: { recipients?: string[] };
   bounce?: { bounceType?: string; bounceSubType?: string; bouncedRecipients?: { emailAddress?: string }[] };
   complaint?: { complaintFeedbackType?: string; complainedRecipients?: { emailAddress?: string }[] };
+  click?: { link?: string };
 }
 
 export type SesFeedbackEvent = SNSEvent | EventBridgeEvent<string, SesEventRecord>;
@@ -25,6 +29,7 @@ export type Feedback =
   | { kind: 'delivered'; ref: SendRef; recipients: string[] }
   | { kind: 'hard-bounce'; ref: SendRef; recipients: string[]; detail: string | null }
   | { kind: 'complaint'; ref: SendRef; recipients: string[]; detail: string | null }
+  | { kind: 'click'; ref: SendRef; recipients: string[]; link: string }
   | { kind: 'ignored'; reason: string };
 
 function isSnsEvent(event: SesFeedbackEvent): event is SNSEvent {
@@ -62,8 +67,15 @@ export function feedbackOf(record: SesEventRecord): Feedback {
       return { kind: 'hard-bounce', ref, recipients: addresses(record.bounce.bouncedRecipients), detail: record.bounce.bounceSubType ?? null };
     case 'Complaint':
       return { kind: 'complaint', ref, recipients: addresses(record.complaint?.complainedRecipients), detail: record.complaint?.complaintFeedbackType ?? null };
+    case 'Click': {
+      const link = record.click?.link ?? '';
+      // Our click links were counted by our endpoint when followed; our own pages are not clicks.
+      if (isClickLink(link)) return { kind: 'ignored', reason: 'click on our click link' };
+      if (!isTrackedTarget(link)) return { kind: 'ignored', reason: 'click on an untracked link' };
+      return { kind: 'click', ref, recipients: record.mail?.destination ?? [], link };
+    }
     default:
-      // Opens are counted by our own pixel; sends, rejects, clicks and delays change nothing here.
+      // Opens are counted by our own pixel; sends, rejects and delays change nothing here.
       return { kind: 'ignored', reason: `${type || 'untyped'} event` };
   }
 }
@@ -76,10 +88,23 @@ export async function applyFeedback(feedback: Feedback): Promise<void> {
     } else if (feedback.kind === 'hard-bounce') {
       await addBouncedAddress(feedback.ref.accountId, email, 'bounce', feedback.detail);
       await recordSendEvent(feedback.ref, 'bounce', email);
-    } else {
+    } else if (feedback.kind === 'complaint') {
       await addBouncedAddress(feedback.ref.accountId, email, 'complaint', feedback.detail);
+      await recordSendEvent(feedback.ref, 'complaint', email);
+    } else {
+      await recordClick(feedback.ref, email, feedback.link);
     }
+    // Once recorded, the account's webhooks hear of it (never throws; queues nothing when none subscribes).
+    await emitWebhookEvent(webhookEventOf(feedback, email));
   }
+}
+
+/** The webhook event one recipient's feedback is. */
+function webhookEventOf(feedback: Exclude<Feedback, { kind: 'ignored' }>, email: string): WebhookEventInput {
+  const { ref } = feedback;
+  if (feedback.kind === 'hard-bounce') return { event: 'bounce', ref, email };
+  if (feedback.kind === 'click') return { event: 'click', ref, email, url: feedback.link };
+  return { event: feedback.kind, ref, email };
 }
 
 /** Handle one invocation; throws after trying every record when any failed, so the transport retries. */
@@ -91,7 +116,8 @@ export async function handleSesFeedback(event: SesFeedbackEvent): Promise<void> 
       log.info('SES event ignored', { reason: feedback.reason, messageId: record.mail?.messageId });
       continue;
     }
-    // Applying twice is harmless (suppression is idempotent, statistics count once per recipient).
+    // Applying twice is harmless (suppression is idempotent, statistics count once per recipient), except that a
+    // click delivered twice adds twice to the total `clicks` (never to `unique_clicks`).
     await applyFeedback(feedback).catch((error: unknown) => failures.push(error));
   }
   if (failures.length > 0) throw new AggregateError(failures, `${failures.length} SES event(s) could not be applied`);

@@ -10,10 +10,15 @@ import { deliveryBatchKey } from '../sending/keys';
 import { singleSendDispatchKey, singleSendKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
 import { type Key } from '../table/keys';
 import { isConditionFailure } from '../table/records';
-import { dispatchAtAttribute, singleSendStatus, waitingAttribute, toSingleSend, type SingleSend, type SingleSendStatistics } from './record';
+import { dispatchAtAttribute, singleSendStatus, statisticNames, waitingAttribute, toSingleSend, type SingleSend, type SingleSendStatistics } from './record';
 import { cancellationCodes } from '../table/transactions';
 
-export type SingleSendCounter = keyof SingleSendStatistics;
+/** Counters kept on the send's item beside the spec's record (its statistics answer shows them). */
+export const statisticsOnlyCounters = ['clicks', 'unique_clicks', 'complaints'] as const;
+
+export type SingleSendCounter = keyof SingleSendStatistics | (typeof statisticsOnlyCounters)[number];
+
+const singleSendCounters: readonly SingleSendCounter[] = [...statisticNames, ...statisticsOnlyCounters];
 
 /** A single send as the pipeline reads it, with the time its scheduler job is due (absent for a draft). */
 export interface SendingSingleSend extends SingleSend {
@@ -91,6 +96,21 @@ export async function getSendingSingleSend(accountId: number, utr: string): Prom
   if (!result.Item) return undefined;
   const dispatchAt = result.Item[dispatchAtAttribute];
   return { ...toSingleSend(result.Item), dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined };
+}
+
+/** Every statistics counter of the send (0 where nothing was counted yet); undefined when there is no such send. */
+export async function getSingleSendCounters(accountId: number, utr: string): Promise<Record<SingleSendCounter, number> | undefined> {
+  const result = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: singleSendKey(accountId, utr),
+      ProjectionExpression: ['pk', ...singleSendCounters].map((_, i) => `#c${i}`).join(', '),
+      ExpressionAttributeNames: Object.fromEntries(['pk', ...singleSendCounters].map((name, i) => [`#c${i}`, name])),
+    }),
+  );
+  const item = result.Item;
+  if (!item) return undefined;
+  return Object.fromEntries(singleSendCounters.map((name) => [name, Number(item[name] ?? 0)])) as Record<SingleSendCounter, number>;
 }
 
 /** Whether the send still exists (a deleted send stops delivering). */

@@ -1,0 +1,35 @@
+// Per-step counters of an automation: atomic counters on each step's utr item (the item that finds a
+// step by the utr its mails' send reference carries), so they go when the step goes. The sending
+// pipeline writes them (statistics.ts); step-statistics.ts reads them for `automations/stats`.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '../table/client';
+import { isConditionFailure } from '../table/records';
+import { automationStepUtrKey } from './keys';
+import { isUuidUtr } from './steps';
+
+export const stepCounters = ['delivered', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'bounces', 'complaints', 'unsubscribes'] as const;
+export type StepCounter = (typeof stepCounters)[number];
+export type StepCounts = Record<StepCounter, number>;
+
+/** Add to a step's counters atomically; false when the step no longer exists (nothing is recreated). */
+export async function addStepCounts(accountId: number, stepUtr: string, deltas: Partial<StepCounts>): Promise<boolean> {
+  const changes = stepCounters.filter((name) => deltas[name] !== undefined && deltas[name] !== 0);
+  if (changes.length === 0) return true;
+  if (!isUuidUtr(stepUtr)) return false;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: automationStepUtrKey(accountId, stepUtr),
+        UpdateExpression: `ADD ${changes.map((_, i) => `#s${i} :s${i}`).join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: Object.fromEntries(changes.map((name, i) => [`#s${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(changes.map((name, i) => [`:s${i}`, deltas[name]])),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}

@@ -1,0 +1,97 @@
+// Click tracking on the whole local stack, through HTTP only (the sender's confirmation aside): a send
+// to 2 contacts, the tracked link read from a mail in the sink and followed through the gateway (302 to
+// the original URL), and the clicks in single-send/stats.
+import { confirmSenderAddress } from '../../shared/senders/repository';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import type { SinkMail } from '../support/sending';
+
+let stack: TestStack;
+
+async function api<T>(path: string, form?: Record<string, string | number>): Promise<T> {
+  const response = await fetch(`${stack.apiUrl}${path}`, {
+    method: form ? 'POST' : 'GET',
+    headers: stack.demoHeaders,
+    ...(form ? { body: new URLSearchParams(Object.entries(form).map(([name, value]): [string, string] => [name, String(value)])) } : {}),
+  });
+  const body = (await response.json()) as { status: string; message: T };
+  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
+  return body.message;
+}
+
+/** Poll the sink until `count` mails reached `addresses` (or 30 s passed). */
+async function waitForMails(addresses: readonly string[], count: number): Promise<SinkMail[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const store = (await (await fetch(stack.mailStoreUrl)).json()) as { emails: SinkMail[] };
+    const mails = store.emails.filter((mail) => addresses.includes(mail.destination.to[0] as string));
+    if (mails.length >= count || Date.now() > deadline) return mails;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+/** The send's statistics once it completed (or as they are after 30 s). */
+async function statsOnceCompleted(utr: string): Promise<unknown> {
+  const deadline = Date.now() + 30_000;
+  while ((await api<{ singleSend: { status: number }[] }>(`single-send/details?utr=${utr}`)).singleSend[0]?.status !== 3 && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return api(`single-send/stats?utr=${utr}`);
+}
+
+/** The tracked link of the mail's "Shop" link, entities undone. */
+function shopLink(mail: SinkMail | undefined): string {
+  const href = /<a href="([^"]+)">Shop the sale<\/a>/.exec(String(mail?.body.html))?.[1];
+  if (!href) throw new Error('the mail has no Shop link');
+  return href.replace(/&amp;/g, '&');
+}
+
+const follow = (link: string) => fetch(link, { redirect: 'manual' });
+
+beforeAll(async () => {
+  stack = await startTestStack();
+}, 120_000);
+
+afterAll(async () => {
+  await stack?.stop();
+}, 60_000);
+
+test('a link followed from a real mail redirects to its target and counts in single-send/stats', async () => {
+  // Prepare: two contacts, a verified sender, a group.
+  await api('contacts-type/add', { name: 'Shoppers' });
+  const { contactTypes } = await api<{ contactTypes: { id: number; name: string }[] }>('contacts-type');
+  const contactTypeId = (contactTypes.find((type) => type.name === 'Shoppers') as { id: number }).id;
+  const people = ['ada@shoppers.example', 'bob@shoppers.example'];
+  for (const email of people) await api('contacts/add', { contact_type_id: contactTypeId, first_name: 'Shopper', last_name: 'Reader', email, country: 233 });
+  await api('unsubscribes-groups/save', { group_name: 'Offers', description: 'Our offers', is_display: 1 });
+  const { unsubscribesGroups } = await api<{ unsubscribesGroups: { id: number }[] }>('unsubscribes-groups');
+  await api('sender/save', { from_name: 'Acme Shop', from_email: 'shop@acme.example', reply_to_email: 'support@acme.example', country_id: 233, company_address: '1 Main Street', nickname: 'Shop' });
+  const sender = (await api<{ senders: { id: number; from_email: string }[] }>('senders')).senders[0] as { id: number; from_email: string };
+  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+
+  // Act: send, read each mail's tracked link from the sink, follow Ada's twice and Bob's once.
+  const { utr } = await api<{ utr: string }>('single/send/create', {
+    template_id: 1,
+    template_html: '<html><body><p>Hello ((first_name))</p><p><a href="https://shop.example/sale?from=mail">Shop the sale</a></p></body></html>',
+    sender_id: sender.id,
+    unsubscribe_group_id: (unsubscribesGroups[0] as { id: number }).id,
+    single_send_name: 'Sale',
+    subject: 'Our sale',
+    preheader: 'Half price',
+    'recipient_id[0]': `contacts_${contactTypeId}`,
+    schedule_type: 0,
+  });
+  const mails = await waitForMails(people, 2);
+  const [ada, bob] = people.map((email) => shopLink(mails.find((mail) => mail.destination.to[0] === email)));
+  const first = await follow(ada as string);
+  await follow(ada as string);
+  await follow(bob as string);
+
+  // Assess
+  expect(first.status).toBe(302);
+  expect(first.headers.get('location')).toBe('https://shop.example/sale?from=mail');
+  expect(new URL(ada as string).pathname).toBe(new URL(`${stack.apiUrl}public/click`).pathname);
+  expect(await statsOnceCompleted(utr)).toEqual({
+    stats: { audience: 2, processed: 2, delivered: 2, opens: 0, unique_opens: 0, clicks: 3, unique_clicks: 2, bounces: 0, complaints: 0, unsubscribes: 0, uncertain: 0 },
+    links: [{ url: 'https://shop.example/sale?from=mail', clicks: 3, unique_clicks: 2 }],
+  });
+}, 90_000);

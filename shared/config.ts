@@ -22,7 +22,7 @@ export interface Config {
    * refused everywhere at most this long after its revocation. At most `maxCredentialCacheMs`.
    */
   credentialCacheMs: number;
-  /** HMAC key for signed links in mail (sender confirmation, unsubscribe, open pixel). */
+  /** The token key, or a JSON key set for rotation (shared/signed-token.ts): seals the tokens in links and list cursors. */
   tokenSigningKey: string;
   /** The address system mail (sender verification, send summaries) comes from. */
   systemFromEmail: string;
@@ -34,6 +34,8 @@ export interface Config {
   systemMailVerificationsPerHour: number;
   /** System mails of every kind (verification and send summaries) one account may have sent per clock hour (UTC). */
   systemMailsPerHour: number;
+  /** Test mails (single send and automation step tests) one account may have sent per clock hour (UTC). */
+  testMailsPerHour: number;
   /** Authenticated API requests one account may make per second, across all containers (more answer 429). */
   accountRateLimit: number;
   /** Requests one recipient link may make to the public pages per minute (more answer 429; the pixel just stops counting). */
@@ -110,6 +112,7 @@ function readConfig(): Config {
     sendStallMaxResumes: positiveNumberEnv('SEND_STALL_MAX_RESUMES', 3, { integer: true }),
     systemMailVerificationsPerHour: positiveNumberEnv('SYSTEM_MAIL_VERIFICATIONS_PER_HOUR', 5, { integer: true }),
     systemMailsPerHour: positiveNumberEnv('SYSTEM_MAILS_PER_HOUR', 50, { integer: true }),
+    testMailsPerHour: positiveNumberEnv('TEST_MAILS_PER_HOUR', 50, { integer: true }),
     accountRateLimit: positiveNumberEnv('ACCOUNT_RATE_LIMIT', defaultAccountRateLimit, { integer: true }),
     publicRateLimit: positiveNumberEnv('PUBLIC_RATE_LIMIT', defaultPublicRateLimit, { integer: true }),
     // Deployed, these must be set (the key through its secret, see shared/secrets.ts); they are read on

@@ -5,10 +5,13 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { db, tableName } from '../table/client';
-import { bouncedAddressKey, bouncedAddressPartition } from './bounce-keys';
-import { queryAll, withoutKeys } from '../table/records';
+import { RecordNotFound } from '../table/errors';
+import { bouncedAddressKey, bouncedAddressKindIndexKey, bouncedAddressKindPartition, bouncedAddressPartition } from './bounce-keys';
+import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
+import { deleteExistingItem, queryAll, withoutKeys, type Item } from '../table/records';
 
-export type BounceKind = 'bounce' | 'complaint';
+export const bounceKinds = ['bounce', 'complaint'] as const;
+export type BounceKind = (typeof bounceKinds)[number];
 
 export interface BouncedAddress {
   email_address: string;
@@ -25,6 +28,8 @@ export interface BouncedAddress {
 /** Suppress an address for the account; reporting it again only updates the reason and count. */
 export async function addBouncedAddress(accountId: number, email: string, kind: BounceKind, detail: string | null = null): Promise<void> {
   const now = isoTimestamp();
+  // The kind's index entry follows the latest report, so a list by kind shows each address once.
+  const { gsi1pk, gsi1sk } = bouncedAddressKindIndexKey(accountId, kind, email.trim());
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
@@ -32,8 +37,10 @@ export async function addBouncedAddress(accountId: number, email: string, kind: 
       // Every name aliased: DynamoDB reserves many plain words.
       UpdateExpression:
         'SET #entity = :entity, #email = if_not_exists(#email, :email), #kind = :kind, #detail = :detail, ' +
-        '#first = if_not_exists(#first, :now), #last = :now ADD #reports :one',
+        '#first = if_not_exists(#first, :now), #last = :now, #gsi1pk = :gsi1pk, #gsi1sk = :gsi1sk ADD #reports :one',
       ExpressionAttributeNames: {
+        '#gsi1pk': 'gsi1pk',
+        '#gsi1sk': 'gsi1sk',
         '#entity': 'entity',
         '#email': 'email_address',
         '#kind': 'kind',
@@ -42,7 +49,16 @@ export async function addBouncedAddress(accountId: number, email: string, kind: 
         '#last': 'last_at',
         '#reports': 'reports',
       },
-      ExpressionAttributeValues: { ':entity': 'bounced-address', ':email': email.trim(), ':kind': kind, ':detail': detail, ':now': now, ':one': 1 },
+      ExpressionAttributeValues: {
+        ':entity': 'bounced-address',
+        ':email': email.trim(),
+        ':kind': kind,
+        ':detail': detail,
+        ':now': now,
+        ':one': 1,
+        ':gsi1pk': gsi1pk,
+        ':gsi1sk': gsi1sk,
+      },
     }),
   );
 }
@@ -57,18 +73,35 @@ export async function bouncedAmong(accountId: number, addresses: readonly string
   return new Set(items.map((item) => String(item.sk)));
 }
 
+function toBouncedAddress(item: Item): BouncedAddress {
+  const record = withoutKeys<Record<string, unknown>>(item);
+  return {
+    email_address: String(record.email_address),
+    kind: record.kind === 'complaint' ? 'complaint' : 'bounce',
+    detail: typeof record.detail === 'string' ? record.detail : null,
+    first_at: String(record.first_at),
+    last_at: String(record.last_at),
+    reports: Number(record.reports ?? 1),
+  };
+}
+
 /** Every suppressed address of the account, in address order. */
 export async function listBouncedAddresses(accountId: number): Promise<BouncedAddress[]> {
-  const items = await queryAll({ partition: bouncedAddressPartition(accountId) });
-  return items.map((item) => {
-    const record = withoutKeys<Record<string, unknown>>(item);
-    return {
-      email_address: String(record.email_address),
-      kind: record.kind === 'complaint' ? 'complaint' : 'bounce',
-      detail: typeof record.detail === 'string' ? record.detail : null,
-      first_at: String(record.first_at),
-      last_at: String(record.last_at),
-      reports: Number(record.reports ?? 1),
-    };
-  });
+  return (await queryAll({ partition: bouncedAddressPartition(accountId) })).map(toBouncedAddress);
+}
+
+/** One page of the account's suppressed addresses in address order: all of them, or those of one kind (by its index). */
+export async function listBouncedAddressesPage(accountId: number, kind: BounceKind | undefined, page: PageRequest): Promise<ListPage<BouncedAddress>> {
+  const source = kind === undefined ? { partition: bouncedAddressPartition(accountId) } : { partition: bouncedAddressKindPartition(accountId, kind), index: 'gsi1' as const };
+  return mapPage(await queryListPage(source, page), toBouncedAddress);
+}
+
+/**
+ * Take an address off the account's bounce and complaint list (any letter case), so its mail is sent
+ * again: every send-time check reads this one item. RecordNotFound when it is not on the list.
+ */
+export async function deleteBouncedAddress(accountId: number, email: string): Promise<BouncedAddress> {
+  const deleted = await deleteExistingItem(bouncedAddressKey(accountId, email.trim()));
+  if (!deleted) throw new RecordNotFound('bounced-address', email);
+  return toBouncedAddress(deleted);
 }

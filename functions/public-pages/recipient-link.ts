@@ -1,10 +1,11 @@
 // What the recipient pages share: reading the signed token from a link, the page for a refused link,
 // the partly hidden address, and counting a recipient's unsubscribe on the send the link came from.
 import { describeError, log } from '../../shared/log';
-import { takeLinkRequest } from '../../shared/rate-limits/link-limit';
+import { takeLinkRequest, type LinkAdmission } from '../../shared/rate-limits/link-limit';
 import { verifyRecipientToken, type RecipientClaims } from '../../shared/sending/links';
 import { recordSendEvent, type SendEvent } from '../../shared/sending/statistics';
 import { encodeSendRef } from '../../shared/sending/send-ref';
+import { emitWebhookEvent } from '../../shared/webhooks/events';
 import { raw, type Reply } from '../../shared/http/reply';
 import { htmlPage } from './page';
 
@@ -48,6 +49,8 @@ export async function countRecipientEvent(claims: RecipientClaims, event: Extrac
   } catch (error) {
     log.error('recipient event not counted', { requestId, event, send: encodeSendRef(claims.ref), ...describeError(error) });
   }
+  // The account's webhooks hear of it too (never throws; queues nothing when none subscribes).
+  await emitWebhookEvent({ event, ref: claims.ref, email: claims.email });
 }
 
 /**
@@ -55,7 +58,11 @@ export async function countRecipientEvent(claims: RecipientClaims, event: Extrac
  * Counted per link, so one link's loop or prefetch storm never refuses another reader.
  */
 export async function linkLimitReply(claims: RecipientClaims, format: 'html' | 'text'): Promise<Reply | undefined> {
-  const admission = await takeLinkRequest(claims, 'pages');
+  return limitReply(await takeLinkRequest(claims, 'pages'), format);
+}
+
+/** The answer to a link's request past its limit (429 with Retry-After), or undefined when it was admitted. */
+export function limitReply(admission: LinkAdmission, format: 'html' | 'text'): Reply | undefined {
   if (admission.admitted) return undefined;
   const retryAfter = String(admission.retryAfterSeconds);
   if (format === 'text') {

@@ -14,6 +14,7 @@ import { justifyFindings } from './nag-suppressions';
 import { Platform } from './platform';
 import { consumerTimeout, deliveryQueue, ServiceFunctions } from './service-functions';
 import { readSettings, type StackSettings } from './settings';
+import { queuesWaitingOnPurpose } from '../../shared/queue/queues';
 import { httpFamilies } from '../../shared/routes';
 
 export interface EmailCampaignStackProps extends StackProps {
@@ -94,7 +95,8 @@ export class EmailCampaignStack extends Stack {
       stage: settings.stage,
       functions: this.functions,
       api,
-      queues: Object.fromEntries([...this.platform.queues].map(([name, pair]) => [name, pair.queue])),
+      // Queues whose messages wait on purpose get no age alarm (shared/queue/queues.ts).
+      queues: Object.fromEntries([...this.platform.queues].filter(([name]) => !queuesWaitingOnPurpose.includes(name)).map(([name, pair]) => [name, pair.queue])),
       deliveryQueue: this.platform.queueOf(deliveryQueue).queue,
       deadLetterQueues: {
         ...Object.fromEntries([...this.platform.queues].map(([name, pair]) => [name, pair.deadLetters])),

@@ -11,7 +11,7 @@ import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
 import { EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { maxBatchSize, queueConsumers, queueNames } from '../../shared/queue/queues';
+import { maxBatchSize, queueConsumers, queueNames, queueUrlEnvName } from '../../shared/queue/queues';
 import { scheduleDeadLetterArnEnvName } from '../../shared/scheduling/aws-scheduler';
 import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
 import { needsOf } from './function-needs';
@@ -59,6 +59,8 @@ export class EventWiring extends Construct {
     const { platform, functions } = props;
 
     for (const queue of queueNames) {
+      // A consumer may change the visibility of what it received (a retry on its own backoff): it needs its queue's URL.
+      functions.functionOf(queueConsumers[queue]).addEnvironment(queueUrlEnvName(queue), platform.queueOf(queue).queue.queueUrl);
       functions.functionOf(queueConsumers[queue]).addEventSource(
         new SqsEventSource(platform.queueOf(queue).queue, {
           batchSize: maxBatchSize,

@@ -33,7 +33,7 @@ export interface MonitoringProps {
   stage: string;
   functions: ServiceFunctions;
   api: HttpApi;
-  /** Every queue by name: each alarms when its oldest message waits too long. */
+  /** The queues by name whose oldest message must not wait too long: each alarms when it does. */
   queues: Record<string, IQueue>;
   deliveryQueue: IQueue;
   deadLetterQueues: Record<string, IQueue>;

@@ -1,15 +1,10 @@
 // The queue port on AWS: SendMessageBatch in chunks that SQS accepts, resending only the entries
 // SQS reports as failed.
-import { SendMessageBatchCommand, SQSClient, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
-import { awsClient } from '../aws-clients';
-import { requiredEnv } from '../config';
-import { maxBatchBytes, maxBatchSize, queueUrlEnvName, type QueueName } from './queues';
+import { SendMessageBatchCommand, type SendMessageBatchRequestEntry } from '@aws-sdk/client-sqs';
+import { maxBatchBytes, maxBatchSize, type QueueName } from './queues';
+import { queueUrl, sqsClient } from './sqs-client';
 
-export const sqsClient = awsClient(({ region }) => new SQSClient({ region }));
-
-function queueUrl(queue: QueueName): string {
-  return requiredEnv(queueUrlEnvName(queue));
-}
+export { sqsClient };
 
 /** Chunks of at most 10 messages and 256 KiB each. */
 export function batchesOf(bodies: string[]): string[][] {

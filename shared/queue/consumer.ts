@@ -7,14 +7,19 @@ import { describeError, log } from '../log';
 import { countMetric, type MetricName } from '../metrics';
 import type { QueueName } from './queues';
 
-/** The metric each queue's consumer records its oldest message's wait under. */
-const ageMetrics: Record<QueueName, MetricName> = { deliveries: 'DeliveryQueueAgeSeconds', imports: 'ImportQueueAgeSeconds', jobs: 'JobQueueAgeSeconds' };
+/**
+ * The metric each queue's consumer records its oldest message's wait under. The webhook queue has
+ * none: its messages wait on purpose (retry backoff), so SQS's own age metric is the one to read.
+ */
+const ageMetrics: Partial<Record<QueueName, MetricName>> = { deliveries: 'DeliveryQueueAgeSeconds', imports: 'ImportQueueAgeSeconds', jobs: 'JobQueueAgeSeconds' };
 
 /** How long the oldest message of a batch waited: the consumer-side view of its queue's age. */
 function recordQueueAge(queue: QueueName, event: SQSEvent): void {
+  const metric = ageMetrics[queue];
+  if (metric === undefined) return;
   const sentAt = event.Records.map((record) => Number(record.attributes?.SentTimestamp)).filter(Number.isFinite);
   if (sentAt.length === 0) return;
-  countMetric(ageMetrics[queue], Math.max(0, (Date.now() - Math.min(...sentAt)) / 1000));
+  countMetric(metric, Math.max(0, (Date.now() - Math.min(...sentAt)) / 1000));
 }
 
 /** Thrown by a record handler that wants its message delivered again later; not an error to log. */

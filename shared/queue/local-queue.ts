@@ -13,7 +13,7 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../config';
 import { log } from '../log';
 import { openQueueJournal, type QueueJournal } from './local-queue-journal';
-import { maxBatchSize, queueNames, type QueueName } from './queues';
+import { maxBatchSize, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
 
 /** A queue's consumer: a Lambda handler for SQS events, answering partial batch failures. */
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
@@ -46,6 +46,8 @@ interface LocalMessage {
   receiveCount: number;
   sentAt: number;
   firstReceivedAt?: number;
+  /** Set by ChangeMessageVisibility while the message is in flight: its next redelivery's delay. */
+  visibilityMs?: number;
 }
 
 interface QueueState {
@@ -123,7 +125,7 @@ function openJournals(directory: string): void {
     for (const message of opened.messages) {
       if (state.live.has(message.messageId)) continue;
       state.live.set(message.messageId, message);
-      if (message.receiveCount < settings.maxReceiveCount) restored.push(message);
+      if (message.receiveCount < maxReceivesOf(queue)) restored.push(message);
       else moveToDeadLetters(queue, state, message, 'still in flight when the queue stopped');
     }
     if (restored.length === 0) continue;
@@ -138,6 +140,26 @@ function moveToDeadLetters(queue: QueueName, state: QueueState, message: LocalMe
   state.live.delete(message.messageId);
   state.deadLetters.push(letter);
   settings.log(`queue ${queue}: message ${message.messageId} moved to the dead-letter list after ${message.receiveCount} receives (${reason})`);
+}
+
+/**
+ * Receives before a message of `queue` dead-letters: the queue's own count where it has one (as its
+ * redrive policy says deployed), else the settings' (tests lower it).
+ */
+function maxReceivesOf(queue: QueueName): number {
+  return queueMaxReceiveCounts[queue] ?? settings.maxReceiveCount;
+}
+
+/**
+ * SQS ChangeMessageVisibility on an in-flight message: once its consumer reports it failed, it comes
+ * back after `seconds` instead of the usual redelivery delay. A message no longer in flight (deleted,
+ * or an old receipt handle) is left alone. Not kept in the journal: after a restart it comes back at once.
+ */
+export function changeLocalVisibility(queue: QueueName, receiptHandle: string, seconds: number): void {
+  const [messageId, receives] = receiptHandle.split('#');
+  const message = messageId === undefined ? undefined : stateOf(queue).live.get(messageId);
+  if (!message || String(message.receiveCount) !== receives) return;
+  message.visibilityMs = seconds * 1000;
 }
 
 /** Set the consumer of a queue; returns a function that removes it again. */
@@ -307,17 +329,26 @@ async function deliver(queue: QueueName, state: QueueState, batch: LocalMessage[
     state.journal?.recordDeleted(succeeded.map((message) => message.messageId));
     for (const message of succeeded) state.live.delete(message.messageId);
   }
-  const retries: LocalMessage[] = [];
+  // The batch's failures by the delay before they are visible again: the usual one, or what
+  // ChangeMessageVisibility set while they were in flight.
+  const retries = new Map<number, LocalMessage[]>();
   for (const message of failed) {
-    if (message.receiveCount < settings.maxReceiveCount) retries.push(message);
-    else moveToDeadLetters(queue, state, message, reason);
+    const delayMs = message.visibilityMs ?? settings.redeliveryDelayMs;
+    delete message.visibilityMs;
+    if (message.receiveCount >= maxReceivesOf(queue)) {
+      moveToDeadLetters(queue, state, message, reason);
+      continue;
+    }
+    retries.set(delayMs, [...(retries.get(delayMs) ?? []), message]);
   }
-  if (retries.length === 0 || !redelivering) return;
-  // One timer for the batch's failures: received together, they become visible again together.
-  const timer = setTimeout(() => {
-    state.redeliveries.delete(timer);
-    makeVisible(state, retries);
-    schedulePump(queue, state);
-  }, settings.redeliveryDelayMs);
-  state.redeliveries.add(timer);
+  if (!redelivering) return;
+  for (const [delayMs, messages] of retries) {
+    // One timer per delay: received together with it, they become visible again together.
+    const timer = setTimeout(() => {
+      state.redeliveries.delete(timer);
+      makeVisible(state, messages);
+      schedulePump(queue, state);
+    }, delayMs);
+    state.redeliveries.add(timer);
+  }
 }

@@ -1,7 +1,7 @@
 // The queues, the function that consumes each, and the limits SQS puts on a message, so both
 // adapters refuse what SQS would.
 
-export const queueNames = ['deliveries', 'imports', 'jobs'] as const;
+export const queueNames = ['deliveries', 'imports', 'jobs', 'webhooks'] as const;
 
 export type QueueName = (typeof queueNames)[number];
 
@@ -10,6 +10,7 @@ export const queueConsumers: Record<QueueName, string> = {
   deliveries: 'send-deliver',
   imports: 'contact-import',
   jobs: 'background-jobs',
+  webhooks: 'webhook-deliver',
 };
 
 /** The environment variable holding a queue's URL, e.g. `QUEUE_URL_DELIVERIES`. */
@@ -22,6 +23,24 @@ export function queueUrlEnvName(queue: QueueName): string {
  * consumer gives up on the last one (the deliverer records its recipients, a job is marked failed).
  */
 export const maxReceiveCount = 3;
+
+/**
+ * Queues whose messages are received more often than `maxReceiveCount` before they dead-letter: a
+ * webhook delivery is retried on a backoff of its own for more than a day (shared/webhooks/delivery.ts).
+ */
+export const queueMaxReceiveCounts: Partial<Record<QueueName, number>> = { webhooks: 8 };
+
+/**
+ * Queues whose messages wait hours by design (a webhook delivery waits on its backoff while a
+ * customer's receiver is down), so the age of their oldest message says nothing of their consumer's
+ * health and raises no alarm; their consumer's errors and their dead letters do.
+ */
+export const queuesWaitingOnPurpose: readonly QueueName[] = ['webhooks'];
+
+/** Receives of one message of `queue` before it moves to the dead-letter queue. */
+export function maxReceiveCountOf(queue: QueueName): number {
+  return queueMaxReceiveCounts[queue] ?? maxReceiveCount;
+}
 
 /** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event here. */
 export const maxBatchSize = 10;

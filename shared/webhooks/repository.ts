@@ -1,0 +1,107 @@
+// Outbound webhooks: every table access for them. The account's count item moves in the same
+// transaction as each save and delete, so two concurrent saves cannot pass the limit together.
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { isoTimestamp } from '../time';
+import { db, tableName } from '../table/client';
+import { RecordNotFound } from '../table/errors';
+import { nextId } from '../table/ids';
+import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { cancellationCodes } from '../table/transactions';
+import { WEBHOOK, webhookCountKey, webhookKey, webhookPartition } from './keys';
+
+export const webhookEvents = ['delivered', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
+
+export type WebhookEvent = (typeof webhookEvents)[number];
+
+/** A webhook as the API shows it: never its secret. */
+export interface Webhook {
+  id: number;
+  url: string;
+  events: WebhookEvent[];
+  created_at: string;
+}
+
+/** A webhook as the deliverer needs it: with its secret, encrypted as stored. */
+export interface StoredWebhook extends Webhook {
+  encrypted_secret: string;
+}
+
+function toWebhook(item: Item): Webhook {
+  const { id, url, events, created_at } = withoutKeys<Webhook>(item);
+  return { id, url, events, created_at };
+}
+
+/** The account's webhooks in id order (one Query: an account has a handful). */
+export async function listWebhooks(accountId: number): Promise<Webhook[]> {
+  return (await queryAll({ partition: webhookPartition(accountId) })).map(toWebhook);
+}
+
+export async function getStoredWebhook(accountId: number, id: number): Promise<StoredWebhook | undefined> {
+  const item = await getItem(webhookKey(accountId, id));
+  if (!item) return undefined;
+  return { ...toWebhook(item), encrypted_secret: String(item.encrypted_secret) };
+}
+
+/** Add a webhook; undefined when the account already has `limit` of them. */
+export async function addWebhook(
+  accountId: number,
+  input: { url: string; events: WebhookEvent[]; encryptedSecret: string },
+  limit: number,
+): Promise<Webhook | undefined> {
+  const id = await nextId(accountId, WEBHOOK);
+  const webhook: Webhook = { id, url: input.url, events: input.events, created_at: isoTimestamp() };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: webhookCountKey(accountId),
+              UpdateExpression: 'ADD #count :one',
+              ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...webhookKey(accountId, id), entity: WEBHOOK, ...webhook, user_id: accountId, encrypted_secret: input.encryptedSecret },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return webhook;
+  } catch (error) {
+    // The id is fresh from the counter, so only the count can refuse.
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return undefined;
+    throw error;
+  }
+}
+
+export async function deleteWebhook(accountId: number, id: number): Promise<void> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName(), Key: webhookKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: webhookCountKey(accountId),
+              UpdateExpression: 'ADD #count :minusOne',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':minusOne': -1 },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound(WEBHOOK, id);
+    throw error;
+  }
+}

@@ -1,0 +1,57 @@
+// The webhook side of the stack: its own queue, retried for more than a day before its dead-letter
+// queue, feeding webhook-deliver, which may read a webhook and nothing else of the table.
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { maxDeliveryAttempts, retryDelaysSeconds } from '../../shared/webhooks/delivery';
+import { queueUrlEnvName } from '../../shared/queue/queues';
+import { functionProperties, synthesize, type Synthesized } from './support';
+
+describe('webhook deliveries', () => {
+  let synthesized: Synthesized;
+  let template: Template;
+  const resolve = (value: unknown): unknown => synthesized.stack.resolve(value);
+
+  beforeAll(() => {
+    synthesized = synthesize();
+    template = synthesized.template;
+  });
+
+  test('the webhook queue dead-letters after the last attempt, and keeps messages longer than the retries take', () => {
+    const { deadLetters } = synthesized.stack.platform.queueOf('webhooks');
+    const retrySeconds = retryDelaysSeconds.reduce((sum, wait) => sum + wait, 0);
+    const [properties] = Object.values(template.findResources('AWS::SQS::Queue', { Properties: { RedrivePolicy: { deadLetterTargetArn: resolve(deadLetters.queueArn) } } })).map(
+      (resource) => (resource as { Properties: { RedrivePolicy: { maxReceiveCount: number }; MessageRetentionPeriod: number; VisibilityTimeout: number } }).Properties,
+    );
+    expect(properties?.RedrivePolicy.maxReceiveCount).toBe(maxDeliveryAttempts);
+    expect(properties?.MessageRetentionPeriod).toBeGreaterThan(retrySeconds + 3_600);
+    expect(properties?.VisibilityTimeout).toBe((functionProperties(synthesized, 'webhook-deliver').Timeout as number) * 6);
+  });
+
+  test('feeds webhook-deliver, which knows its queue (to change a message\'s visibility) and may change it', () => {
+    const { queue } = synthesized.stack.platform.queueOf('webhooks');
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsWebhookDeliver') },
+      EventSourceArn: resolve(queue.queueArn),
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(functionProperties(synthesized, 'webhook-deliver').Environment.Variables[queueUrlEnvName('webhooks')]).toEqual(resolve(queue.queueUrl));
+    const role = resolve(synthesized.stack.functions.functionOf('webhook-deliver').role?.roleName);
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((policy) =>
+      JSON.stringify((policy as { Properties: { Roles: unknown } }).Properties.Roles) === JSON.stringify([role]),
+    );
+    const actions = policies.flatMap((policy) =>
+      (policy as { Properties: { PolicyDocument: { Statement: { Action: string | string[] }[] } } }).Properties.PolicyDocument.Statement.flatMap((statement) => statement.Action),
+    );
+    expect(actions).toEqual(expect.arrayContaining(['sqs:ChangeMessageVisibility', 'dynamodb:GetItem']));
+    expect(actions).not.toContain('sqs:SendMessage');
+    expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem']);
+  });
+
+  test('the webhook dead-letter queue alarms on its first message', () => {
+    const { deadLetters } = synthesized.stack.platform.queueOf('webhooks');
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: resolve(deadLetters.queueName) }],
+      Threshold: 1,
+    });
+  });
+});

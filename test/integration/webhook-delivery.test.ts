@@ -1,0 +1,223 @@
+// Webhook deliveries end to end in process: events from the public pages and from the emitter go
+// through the local webhook queue to its consumer, which POSTs them, signed, to a real HTTP receiver;
+// failures are reported for retry, redirects are not followed, deleted webhooks are not called.
+import type { SQSEvent } from 'aws-lambda';
+import { handler as deliverWebhooks } from '../../functions/webhook-deliver/handler';
+import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
+import type { SendRef } from '../../shared/sending/send-ref';
+import { deliverWebhook } from '../../shared/webhooks/delivery';
+import { emitWebhookEvent, type WebhookDeliveryMessage } from '../../shared/webhooks/events';
+import type { WebhookEvent } from '../../shared/webhooks/repository';
+import { removeWebhook, saveWebhook } from '../../shared/webhooks/webhook-service';
+import { newAccount } from '../support/accounts';
+import { apiEvent } from '../support/events';
+import { openPage, recipientToken, storedSingleSend } from '../support/recipient-pages';
+import { handler as publicPages } from '../../functions/public-pages/handler';
+import { handler as sesEvents } from '../../functions/ses-events/handler';
+import { clickUrl } from '../../shared/sending/click-links';
+import { encodeSendRef, sendRefTag } from '../../shared/sending/send-ref';
+import type { SesEventRecord } from '../../shared/sending/ses-feedback';
+import { hasValidSignature, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+
+let receiver: WebhookReceiver;
+let unregister: () => void;
+let consumerCalls = 0;
+
+beforeAll(async () => {
+  receiver = await startWebhookReceiver();
+  unregister = registerLocalConsumer('webhooks', (event) => {
+    consumerCalls++;
+    return deliverWebhooks(event);
+  });
+});
+
+afterAll(async () => {
+  unregister();
+  await receiver.close();
+});
+
+beforeEach(() => {
+  receiver.received.length = 0;
+});
+
+async function accountWithWebhook(events: WebhookEvent[], path = '/hook') {
+  const { account_id: accountId } = await newAccount();
+  const webhook = await saveWebhook(accountId, { url: receiver.url(path), events });
+  return { accountId, webhook };
+}
+
+/** One SQS record of the webhook queue, as Lambda hands it over, for calling the consumer directly. */
+function webhookEvent(message: WebhookDeliveryMessage, receiveCount = 1): SQSEvent {
+  return {
+    Records: [
+      {
+        messageId: 'delivery-1',
+        receiptHandle: 'delivery-1#not-in-flight',
+        body: JSON.stringify(message),
+        attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: String(Date.now()), SenderId: 'TEST', ApproximateFirstReceiveTimestamp: String(Date.now()) },
+        messageAttributes: {},
+        md5OfBody: '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:webhooks',
+        awsRegion: 'us-east-1',
+      },
+    ],
+  };
+}
+
+const payload = (email: string): WebhookDeliveryMessage['payload'] => ({ event: 'open', email, utr: 'utr-1', timestamp: '2026-01-01T00:00:00.000000Z' });
+
+test('an open counted by the pixel reaches a subscribed webhook as one signed JSON object', async () => {
+  const { accountId, webhook } = await accountWithWebhook(['open', 'unsubscribe']);
+  const ref = await storedSingleSend(accountId);
+
+  await openPage('public/open', recipientToken(ref, 'reader@example.com', null));
+  await localQueueIdle();
+
+  expect(receiver.received).toHaveLength(1);
+  const [request] = receiver.received as [(typeof receiver.received)[number]];
+  expect(request.path).toBe('/hook');
+  expect(JSON.parse(request.body)).toEqual({ event: 'open', email: 'reader@example.com', utr: ref.utr, timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/) });
+  expect(request.headers).toMatchObject({
+    'content-type': 'application/json',
+    'x-webhook-timestamp': expect.stringMatching(/^\d{10}$/),
+    'x-webhook-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/),
+    'x-webhook-id': expect.any(String),
+  });
+  expect(Math.abs(Number(request.headers['x-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+  expect(hasValidSignature(request, webhook.secret)).toBe(true);
+  expect(hasValidSignature(request, `${webhook.secret.slice(0, -1)}0`)).toBe(false);
+});
+
+test('a one-click unsubscribe reaches only the webhooks subscribed to it, once', async () => {
+  const { accountId } = await accountWithWebhook(['unsubscribe'], '/unsubscribes');
+  await saveWebhook(accountId, { url: receiver.url('/opens-only'), events: ['open'] });
+  const ref = await storedSingleSend(accountId);
+  const token = recipientToken(ref, 'leaver@example.com', null);
+
+  for (let i = 0; i < 2; i++) await publicPages(apiEvent({ method: 'POST', path: 'public/unsubscribe', query: { token } }));
+  await localQueueIdle();
+
+  // The second POST changes nothing, so nothing more is told.
+  expect(receiver.received.map((request) => [request.path, JSON.parse(request.body).event])).toEqual([['/unsubscribes', 'unsubscribe']]);
+});
+
+test('a followed tracked link reaches a click webhook with the link', async () => {
+  const { accountId, webhook } = await accountWithWebhook(['click']);
+  const ref = await storedSingleSend(accountId);
+  const tracked = new URL(clickUrl(recipientToken(ref, 'clicker@example.com', null), 'https://shop.example.com/sale?id=7'));
+
+  const answer = await publicPages(apiEvent({ method: 'GET', path: 'public/click', query: Object.fromEntries(tracked.searchParams) }));
+  await localQueueIdle();
+
+  expect(answer.statusCode).toBe(302);
+  expect(receiver.received.map((request) => JSON.parse(request.body))).toEqual([
+    { event: 'click', email: 'clicker@example.com', utr: ref.utr, url: 'https://shop.example.com/sale?id=7', timestamp: expect.any(String) },
+  ]);
+  expect(hasValidSignature(receiver.received[0] as (typeof receiver.received)[number], webhook.secret)).toBe(true);
+});
+
+test('nothing is queued for an account whose webhooks do not subscribe to the event', async () => {
+  const { accountId } = await accountWithWebhook(['bounce']);
+  const silent = await newAccount();
+  const calls = consumerCalls;
+
+  await emitWebhookEvent({ event: 'open', ref: { kind: 'single-send', accountId, utr: 'utr-1' }, email: 'a@example.com' });
+  await emitWebhookEvent({ event: 'open', ref: { kind: 'single-send', accountId: silent.account_id, utr: 'utr-2' }, email: 'a@example.com' });
+  await localQueueIdle();
+
+  expect(consumerCalls).toBe(calls);
+  expect(receiver.received).toEqual([]);
+});
+
+test('a webhook event that cannot be queued is logged and never fails the caller', async () => {
+  const { accountId } = await accountWithWebhook(['open']);
+  // Larger than an SQS message may be: the queue refuses it.
+  const email = `${'x'.repeat(300_000)}@example.com`;
+
+  await expect(emitWebhookEvent({ event: 'open', ref: { kind: 'single-send', accountId, utr: 'utr-1' }, email })).resolves.toBeUndefined();
+  await localQueueIdle();
+
+  expect(receiver.received).toEqual([]);
+});
+
+test('a click carries its url; other events carry none; automation mail names the automation', async () => {
+  const { accountId } = await accountWithWebhook(['click', 'delivered']);
+  const automation: SendRef = { kind: 'automation-step', accountId, automationUtr: 'automation-utr', stepUtr: 'step-utr' };
+  const at = new Date('2026-03-04T05:06:07.890Z');
+
+  await emitWebhookEvent({ event: 'click', ref: { kind: 'single-send', accountId, utr: 'send-utr' }, email: 'c@example.com', url: 'https://shop.example.com/?a=1', at });
+  await emitWebhookEvent({ event: 'delivered', ref: automation, email: 'd@example.com', url: 'https://ignored.example.com/', at });
+  await localQueueIdle();
+
+  expect(receiver.received.map((request) => JSON.parse(request.body))).toEqual([
+    { event: 'click', email: 'c@example.com', utr: 'send-utr', url: 'https://shop.example.com/?a=1', timestamp: '2026-03-04T05:06:07.890000Z' },
+    { event: 'delivered', email: 'd@example.com', utr: 'automation-utr', timestamp: '2026-03-04T05:06:07.890000Z' },
+  ]);
+});
+
+test('SES delivery, bounce and complaint events reach the webhooks subscribed to them', async () => {
+  const { accountId } = await accountWithWebhook(['delivered', 'bounce', 'complaint']);
+  const ref = await storedSingleSend(accountId);
+  const mail = { messageId: 'ses-1', destination: ['to@example.com'], tags: { [sendRefTag]: [encodeSendRef(ref)] } };
+  const records: SesEventRecord[] = [
+    { eventType: 'Delivery', mail, delivery: { recipients: ['to@example.com'] } },
+    { eventType: 'Bounce', mail, bounce: { bounceType: 'Transient', bouncedRecipients: [{ emailAddress: 'to@example.com' }] } },
+    { eventType: 'Bounce', mail, bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: 'to@example.com' }] } },
+    { eventType: 'Complaint', mail, complaint: { complainedRecipients: [{ emailAddress: 'to@example.com' }] } },
+  ];
+
+  for (const detail of records) {
+    await sesEvents({ version: '0', id: 'e', 'detail-type': 'SES', source: 'aws.ses', account: '000000000000', time: '', region: 'us-east-1', resources: [], detail });
+  }
+  await localQueueIdle();
+
+  // The transient bounce is SES's to retry: no event.
+  expect(receiver.received.map((request) => JSON.parse(request.body))).toEqual(
+    ['delivered', 'bounce', 'complaint'].map((event) => ({ event, email: 'to@example.com', utr: ref.utr, timestamp: expect.any(String) })),
+  );
+});
+
+test('a receiver that fails or redirects has the message reported for retry, and no redirect is followed', async () => {
+  const { accountId, webhook } = await accountWithWebhook(['open']);
+  const message = { account_id: accountId, webhook_id: webhook.id, payload: payload('r@example.com') };
+
+  receiver.answerNext(500);
+  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  receiver.answerNext(302);
+  expect(await deliverWebhooks(webhookEvent(message, 2))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  // The last attempt fails too; the queue's redrive then moves it to the dead-letter queue.
+  receiver.answerNext(503);
+  expect(await deliverWebhooks(webhookEvent(message, 8))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  expect(await deliverWebhooks(webhookEvent(message, 3))).toEqual({ batchItemFailures: [] });
+
+  expect(receiver.received.map((request) => request.path)).toEqual(['/hook', '/hook', '/hook', '/hook']);
+  // Every attempt is the same delivery, so a receiver can drop repeats.
+  expect(new Set(receiver.received.map((request) => request.headers['x-webhook-id']))).toEqual(new Set(['delivery-1']));
+});
+
+test('a receiver that does not answer in time fails the attempt', async () => {
+  receiver.answerNext(0);
+  const outcome = await deliverWebhook({ url: receiver.url('/hung'), secret: 's', deliveryId: 'd', payload: payload('h@example.com'), timeoutMs: 300 });
+  expect(outcome).toEqual({ delivered: false, detail: 'no complete answer within 300 ms' });
+  expect(receiver.received.map((request) => request.path)).toEqual(['/hung']);
+});
+
+test('a receiver that cannot be reached fails the attempt without failing anything else', async () => {
+  const { account_id: accountId } = await newAccount();
+  // Port 9 (discard) has no listener here: the connection is refused.
+  const webhook = await saveWebhook(accountId, { url: 'http://127.0.0.1:9/hook', events: ['open'] });
+  const message = { account_id: accountId, webhook_id: webhook.id, payload: payload('x@example.com') };
+  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+});
+
+test('a deleted webhook is not called, even for events queued before its delete', async () => {
+  const { accountId, webhook } = await accountWithWebhook(['open']);
+  await removeWebhook(accountId, webhook.id);
+
+  expect(await deliverWebhooks(webhookEvent({ account_id: accountId, webhook_id: webhook.id, payload: payload('gone@example.com') }))).toEqual({ batchItemFailures: [] });
+  await emitWebhookEvent({ event: 'open', ref: { kind: 'single-send', accountId, utr: 'utr-1' }, email: 'gone@example.com' });
+  await localQueueIdle();
+
+  expect(receiver.received).toEqual([]);
+});

@@ -1,0 +1,58 @@
+// A real HTTP receiver for webhook tests (node:http on 127.0.0.1): records each request it gets and
+// answers with the status the test queues up (200 when none is queued), and checks signatures as a
+// receiver would.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedWebhook {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+  receivedAt: number;
+}
+
+export interface WebhookReceiver {
+  url: (path?: string) => string;
+  received: ReceivedWebhook[];
+  /** Answer the next requests with these statuses, in order (0: never answer). */
+  answerNext: (...statuses: number[]) => void;
+  close: () => Promise<void>;
+}
+
+export async function startWebhookReceiver(): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const statuses: number[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
+      const status = statuses.shift() ?? 200;
+      // 0: a receiver that has hung, answering nothing.
+      if (status === 0) return;
+      response.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {});
+      response.end('ignored by the sender');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
+    received,
+    answerNext: (...next) => statuses.push(...next),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Whether a request carries a valid `X-Webhook-Signature` for `secret`, computed as a receiver would. */
+export function hasValidSignature(request: ReceivedWebhook, secret: string): boolean {
+  const timestamp = String(request.headers['x-webhook-timestamp'] ?? '');
+  const given = Buffer.from(String(request.headers['x-webhook-signature'] ?? ''));
+  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex')}`);
+  return timestamp !== '' && given.length === expected.length && timingSafeEqual(given, expected);
+}

@@ -1,0 +1,128 @@
+// Webhook rules without a table: where a deployed webhook may point (SSRF), the retry schedule, the
+// signature and the secret's storage form.
+import { createHmac } from 'node:crypto';
+import { resetConfig } from '../../shared/config';
+import { deliverWebhook, maxDeliveryAttempts, retryDelayAfter, retryDelaysSeconds, signedRequest } from '../../shared/webhooks/delivery';
+import { decryptSecret, encryptSecret, newWebhookSecret, webhookSignature } from '../../shared/webhooks/secret';
+import { isPublicAddress, NonPublicAddressError, resolvesToPublicAddresses, urlFormProblem, webhookLookup } from '../../shared/webhooks/target';
+
+const environment = { ...process.env };
+const signingKey = 'unit-test-signing-key-0123456789abcdef';
+
+function runAs(runtime: 'aws' | 'local'): void {
+  Object.assign(process.env, { APP_RUNTIME: runtime, TABLE_NAME: 'unused', TOKEN_SIGNING_KEY: signingKey });
+  resetConfig();
+}
+
+afterEach(() => {
+  process.env = { ...environment };
+  resetConfig();
+});
+
+describe('public addresses', () => {
+  it.each([
+    '127.0.0.1', '127.255.0.1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
+    '224.0.0.1', '255.255.255.255', '198.18.0.1', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1',
+    '::ffff:7f00:1', '::ffff:a9fe:a9fe', '64:ff9b::a00:1', '64:ff9b:1::1', '2002:7f00:1::1', '2001:0:4136:e378::1', 'not-an-address',
+  ])('refuses %s', (address) => {
+    expect(isPublicAddress(address)).toBe(false);
+  });
+
+  it.each(['93.184.215.14', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])('accepts %s', (address) => {
+    expect(isPublicAddress(address)).toBe(true);
+  });
+});
+
+describe('deployed targets', () => {
+  beforeEach(() => runAs('aws'));
+
+  it('takes https only', () => {
+    expect(urlFormProblem('https://hooks.example.com/x')).toBeUndefined();
+    expect(urlFormProblem('http://hooks.example.com/x')).toBe('The url field must start with one of the following: https://.');
+    expect(urlFormProblem('http://localhost:3000/x')).toBe('The url field must start with one of the following: https://.');
+  });
+
+  it.each([
+    'https://127.0.0.1/', 'https://localhost/', 'https://10.0.0.8:8443/hook', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/',
+    'https://[::ffff:127.0.0.1]/', 'https://0x7f000001/', 'https://2130706433/', 'https://nonexistent.invalid/',
+  ])('refuses %s on save', async (url) => {
+    expect(await resolvesToPublicAddresses(url)).toBe(false);
+  });
+
+  it('accepts a public address literal on save', async () => {
+    expect(await resolvesToPublicAddresses('https://93.184.215.14/hook')).toBe(true);
+  });
+
+  it('refuses, at connection time, a host that resolves inward', async () => {
+    const lookup = webhookLookup();
+    const error = await new Promise<Error | null>((resolve) => lookup?.('localhost', { all: true }, (failure) => resolve(failure)));
+    expect(error).toBeInstanceOf(NonPublicAddressError);
+  });
+
+  it('refuses to deliver to a non-public address literal', async () => {
+    const outcome = await deliverWebhook({ url: 'https://127.0.0.1:9/hook', secret: 's', deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
+    expect(outcome).toEqual({ delivered: false, detail: 'refused non-public address 127.0.0.1' });
+  });
+
+  it('refuses to deliver to a name that resolves inward', async () => {
+    const outcome = await deliverWebhook({ url: 'https://localhost:9/hook', secret: 's', deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
+    expect(outcome.delivered).toBe(false);
+    expect(outcome.detail).toMatch(/^localhost resolves to a non-public address/);
+  });
+});
+
+describe('local targets', () => {
+  beforeEach(() => runAs('local'));
+
+  it('also takes plain http to this machine, and checks no addresses', async () => {
+    expect(urlFormProblem('http://127.0.0.1:4000/hook')).toBeUndefined();
+    expect(urlFormProblem('http://[::1]:4000/hook')).toBeUndefined();
+    expect(urlFormProblem('http://192.168.1.5/hook')).toMatch(/^The url field must start with one of the following: https:\/\//);
+    expect(await resolvesToPublicAddresses('http://127.0.0.1:4000/hook')).toBe(true);
+    expect(webhookLookup()).toBeUndefined();
+  });
+});
+
+describe('retries', () => {
+  it('retry for more than 24 hours in eight attempts, no wait longer than SQS allows', () => {
+    expect(maxDeliveryAttempts).toBe(retryDelaysSeconds.length + 1);
+    expect(retryDelaysSeconds.reduce((sum, wait) => sum + wait, 0)).toBeGreaterThanOrEqual(24 * 3600);
+    expect(Math.max(...retryDelaysSeconds)).toBeLessThanOrEqual(43_200);
+    expect([1, 2, 3, 7, 8].map(retryDelayAfter)).toEqual([60, 300, 1_800, 43_200, undefined]);
+  });
+});
+
+describe('signature and secret', () => {
+  beforeEach(() => runAs('aws'));
+
+  it('signs "<timestamp>.<body>" with HMAC-SHA256 of the secret', () => {
+    const payload = { event: 'open' as const, email: 'a@example.com', utr: 'u-1', timestamp: '2026-01-01T00:00:00.000000Z' };
+    const { body, headers } = signedRequest({ url: 'https://x.example.com', secret: 'whsec_abc', payload, deliveryId: 'm-1', now: 1_700_000_000 });
+    expect(body).toBe(JSON.stringify(payload));
+    expect(headers['x-webhook-timestamp']).toBe('1700000000');
+    expect(headers['x-webhook-signature']).toBe(`sha256=${createHmac('sha256', 'whsec_abc').update(`1700000000.${body}`).digest('hex')}`);
+    expect(webhookSignature('whsec_abc', '1700000000', body)).toBe(headers['x-webhook-signature']);
+  });
+
+  it('stores a secret encrypted, readable only with the same signing key', () => {
+    const secret = newWebhookSecret();
+    const stored = encryptSecret(secret);
+    expect(stored).toMatch(/^v1\./);
+    expect(stored).not.toContain(secret);
+    expect(encryptSecret(secret)).not.toBe(stored);
+    expect(decryptSecret(stored)).toBe(secret);
+    process.env.TOKEN_SIGNING_KEY = 'another-key';
+    resetConfig();
+    expect(() => decryptSecret(stored)).toThrow('Unreadable stored webhook secret');
+  });
+
+  it('keeps stored secrets readable when the signing key is rotated', () => {
+    const secret = newWebhookSecret();
+    const stored = encryptSecret(secret);
+    process.env.TOKEN_SIGNING_KEY = JSON.stringify({ current: 'next', keys: { first: signingKey, next: 'rotated-signing-key-0123456789abcdefgh' } });
+    resetConfig();
+    expect(decryptSecret(stored)).toBe(secret);
+    // New secrets are sealed with the current key.
+    expect(encryptSecret(secret).split('.')[1]).not.toBe(stored.split('.')[1]);
+  });
+});

@@ -3,10 +3,18 @@
 // DATA_DIR), it keeps the mail there like a mailbox: each mail is appended to a file before SES's
 // answer goes out, and a start loads the file, so `/store` still holds the mail from before a restart
 // or a crash and a send interrupted by one can be checked from the outside.
+//
+// It also plays SES's mailbox simulator: a mail to `bounce@simulator.amazonses.com` (and the other
+// simulator addresses, see ses-simulator.ts) brings the events SES would publish for it, in SES's
+// shape, to the ses-events function the deployed stack routes them to, once SendEmail has answered.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import server from 'aws-ses-v2-local';
+import { optionalEnv } from '../../shared/config';
+import { invokeSesEventsFunction, startSesEventFeed, type SesEventFeed, type SesEventTarget } from './ses-event-feed';
+import { eventBridgeEvent, simulatedEvents, type SimulatedMail, type SimulatorOrigin } from './ses-simulator';
 
 type SinkStore = typeof import('aws-ses-v2-local/dist/store');
 type SinkMail = Parameters<SinkStore['saveEmail']>[0];
@@ -20,11 +28,63 @@ export interface SesSink {
   /** The endpoint for the SES client, e.g. `http://127.0.0.1:8005`. */
   endpoint: string;
   port: number;
+  /** Resolves once the SES events of every mail taken so far reached the feedback function (or were parked). */
+  eventsIdle(): Promise<void>;
   stop(): Promise<void>;
+}
+
+export interface SesSinkOptions {
+  port: number;
+  host?: string;
+  /** Keep the mail in this directory (see above); in memory only when left out. */
+  directory?: string;
+  /**
+   * Where the mailbox simulator's SES events go: by default the ses-events function's module in
+   * this process (the local runtime's configuration); false publishes none.
+   */
+  events?: SesEventTarget | false;
+  /** Waits before retrying an event whose invocation failed (default 200 ms, then 1 s). */
+  eventRetryDelaysMs?: readonly number[];
+  log?: (line: string) => void;
 }
 
 /** The file mail is kept in, under the sink's directory: one JSON mail a line. */
 export const mailFileName = 'mail.jsonl';
+
+/**
+ * The mail the store saved last. The package's routes save a mail and answer its call in one
+ * synchronous step, so while a SendEmail answer is being written this is that call's mail (its
+ * message id is checked too). The saved mail lacks the call's EmailTags, which SES puts on every
+ * event (`send_ref` among them): they are read from the call's parsed body when it is answered.
+ */
+let justSaved: SinkMail | undefined;
+{
+  const { saveEmail } = sinkStore;
+  sinkStore.saveEmail = (mail) => {
+    saveEmail(mail);
+    justSaved = mail;
+  };
+}
+
+/** SES v2 SendEmail, the call the service makes (shared/mail/mailer.ts). */
+const sendEmailPath = '/v2/email/outbound-emails';
+
+/** The SendEmail call's mail as the simulator needs it; only SES v2 SendEmail carries EmailTags. */
+function simulatedMail(mail: SinkMail, body: unknown): SimulatedMail {
+  const { EmailTags, ConfigurationSetName } = (typeof body === 'object' && body !== null ? body : {}) as { EmailTags?: unknown; ConfigurationSetName?: unknown };
+  const emailTags = Array.isArray(EmailTags)
+    ? EmailTags.filter((tag): tag is { Name: string; Value: string } => typeof tag?.Name === 'string' && typeof tag?.Value === 'string')
+    : [];
+  return {
+    messageId: mail.messageId,
+    source: mail.from,
+    destination: [...mail.destination.to, ...mail.destination.cc, ...mail.destination.bcc],
+    subject: mail.subject,
+    emailTags,
+    ...(typeof ConfigurationSetName === 'string' ? { configurationSetName: ConfigurationSetName } : {}),
+    sentAt: new Date(),
+  };
+}
 
 /** Set while a sink keeps its mail in a file (the package's store is one per process). */
 let keptIn: string | undefined;
@@ -70,8 +130,9 @@ function keepMailIn(directory: string): () => void {
   };
 }
 
-export async function startSesSink(options: { port: number; host?: string; directory?: string }): Promise<SesSink> {
+export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
   const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? ((line: string) => console.error(line));
   const stopKeeping = options.directory === undefined ? () => undefined : keepMailIn(options.directory);
   const listener = await server({ host, port: options.port }).catch((error: unknown) => {
     stopKeeping();
@@ -88,15 +149,41 @@ export async function startSesSink(options: { port: number; host?: string; direc
   // again (shared/sending/deliver.ts). On loopback there is no reason to close idle connections at
   // all, so the sink keeps them until stop() (0 turns the idle timeout off).
   listener.keepAliveTimeout = 0;
+  const target = options.events ?? invokeSesEventsFunction;
+  const feed: SesEventFeed | undefined =
+    target === false ? undefined : startSesEventFeed({ target, log, ...(options.eventRetryDelaysMs ? { retryDelaysMs: options.eventRetryDelaysMs } : {}) });
+  if (feed) {
+    // Runs before the package's app (the server's other request listener) takes the call.
+    listener.prependListener('request', (request: IncomingMessage & { body?: unknown }, response: ServerResponse) => {
+      if (request.method !== 'POST' || request.url?.split('?')[0] !== sendEmailPath) return;
+      const end = response.end;
+      response.end = function (this: ServerResponse, ...args: unknown[]) {
+        const mail = justSaved;
+        justSaved = undefined;
+        const answer = typeof args[0] === 'string' || Buffer.isBuffer(args[0]) ? String(args[0]) : '';
+        if (mail && response.statusCode === 200 && answer.includes(mail.messageId)) {
+          const origin: SimulatorOrigin = { region: optionalEnv('AWS_REGION') ?? 'us-east-1', account: '000000000000' };
+          const events = simulatedEvents(simulatedMail(mail, request.body), origin).map((detail) => eventBridgeEvent(detail, origin));
+          // SES publishes once it has taken the mail: after its answer is on the way.
+          if (events.length > 0) response.once('finish', () => feed.publish(events));
+        }
+        return (end as (...endArgs: unknown[]) => ServerResponse).apply(this, args);
+      } as ServerResponse['end'];
+    });
+  }
   const port = (listener.address() as AddressInfo).port;
   return {
     endpoint: `http://${host}:${port}`,
     port,
+    eventsIdle: async () => feed?.idle(),
     stop: () =>
       new Promise<void>((done) => {
         listener.close(() => {
-          stopKeeping();
-          done();
+          // The mail taken before the stop still brings its events (the feedback function's table is still up).
+          void (feed?.stop() ?? Promise.resolve()).finally(() => {
+            stopKeeping();
+            done();
+          });
         });
         listener.closeAllConnections();
       }),

@@ -8,6 +8,8 @@ import { config } from '../config';
 import { bouncedAmong } from '../suppressions/bounces';
 import { suppressedAmong } from '../suppressions/repository';
 import { describeError, log } from '../log';
+import { isMailboxSimulatorAddress } from '../mail/mailbox-simulator';
+import { clickLinkBuilder } from './click-links';
 import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from './links';
 import { MailSendingPausedError, MailThrottledError, sendMail, type OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
@@ -64,6 +66,16 @@ export interface DeliveryOutcome {
    * they are never mailed again: at most once wins over at least once.
    */
   uncertain: number;
+  /**
+   * Of `sent`, the mails to SES's mailbox simulator (`bounce@simulator.amazonses.com`...). The local
+   * sink reports their outcome with SES events, as SES does, so the local delivered count leaves them out.
+   */
+  simulated: number;
+}
+
+/** What the local runtime counts delivered when mails are counted: the sink takes every mail but the simulator's, whose events say. */
+export function locallyDelivered(sent: number, simulated: number): number {
+  return config().runtime === 'local' ? sent - simulated : 0;
 }
 
 let bucket: TokenBucket | undefined;
@@ -103,7 +115,12 @@ export function recipientMail(ref: SendRef, content: SendContent, recipient: Del
     fields: { ...recipient.fields, email: recipient.fields.email ?? recipient.email },
     senderName: content.senderName,
     senderAddress: content.senderAddress,
-    links: { preferences: preferencesUrl(token), oneClickUnsubscribe: oneClickUnsubscribeUrl(token), openPixel: openPixelUrl(token) },
+    links: {
+      preferences: preferencesUrl(token),
+      oneClickUnsubscribe: oneClickUnsubscribeUrl(token),
+      openPixel: openPixelUrl(token),
+      trackClick: clickLinkBuilder(token),
+    },
   });
   return {
     from: content.senderName ? `${content.senderName} <${content.fromEmail}>` : content.fromEmail,
@@ -142,10 +159,10 @@ async function sendWithBackoff(mail: OutgoingMail, mayStart: () => boolean): Pro
 }
 
 /** Count an automation step's mails: failures are logged, never undo the sends (the ledger keeps them once). */
-async function countSent(ref: SendRef, sent: number): Promise<void> {
+async function countSent(ref: SendRef, sent: number, simulated: number): Promise<void> {
   try {
-    // The local sink accepts every mail; deployed, 'delivered' comes from SES delivery events.
-    await addSentCounts(ref, { triggered: sent, delivered: config().runtime === 'local' ? sent : 0 });
+    // Deployed, 'delivered' comes from SES delivery events.
+    await addSentCounts(ref, { triggered: sent, delivered: locallyDelivered(sent, simulated) });
   } catch (error) {
     log.error('sent mails could not be counted', { ref: encodeSendRef(ref), sent, ...describeError(error) });
   }
@@ -177,7 +194,11 @@ export async function deliverToRecipients(
   const addresses = distinct.map((recipient) => recipient.email);
   // The ledger first: a recipient this batch already mailed counts as mailed even if suppressed since.
   const [inLedger, suppressed] = await Promise.all([ledgerEntriesAmong(ref, addresses), suppressedNow(ref, content, addresses)]);
-  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0 };
+  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0, simulated: 0 };
+  const countMailed = (email: string) => {
+    outcome.sent++;
+    if (isMailboxSimulatorAddress(email)) outcome.simulated++;
+  };
   const refText = encodeSendRef(ref);
   const keepGoing = options.keepGoing ?? (() => true);
   // Once SES throttles past the retries, or the caller's time is up, the rest is handed back unsent.
@@ -190,7 +211,7 @@ export async function deliverToRecipients(
   /** Count a recipient the ledger already holds; true when it is absent after all (to be mailed). */
   const countHeld = async (recipient: DeliveryRecipient, entry: LedgerEntry | undefined): Promise<boolean> => {
     const held = await outcomeForBatch(ref, recipient.email, entry, batch, keepGoing);
-    if (held === 'sent') outcome.sent++;
+    if (held === 'sent') countMailed(recipient.email);
     else if (held === 'uncertain') outcome.uncertain++;
     else if (held === 'elsewhere') outcome.skipped++;
     // Another run of this batch still holds it and time is up: the next run of the batch settles it.
@@ -253,7 +274,7 @@ export async function deliverToRecipients(
         log.error('ledger claim could not be marked sent', { ref: refText, ...describeError(error) });
         return false;
       });
-      if (marked) outcome.sent++;
+      if (marked) countMailed(recipient.email);
       else outcome.uncertain++;
       return;
     }
@@ -280,6 +301,6 @@ export async function deliverToRecipients(
   });
   await Promise.all(workers);
   // A single send's batch is counted when it settles (delivery-queue.ts), from the ledger, exactly once.
-  if (!batch) await countSent(ref, outcome.sent);
+  if (!batch) await countSent(ref, outcome.sent, outcome.simulated);
   return outcome;
 }

@@ -1,12 +1,11 @@
 // The delivery queue's consumer: each message is one batch of one send. Delivers it, settles it once
 // it is finished (which may complete the send), and answers which messages SQS must redeliver.
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { config } from '../config';
 import { getSendingSingleSend, settleDeliveryBatch, singleSendExists } from '../single-sends/progress';
 import { singleSendStatus } from '../single-sends/record';
 import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
-import { deliverToRecipients, type DeliveryOutcome } from './deliver';
+import { deliverToRecipients, locallyDelivered, type DeliveryOutcome } from './deliver';
 import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage, type SettledBefore } from './delivery-message';
 import { singleSendContent, type SendContent } from './send-content';
 import { encodeSendRef } from './send-ref';
@@ -46,10 +45,10 @@ type Tally = Required<SettledBefore>;
 async function settle(message: DeliveryMessage, tally: Tally): Promise<void> {
   const { ref, batchId } = message;
   if (ref.kind !== 'single-send' || batchId === undefined) return;
-  const triggered = tally.sent;
-  // The local sink accepts every mail; deployed, 'delivered' comes from SES delivery events.
-  const statistics = { triggered, delivered: config().runtime === 'local' ? triggered : 0 };
-  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, tally, statistics);
+  const { simulated, ...counts } = tally;
+  // Deployed, 'delivered' comes from SES delivery events.
+  const statistics = { triggered: counts.sent, delivered: locallyDelivered(counts.sent, simulated) };
+  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, counts, statistics);
   await finishIfComplete(ref.accountId, ref.utr);
 }
 
@@ -67,7 +66,7 @@ const reserveMs = 15_000;
 
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
-  const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0 };
+  const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0, simulated: 0 };
   const content = await contentOf(message, cache);
   if (!content) return 'done';
   // Its claims carry the batch and this receive: a later receive knows them for a dead run's.
@@ -80,6 +79,7 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
     skipped: earlier.skipped + outcome.skipped,
     failed: earlier.failed,
     uncertain: (earlier.uncertain ?? 0) + outcome.uncertain,
+    simulated: (earlier.simulated ?? 0) + outcome.simulated,
   };
   if (outcome.failed.length === 0 && outcome.deferred.length === 0) {
     await settle(message, tally);

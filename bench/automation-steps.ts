@@ -1,11 +1,12 @@
 // Measures how many step mails per second the automation step runner delivers on the local stack
 // (`npm start`'s runtime, in process): 10,000 enrolments due at once, one run of the runner, every
-// mail in the SES sink. Run: `npx tsx bench/automation-steps.ts [enrolments]`.
+// mail in the SES sink, which runs in a process of its own as in single-send-10k.ts.
+// Run: `npx tsx bench/automation-steps.ts [enrolments]`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/local-stack';
-import { drainSink } from './lib/sink-drain';
+import { startSinkProcess } from './lib/sink-process';
 import { runDueSteps } from '../shared/automations/runner';
 import { addAutomationStep } from '../shared/automations/steps';
 import { addAutomation, getAutomation, setAutomationLive } from '../shared/automations/repository';
@@ -24,7 +25,11 @@ const seconds = (ms: number) => Math.round(ms / 100) / 10;
 async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true });
+  const sinkProcess = await startSinkProcess();
+  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesEndpoint: sinkProcess.endpoint, quiet: true, log: () => undefined, dataDir, inMemory: true }).catch(async (error: unknown) => {
+    await sinkProcess.stop();
+    throw error;
+  });
   try {
     const accountId = stack.demoAccount.account_id;
 
@@ -51,11 +56,11 @@ async function main(): Promise<void> {
     const setupMs = Date.now() - setupStarted;
 
     // Measured: one runner run over every due enrolment, through the shared delivery path into the sink.
-    const sink = drainSink(/^step-\d{6}@example\.com$/);
+    sinkProcess.drain(/^step-\d{6}@example\.com$/, 250);
     const started = Date.now();
     const summary = await runDueSteps();
     const runMs = Date.now() - started;
-    const inSink = sink.stop().addresses.size;
+    const inSink = (await sinkProcess.stopDrain()).addresses;
     const totals = await getAutomation(accountId, automation.utr);
     console.log(
       JSON.stringify(
@@ -74,6 +79,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await stack.stop();
+    await sinkProcess.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -2,14 +2,15 @@
 // one immediate single send to 10,000 contacts: from the API's create call to the send's status 3,
 // with every mail in the SES sink. Run: `npx tsx bench/single-send-10k.ts [recipients]`.
 // Before the send, on the same DynamoDB Local, it measures the store's raw rate of conditional puts
-// at the send path's concurrency: the send's rate is reported as a share of it.
+// at the send path's concurrency: the send's rate is reported as a share of it. The SES sink runs in
+// a process of its own (bench/lib/sink-child.ts), so this process's one thread does the pipeline's
+// work only, as a deliverer's does where the sink is SES.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/local-stack';
-import { clearStore } from 'aws-ses-v2-local/dist/store';
-import { drainSink } from './lib/sink-drain';
+import { startSinkProcess } from './lib/sink-process';
 import type { OutgoingMail } from '../shared/mail/mailer';
 import { renderMail } from '../shared/sending/render';
 import { findDesignTemplate } from '../shared/templates/repository';
@@ -84,7 +85,13 @@ function heapPeak(): { stop: () => number } {
 async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true, queue: { concurrency: queueConcurrency } });
+  const sinkProcess = await startSinkProcess();
+  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesEndpoint: sinkProcess.endpoint, quiet: true, log: () => undefined, dataDir, inMemory: true, queue: { concurrency: queueConcurrency } }).catch(
+    async (error: unknown) => {
+      await sinkProcess.stop();
+      throw error;
+    },
+  );
   try {
     const accountId = stack.demoAccount.account_id;
     const headers = { PublicKey: stack.demoAccount.public_key, SecretKey: stack.demoAccount.secret_key };
@@ -129,27 +136,26 @@ async function main(): Promise<void> {
     // (the ledger claim) at as many in flight as the deliverers keep, and one SendEmail to the sink.
     const concurrency = sendingSettings().deliveryConcurrency * queueConcurrency;
     const putLimit = async () => {
-      const meter = cpuMeter(stack.ports.dynamodb);
+      const meter = cpuMeter(stack.ports.dynamodb, sinkProcess.pid);
       const rate = await conditionalPutRate(limitPuts, concurrency);
       return { rate, cpu: perUnit(meter.stop(), rate.requests * 1.25) };
     };
     const sinkLimit = async () => {
-      const meter = cpuMeter(stack.ports.dynamodb);
+      const meter = cpuMeter(stack.ports.dynamodb, sinkProcess.pid);
       const rate = await sinkRate(limitPuts / 2, concurrency, sampleMail());
       const cpu = perUnit(meter.stop(), rate.requests * 1.25);
-      clearStore();
       return { rate, cpu };
     };
     const putsBefore = await putLimit();
     const sinkBefore = await sinkLimit();
 
     // Measured: create through the API -> scheduler -> dispatcher -> queue -> deliverer -> sink -> status 3.
-    const sink = drainSink(/^bench-\d{6}@example\.com$/, 50);
+    sinkProcess.drain(/^bench-\d{6}@example\.com$/, 50);
     global.gc?.();
     const heapBefore = process.memoryUsage().heapUsed;
     const heap = heapPeak();
     const requests = countRequests();
-    const meter = cpuMeter(stack.ports.dynamodb);
+    const meter = cpuMeter(stack.ports.dynamodb, sinkProcess.pid);
     const started = Date.now();
     const form = new URLSearchParams({
       template_id: '2',
@@ -168,8 +174,9 @@ async function main(): Promise<void> {
     for (;;) {
       // The bench's own reads of the send are not counted as the pipeline's.
       const send = await benchOwn.run(true, () => getSingleSend(accountId, message.utr));
-      if (firstMailMs === undefined && sink.tally.mails > 0) firstMailMs = sink.firstAt! - started;
-      if (lastMailMs === undefined && sink.tally.addresses.size >= recipients) lastMailMs = sink.lastAt! - started;
+      const tally = sinkProcess.tally;
+      if (firstMailMs === undefined && tally.firstAt !== null) firstMailMs = tally.firstAt - started;
+      if (lastMailMs === undefined && tally.addresses >= recipients) lastMailMs = tally.lastAt! - started;
       if (send.status === 3) break;
       if (Date.now() - started > 30 * 60_000) throw new Error(`not complete after 30 minutes: ${JSON.stringify(send)}`);
       await new Promise((done) => setTimeout(done, 100));
@@ -178,11 +185,13 @@ async function main(): Promise<void> {
     const sendCpu = perUnit(meter.stop(), recipients);
     const peakHeap = heap.stop();
     requests.stop();
+    const inSink = await sinkProcess.stopDrain();
+    // The last mail may have landed after the send's status turned 3 was last polled for it.
+    lastMailMs ??= inSink.lastAt === null ? undefined : inSink.lastAt - started;
     const requestTotal = [...requests.counts.values()].reduce((sum, n) => sum + n, 0);
     const putsAfter = await putLimit();
     const sinkAfter = await sinkLimit();
     const send = await getSingleSend(accountId, message.utr);
-    const inSink = sink.stop();
     const mailsPerSecond = recipients / (totalMs / 1000);
     const windowRate = recipients / (((lastMailMs ?? totalMs) - (firstMailMs ?? 0)) / 1000);
     const putRate = (putsBefore.rate.requestsPerSecond + putsAfter.rate.requestsPerSecond) / 2;
@@ -209,14 +218,15 @@ async function main(): Promise<void> {
       peak_heap_during_send_mb: Math.round(peakHeap / 2 ** 20),
       triggered: send.triggered,
       delivered: send.delivered,
-      distinct_addresses_in_sink: inSink.addresses.size,
+      distinct_addresses_in_sink: inSink.addresses,
       sink_mails: inSink.mails,
       status: send.status,
     };
     console.log(JSON.stringify(result, null, 2));
-    if (send.triggered !== recipients || inSink.addresses.size !== recipients) process.exitCode = 1;
+    if (send.triggered !== recipients || inSink.addresses !== recipients) process.exitCode = 1;
   } finally {
     await stack.stop();
+    await sinkProcess.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -25,6 +25,12 @@ export interface LocalStackOptions {
   dynamoPort?: number;
   sesPort?: number;
   /**
+   * An SES sink already running elsewhere (the benchmark's, in a process of its own so that its
+   * HTTP server and parsing do not share the pipeline's thread): the stack starts none and the
+   * handlers send to this endpoint; `sesPort` is then ignored.
+   */
+  sesEndpoint?: string;
+  /**
    * Where the stack keeps what must survive a stop or a crash (default `.data`): DynamoDB Local's
    * files, the queue's journals (`queues/`), the sink's mail (`ses-sink/`), and its JSON files.
    */
@@ -121,9 +127,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // (startLocalDynamo checks that Java is installed, also before spawning it.)
   const apiPort = await resolvePort(options.port ?? 3000);
   const dynamoPort = await resolvePort(options.dynamoPort ?? 8000);
-  const sesPort = await resolvePort(options.sesPort ?? 8005);
+  const external = options.sesEndpoint === undefined ? undefined : new URL(options.sesEndpoint);
+  const sesPort = external ? Number(external.port) : await resolvePort(options.sesPort ?? 8005);
   await assertDataDirFree(dataDir);
-  await assertPortsFree(stackPortClaims(apiPort, dynamoPort, sesPort));
+  await assertPortsFree(stackPortClaims(apiPort, dynamoPort, sesPort).filter((claim) => !external || claim.port !== sesPort));
   mkdirSync(dataDir, { recursive: true });
 
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -143,7 +150,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     useLocalJavaSettings();
     const dynamoStart = startLocalDynamo({ port: dynamoPort, dataDir: options.inMemory ? undefined : dataDir });
-    const sinkStart = startSesSink({ port: sesPort, directory: options.inMemory ? undefined : join(dataDir, 'ses-sink') });
+    const sinkStart: Promise<Pick<SesSink, 'endpoint' | 'stop'>> = external
+      ? Promise.resolve({ endpoint: external.origin, stop: async () => undefined })
+      : startSesSink({ port: sesPort, directory: options.inMemory ? undefined : join(dataDir, 'ses-sink') });
     const [dynamoResult, sinkResult] = await Promise.allSettled([dynamoStart, sinkStart]);
     if (dynamoResult.status === 'fulfilled') {
       const dynamo: LocalDynamo = dynamoResult.value;
@@ -154,7 +163,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       });
     }
     if (sinkResult.status === 'fulfilled') {
-      const sink: SesSink = sinkResult.value;
+      const sink = sinkResult.value;
       cleanups.push(() => sink.stop());
     }
     if (dynamoResult.status === 'rejected') throw dynamoResult.reason;

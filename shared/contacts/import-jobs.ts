@@ -162,9 +162,10 @@ export async function markImportStatus(accountId: number, id: number, status: Im
 /**
  * Record which emails of the chunk at `start` are new, before it is written. The first record for
  * a chunk stands: a replay after a crash gets the emails the first run found new (which it may have
- * created since), so its counts come out the same. ChunkAlreadyDone when the chunk is checkpointed.
+ * created since), so its counts come out the same (`first` false). ChunkAlreadyDone when the chunk
+ * is checkpointed.
  */
-export async function claimChunk(accountId: number, id: number, start: number, freshEmails: string[]): Promise<Set<string>> {
+export async function claimChunk(accountId: number, id: number, start: number, freshEmails: string[]): Promise<{ fresh: Set<string>; first: boolean }> {
   try {
     await db().send(
       new UpdateCommand({
@@ -175,13 +176,13 @@ export async function claimChunk(accountId: number, id: number, start: number, f
         ExpressionAttributeValues: { ':start': start, ':fresh': freshEmails },
       }),
     );
-    return new Set(freshEmails);
+    return { fresh: new Set(freshEmails), first: true };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
   const job = await getImportJob(accountId, id);
   if (job.processed_rows !== start || job.pending_start !== start) throw new ChunkAlreadyDone();
-  return new Set(job.pending_fresh);
+  return { fresh: new Set(job.pending_fresh), first: false };
 }
 
 export interface ChunkOutcome {

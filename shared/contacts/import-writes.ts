@@ -38,7 +38,26 @@ export interface ImportResult extends ImportCounts {
   created: ContactRecord[];
 }
 
+/**
+ * What an import reads before it writes rows: the custom fields, the contacts that already hold the
+ * rows' emails, and whether the type is open. Made by `lookUpImport`; an import job makes its next
+ * chunk's while the current chunk writes, so the store is not idle while it reads.
+ */
+export interface ImportLookup {
+  /** The rows looked up (the same array the write is given). */
+  rows: ImportRow[];
+  fields: ReturnType<typeof fieldsByName>;
+  /** The type's contacts holding the rows' emails, by lower-cased email. */
+  existing: Map<string, ContactRecord>;
+  /** Whether the type existed and was not closing when looked up (the write checks again after). */
+  open: boolean;
+  /** The first of the ids reserved for the rows not in `existing` (0 when none). */
+  firstId: number;
+}
+
 export interface ImportOptions {
+  /** The rows' lookup, made ahead (`lookUpImport` of the same rows); made here when absent. */
+  lookup?: ImportLookup;
   /**
    * Called with the lower-cased emails the type does not hold yet, after they are looked up and
    * before anything is written: an import job records them, so a chunk replayed after a crash still
@@ -165,6 +184,23 @@ function updatedRecord(before: ContactRecord, row: ImportRow, columns: ReadonlyS
  * updates that contact, a new one creates a contact. `columns` names the standard columns the
  * file has. Keeps the type's count with one update and segment membership with one batch call.
  */
+export async function lookUpImport(accountId: number, contactTypeId: number, rows: ImportRow[]): Promise<ImportLookup> {
+  // Independent reads, one round trip of latency: the custom fields, the email claims, and the type
+  // (checked before and after the writes, not inside each transaction, where every group would
+  // contend for the type's item: contacts written while the type began closing are removed again).
+  const [claims, customFields, open] = await Promise.all([
+    claimsOf(accountId, contactTypeId, rows.map((row) => row.fields.email)),
+    listCustomFields(accountId),
+    typeIsOpen(accountId, contactTypeId),
+  ]);
+  const fields = fieldsByName(customFields);
+  const existing = await existingByEmail(accountId, contactTypeId, [], fields, claims);
+  const freshCount = rows.filter((row) => !existing.has(row.fields.email.toLowerCase())).length;
+  // Reserved with the lookup: a lookup not used, or a type found closing, only leaves a gap in the ids.
+  const firstId = open && freshCount > 0 ? await reserveIds(accountId, CONTACT, freshCount) : 0;
+  return { rows, fields, existing, open, firstId };
+}
+
 export async function importContacts(
   accountId: number,
   contactTypeId: number,
@@ -172,22 +208,19 @@ export async function importContacts(
   columns: ReadonlySet<string>,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
+  if (options.lookup && options.lookup.rows !== rows) throw new Error('The import lookup given is of other rows');
+  const { fields, existing: found, open, firstId } = options.lookup ?? (await lookUpImport(accountId, contactTypeId, rows));
+  if (!open) throw new ContactTypeUnavailable(contactTypeId);
   const now = isoTimestamp();
   const changes: ContactChange[] = [];
   const refused: ImportResult['refused'] = [];
-  // The custom fields and the email claims are independent reads: one round trip of latency.
-  const [claims, customFields] = await Promise.all([claimsOf(accountId, contactTypeId, rows.map((row) => row.fields.email)), listCustomFields(accountId)]);
-  const fields = fieldsByName(customFields);
-  let existing = await existingByEmail(accountId, contactTypeId, [], fields, claims);
+  let existing = found;
   const fresh = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()));
   let toUpdate = rows.filter((row) => existing.has(row.fields.email.toLowerCase()));
+  // Whatever happened since the lookup (a contact added, changed or deleted meanwhile) the
+  // conditional writes below find out; the lookup only decides which rows try to create.
   await options.onClassified?.(fresh.map((row) => row.fields.email.toLowerCase()));
 
-  // Checked before and after the writes (not inside each transaction, where every group would
-  // contend for the type's item): contacts written while the type began closing are removed again.
-  // The ids are reserved alongside (a type found closing only leaves a gap in the ids).
-  const [open, firstId] = await Promise.all([typeIsOpen(accountId, contactTypeId), fresh.length > 0 ? reserveIds(accountId, CONTACT, fresh.length) : 0]);
-  if (!open) throw new ContactTypeUnavailable(contactTypeId);
   let created: { row: ImportRow; record: ContactRecord }[] = [];
   if (fresh.length > 0) {
     const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now) }));

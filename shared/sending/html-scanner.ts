@@ -43,9 +43,15 @@ const noAttributes: readonly string[] = [];
 
 /** Names up to this many characters are looked up as a number (7 ASCII characters stay below 2^53). */
 const maxKeyedName = 7;
-const nameKey = (name: string) => [...name].reduce((key, char) => key * 128 + char.charCodeAt(0), 0);
+/**
+ * A letter (either case) as 1-26, a digit as 27-36, anything else -1: names of letters and digits
+ * are numbers in base 37, so those of up to 5 characters (most of a dense design's: `a`, `td`,
+ * `span`, `class`, `style`) are small integers, which a Map hashes without boxing a double.
+ */
+const keyDigit = (c: number) => (c >= 97 && c <= 122 ? c - 96 : c >= 65 && c <= 90 ? c - 64 : c >= 48 && c <= 57 ? c - 21 : -1);
+const nameKey = (name: string) => [...name].reduce((key, char) => key * 37 + keyDigit(char.charCodeAt(0)), 0);
 const byKey = <T>(names: readonly string[], value: (name: string) => T): ReadonlyMap<number, T> =>
-  new Map(names.filter((name) => name.length <= maxKeyedName).map((name) => [nameKey(name), value(name)]));
+  new Map(names.filter((name) => name.length <= maxKeyedName && /^[a-z0-9]+$/.test(name)).map((name) => [nameKey(name), value(name)]));
 
 interface TagName {
   name: string;
@@ -85,7 +91,10 @@ function readName<T>(html: string, from: number, known: ReadonlyMap<number, T>, 
   for (; i < n; i++) {
     const c = html.charCodeAt(i);
     if (c === 32 || c === 47 || c === 62 || (c <= 13 && c >= 9 && c !== 11) || (c === 61 && stopAtEquals && i > from)) break;
-    if (key >= 0) key = c > 0 && c < 128 && i - from < maxKeyedName ? key * 128 + (c >= 65 && c <= 90 ? c + 32 : c) : -1;
+    if (key >= 0) {
+      const digit = i - from < maxKeyedName ? keyDigit(c) : -1;
+      key = digit > 0 ? key * 37 + digit : -1;
+    }
   }
   nameEnd = i;
   return (key > 0 ? known.get(key) : undefined) ?? make(html.slice(from, i).toLowerCase());

@@ -23,7 +23,9 @@
 //     table in html-entities.ts; an unknown name, or a name without its `;`, stays as written.
 // Hidden means: any element whose class list holds `preheader`, or with `display:none` in its
 // style, or the `hidden` attribute, with everything inside it; an element that is never closed is
-// not hidden (so a broken design loses no text).
+// not hidden (so a broken design loses no text). A link's end (`</a>`, or the next `<a>`) closes
+// the elements opened inside it, as a browser does, so a hidden one opened in the link is forgotten
+// there: a link is written out once, and nothing hidden is left in its label.
 import { decodeEntities } from './html-entities';
 import { attribute, hidesItself, scanHtml, type HtmlTag, type HtmlVisitor } from './html-scanner';
 import { TextWriter, type Mark } from './text-writer';
@@ -80,8 +82,24 @@ export function textVisitor(html: string): HtmlVisitor & { result(): string } {
   const hidden: Hidden[] = [];
   const byName = new Map<string, { open: number; hidden: Hidden[] }>();
   let seenHead = false;
-  const endLink = () => {
-    if (link) out.link(link.mark, link.href);
+  /** Ends the open link; `closesInside`: its end tag (or the next `<a>`) also closes the hidden elements opened in it. */
+  const endLink = (closesInside: boolean) => {
+    if (!link) return;
+    // Those are the hidden elements on top of the stack that were opened while this link was open.
+    let outermost: Hidden | undefined;
+    while (closesInside && hidden.length > 0 && hidden[hidden.length - 1]!.link === link) {
+      const inner = hidden.pop()!;
+      const counted = byName.get(inner.name)!;
+      counted.hidden.pop();
+      counted.open = inner.depth - 1;
+      if (counted.hidden.length === 0) byName.delete(inner.name);
+      outermost = inner;
+    }
+    if (outermost) {
+      out.rewind(outermost.mark);
+      preformatted = outermost.preformatted;
+    }
+    out.link(link.mark, link.href);
     link = undefined;
   };
 
@@ -90,6 +108,8 @@ export function textVisitor(html: string): HtmlVisitor & { result(): string } {
     const role = roles.get(name) ?? 0;
     const headSeen = seenHead;
     if (role === roleHead) seenHead = true;
+    // Before the new `<a>` is counted: what the old link closes was opened inside it, not this.
+    if (role === roleAnchor) endLink(true);
     if (tag.hasContent) {
       let counted = byName.size > 0 ? byName.get(name) : undefined;
       if (counted) counted.open++;
@@ -108,7 +128,6 @@ export function textVisitor(html: string): HtmlVisitor & { result(): string } {
         out.block(true);
         break;
       case roleAnchor: {
-        endLink();
         const href = attribute(tag, 'href');
         if (href !== undefined) link = { mark: out.mark(), href: decodeEntities(href).trim() };
         break;
@@ -162,7 +181,7 @@ export function textVisitor(html: string): HtmlVisitor & { result(): string } {
         out.block(true);
         break;
       case roleAnchor:
-        endLink();
+        endLink(true);
         break;
       case roleItem:
         out.block(false);
@@ -192,7 +211,8 @@ export function textVisitor(html: string): HtmlVisitor & { result(): string } {
       else closed(tag);
     },
     result() {
-      endLink();
+      // Elements never closed stay (a broken design loses no text), hidden ones too.
+      endLink(false);
       return out.toString();
     },
   };

@@ -67,6 +67,21 @@ describe('links', () => {
   test('a button built of a table inside the link reads as one label', () => {
     expect(htmlToText('<a href="https://x.example/"><table><tr><td>Shop now</td></tr></table></a>')).toBe('Shop now (https://x.example/)');
   });
+
+  test('a link that ends inside a hidden element it holds closes that element, as a browser does: its text stays out and the link is written once', () => {
+    expect(htmlToText('<a href="u">x<b>y</b><span hidden>z</a></span> after')).toBe('xy (u) after');
+    expect(htmlToText('<p>Read <a href="https://x.example/">more<span class="preheader">secret</a> now</span>.</p>')).toBe('Read more (https://x.example/) now.');
+    expect(htmlToText('<a href="u">x<span hidden>y<a href="v">w</a>')).toBe('x (u)w (v)');
+  });
+
+  test("a label's words are one space apart however the content spaced or broke them", () => {
+    expect(htmlToText('<a href="u">x&emsp;<b>y</b>\n<br>z <ul><li>one</li><li>two</li></ul></a>')).toBe('x y z - one - two (u)');
+    expect(htmlToText('<a href="u"><pre>a  b\n c</pre></a>')).toBe('a b c (u)');
+  });
+
+  test('a hidden element that is never closed keeps its text, in a link too', () => {
+    expect(htmlToText('<a href="u">x <span hidden>y')).toBe('x y (u)');
+  });
 });
 
 describe('lists', () => {

@@ -4,6 +4,7 @@ import { getAutomation, type Automation } from '../../shared/automations/reposit
 import { RecordNotFound } from '../../shared/table/errors';
 import { getSender } from '../../shared/senders/repository';
 import { findDesignTemplate } from '../../shared/templates/repository';
+import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/sending/design-links';
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
@@ -33,7 +34,7 @@ function isJson(text: string): boolean {
   }
 }
 
-const createSchema = {
+export const createSchema = {
   utr: string().required(),
   sender_id: integer().required(),
   subject: string().required().max(998),
@@ -41,8 +42,10 @@ const createSchema = {
   waiting_type: string().required().in(waitingTypes),
   template_id: integer().required(),
   preview_img: string().required().max(255),
-  template_json: designText('template_json').check((text) => (isJson(text) ? undefined : 'The template json field must be a valid JSON string.')),
-  template_html: designText('template_html'),
+  template_json: designText('template_json')
+    .check((text) => (isJson(text) ? undefined : 'The template json field must be a valid JSON string.'))
+    .check(unsafeDesignJsonMessage('template json')),
+  template_html: designText('template_html').check(unsafeDesignHtmlMessage('template html')),
 };
 
 async function exists(find: () => Promise<unknown>): Promise<boolean> {

@@ -2,7 +2,7 @@
 // a target kind and id.
 import type { AutomationTarget } from '../../shared/automations/repository';
 
-const targetPattern = /^(contacts_|segments_)([1-9]\d{0,14})$/;
+export const targetPattern = /^(contacts_|segments_)([1-9]\d{0,14})$/;
 
 /** The target named by `automation_for`, or undefined when the text is not in either form. */
 export function parseAutomationTarget(text: string): AutomationTarget | undefined {

@@ -13,8 +13,8 @@ import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';
 import { integer, messages, string, validate, format } from '../../shared/validation';
 
-const name = string().required().min(2).max(255);
-const contactTypeId = integer().required().min(1);
+export const name = string().required().min(2).max(255);
+export const contactTypeId = integer().required().min(1);
 
 export const list = accountOperation(async ({ account, request }) =>
   ok(withNextCursor('contactTypes', await listContactTypesPage(account.id, pageOf(validate(request.query, pageQuery()))))),

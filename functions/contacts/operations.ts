@@ -14,7 +14,7 @@ import { ok } from '../../shared/http/reply';
 import { format, idList, integer, messages, validate } from '../../shared/validation';
 import { readContactInput, type ContactInput } from '../../shared/contacts/input';
 
-const contactId = integer().required().min(1);
+export const contactId = integer().required().min(1);
 
 /**
  * Read add/update input for an account: country by id, custom fields as they are now. The field

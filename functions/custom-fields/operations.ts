@@ -10,12 +10,12 @@ import { format, integer, messages, string, validate } from '../../shared/valida
 /** Longest custom field name: it becomes a CSV column and a `((name))` placeholder. */
 const maxFieldNameLength = 64;
 
-const fieldName = string()
+export const fieldName = string()
   .required()
   .max(maxFieldNameLength)
   .regex(/^[A-Za-z0-9_]+$/)
   .check((name) => (isReservedFieldName(name) ? 'The field name may not be a reserved field name.' : undefined));
-const fieldType = string().required().in(customFieldTypes);
+export const fieldType = string().required().in(customFieldTypes);
 
 export const reserved = accountOperation(async () => ok({ reservedFields }));
 

@@ -14,7 +14,7 @@ import { email, format, idList, integer, messages, string, validate } from '../.
 /** A display name fits a mail header's name part comfortably. */
 const maxOwnerLength = 255;
 
-const recipientFields = {
+export const recipientFields = {
   email_address: email().required(),
   // The spec's one exception: this message names the field "name" and has no final period.
   email_owner: string().required().max(maxOwnerLength).label('name').message('required', 'The name field is required'),

@@ -12,7 +12,7 @@ import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';
 import { attributeName, format, integer, messages, validate } from '../../shared/validation';
 
-const filterSchema = { country_id: integer(), state_id: integer() };
+export const filterSchema = { country_id: integer(), state_id: integer() };
 
 function invalid(field: string): string {
   return format(messages.exists, { attribute: attributeName(field) });

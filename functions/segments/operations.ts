@@ -17,9 +17,9 @@ import { format, integer, messages, string, validate } from '../../shared/valida
 /** A segment name fits a list row, like the other names of the API. */
 const maxSegmentNameLength = 255;
 
-const segmentId = integer().required().min(1);
-const contactTypeId = integer().required();
-const segmentName = string().required().max(maxSegmentNameLength);
+export const segmentId = integer().required().min(1);
+export const contactTypeId = integer().required();
+export const segmentName = string().required().max(maxSegmentNameLength);
 
 /** Every field a condition may name: the reserved columns (text) and the account's custom fields. */
 async function conditionFields(accountId: number): Promise<Map<string, FieldType>> {

@@ -9,9 +9,9 @@ import { ok } from '../../shared/http/reply';
 import { email, format, integer, messages, string, validate } from '../../shared/validation';
 
 /** Names fit a list row, like the other names of the API. */
-const maxNameLength = 255;
+export const maxNameLength = 255;
 
-const recordId = integer().required().min(1);
+export const recordId = integer().required().min(1);
 
 const unknownSegment = () => ValidationError.of('segment_id', format(messages.exists, { attribute: 'segment id' }));
 

@@ -25,12 +25,12 @@ import { flag, format, idList, integer, messages, string, validate } from '../..
 const maxGroupNameLength = 255;
 const maxDescriptionLength = 1000;
 
-const groupFields = {
+export const groupFields = {
   group_name: string().required().max(maxGroupNameLength),
   description: string().required().max(maxDescriptionLength),
   is_display: flag().required(),
 };
-const recordId = integer().required().min(1);
+export const recordId = integer().required().min(1);
 
 export const list = accountOperation(async ({ account, request }) =>
   ok(withNextCursor('unsubscribesGroups', await listUnsubscribeGroupsPage(account.id, pageOf(validate(request.query, pageQuery()))))),

@@ -1,12 +1,16 @@
 // The local API Gateway: a Node HTTP server that turns each request into the HTTP API payload 2.0
 // event API Gateway would send, calls the route's family handler in process, and writes its result.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { apiPrefix, findRoute, pathBelowApi, routeKey, type HttpFamily, type RouteMatch } from '../../shared/routes';
-import { openApiDocument } from '../openapi/openapi-document';
+import { writeApiDocsFiles } from '../openapi/api-docs-files';
+import { apiDocsDirEnvName } from '../../functions/api-docs/files';
 import { FunctionMissingError, loadFunctionHandler } from './function-modules';
 import { lambdaContext } from './lambda-context';
 
@@ -200,6 +204,17 @@ function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
+/**
+ * The api-docs function's files, written once per process on its first request (as the stack bundles
+ * them beside the function) into a temporary directory removed at exit, unless API_DOCS_DIR names one.
+ */
+function ensureApiDocsFiles(): void {
+  if (process.env[apiDocsDirEnvName]) return;
+  const directory = writeApiDocsFiles(mkdtempSync(join(tmpdir(), 'api-docs-')));
+  process.env[apiDocsDirEnvName] = directory;
+  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+}
+
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const log = options.log ?? ((line: string) => console.log(line));
 
@@ -228,16 +243,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     let result: APIGatewayProxyStructuredResultV2;
     if (rawPath === '/_local/health') {
       result = { statusCode: 200, headers: { 'content-type': 'application/json' }, body: '{"status":"ok"}' };
-    } else if (method === 'GET' && rawPath === `${apiPrefix}openapi.json`) {
-      // The API's description, generated from the routing table (`npm run openapi` writes the same).
-      const document = openApiDocument({ serverUrl: `http://${request.headers.host ?? 'localhost'}` });
-      result = { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(document) };
     } else {
       try {
         const body = await readBody(request);
         const below = rawPath.startsWith(apiPrefix) ? pathBelowApi(rawPath) : undefined;
         const match = below === undefined ? undefined : findRoute(method, below).match;
         const family: HttpFamily = match?.route.family ?? 'fallback';
+        if (family === 'api-docs') ensureApiDocsFiles();
         result = await invoke(family, buildEvent(request, body, match, requestId, now));
       } catch (error) {
         if (!(error instanceof BodyTooLarge)) throw error;

@@ -1,8 +1,10 @@
 // The OpenAPI 3.1 document of the API, generated from the routing table (shared/routes.ts): every
-// route with its authentication, request encodings, path parameters and the envelopes the pipeline
-// answers with. What the table cannot say (responses that are not JSON) comes from a map keyed by
-// route key below, checked against the table by test/infra/openapi.test.ts.
+// route with its authentication, request encodings, path parameters, the fields it reads (from the
+// operations' own validation rules, request-schemas.ts) and the envelopes the pipeline answers with.
+// What the table cannot say (responses that are not JSON) comes from a map keyed by route key below,
+// checked against the table by test/infra/openapi.test.ts.
 import { apiPrefix, routeKey, routes, type Route } from '../../shared/routes';
+import { objectSchema, requestFields, type RequestFields } from './request-schemas';
 
 type Schema = Record<string, unknown>;
 
@@ -10,6 +12,7 @@ type Schema = Record<string, unknown>;
 export const rawResponses: Readonly<Record<string, { mediaType: string; description: string }>> = {
   'GET /api/contacts/csv-sample/download': { mediaType: 'text/csv', description: 'A sample CSV file for contact uploads.' },
   'GET /api/public/open': { mediaType: 'image/gif', description: 'The 1x1 open-tracking pixel; the open is counted.' },
+  'GET /api/public/click': { mediaType: 'text/html', description: 'A tracked link: 302 to its original target (Location), the click counted; a link we did not sign answers 400 with an HTML page.' },
   'GET /api/public/preferences': { mediaType: 'text/html', description: 'The recipient\'s unsubscribe preferences page.' },
   'POST /api/public/preferences': { mediaType: 'text/html', description: 'The page confirming the changed preferences.' },
   'GET /api/public/unsubscribe': { mediaType: 'text/html', description: 'The unsubscribe preferences page (the List-Unsubscribe link).' },
@@ -19,14 +22,28 @@ export const rawResponses: Readonly<Record<string, { mediaType: string; descript
   'POST /api/public/senders/confirm': { mediaType: 'text/html', description: 'The button\'s form: the sender\'s address is confirmed.' },
   'GET /api/automations/schedule/design/{token}': { mediaType: 'text/html', description: 'An automation step\'s design, rendered.' },
   'GET /api/automations/schedule/image/{token}': { mediaType: 'text/html', description: 'An automation step\'s preview.' },
+  'GET /api/openapi.json': { mediaType: 'application/json', description: 'This document, naming the API that served it as its server.' },
+  'GET /api/docs': { mediaType: 'text/html', description: 'The interactive viewer of this document (Swagger UI, served by the API itself).' },
+  'GET /api/docs/{file}': { mediaType: 'text/javascript', description: 'The viewer\'s files: its script, style sheet and licence texts.' },
 };
+
+/** Routes whose unknown record is answered in the validation shape (`{field: [message]}`), as the spec has them. */
+export const notFoundAsFieldErrors: ReadonlySet<string> = new Set(['GET /api/contacts-type/view']);
 
 const methodsWithBody = new Set(['POST', 'PUT', 'PATCH']);
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: Schema) => ({ 'application/json': { schema } });
 
+const countHeader = (description: string, minimum: number) => ({ required: true, description, schema: { type: 'integer', minimum } });
+
 const components = {
+  // The per-account request limit (shared/rate-limits/account-limit.ts), on every authenticated answer.
+  headers: {
+    'X-RateLimit-Limit': countHeader('Requests the account may make per second.', 0),
+    'X-RateLimit-Remaining': countHeader('Requests the account has left in the current second.', 0),
+    'Retry-After': countHeader('Whole seconds until the limit lets the account in again.', 1),
+  },
   securitySchemes: {
     PublicKey: { type: 'apiKey', in: 'header', name: 'PublicKey', description: 'The account\'s public key.' },
     SecretKey: { type: 'apiKey', in: 'header', name: 'SecretKey', description: 'The account\'s secret key.' },
@@ -68,14 +85,47 @@ const components = {
 
 const failure = (description: string, schema: Schema = ref('MessageFailure')) => ({ description, content: json(schema) });
 
+/** A page's refusals are pages too: a broken or expired link (400), a record gone (404), a link opened too often (429). */
+function withPageFailures(responses: Record<string, Schema>): void {
+  const page = { 'text/html': { schema: { type: 'string' } } };
+  const pageFailures: Record<string, string> = {
+    '400': 'A page saying the link is broken or expired (or, in JSON, a body that could not be read).',
+    '404': 'A page saying the record the link names is gone.',
+    '429': 'A page saying the link was opened too often; retry after the Retry-After seconds.',
+  };
+  for (const [status, description] of Object.entries(pageFailures)) {
+    const existing = responses[status] as { content?: Schema } | undefined;
+    responses[status] = { description, content: { ...page, ...(existing?.content ?? {}) } };
+  }
+}
+
 /** `{file}` and the like: every path parameter, all required strings. */
 function pathParameters(route: Route): Schema[] {
   return [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
 }
 
+/**
+ * The fields a route reads. A route missing from request-schemas.ts still gets its operation (the
+ * gateway and the stack serve the document whatever it holds); test/infra/openapi.test.ts names it.
+ */
+function fieldsOf(route: Route): RequestFields {
+  return requestFields[routeKey(route)] ?? {};
+}
+
+/** Path parameters, then the query fields: each with its type, bounds and whether it is required. */
+function parameters(route: Route): Schema[] {
+  const query = objectSchema(fieldsOf(route).query ?? {});
+  const required = new Set(query.required as string[] | undefined);
+  const properties = query.properties as Record<string, Schema>;
+  return [
+    ...pathParameters(route),
+    ...Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), schema })),
+  ];
+}
+
 function successResponse(route: Route): Schema {
   const raw = rawResponses[routeKey(route)];
-  if (raw) return { description: raw.description, content: { [raw.mediaType]: { schema: { type: 'string' } } } };
+  if (raw) return { description: raw.description, content: { [raw.mediaType]: { schema: { type: raw.mediaType === 'application/json' ? 'object' : 'string' } } } };
   return { description: 'Success.', content: json({ oneOf: [ref('Success'), ref('SuccessInErrors')] }) };
 }
 
@@ -86,29 +136,57 @@ function operationId(route: Route): string {
   return shared ? `${base}.${route.method.toLowerCase()}.${route.path.replace(/[^a-zA-Z0-9]+/g, '-')}` : base;
 }
 
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/**
+ * The request-limit headers on an authenticated operation's answers: all but a 401 (refused before the
+ * account is known) and a 500 (which may come before it too); a 429 also says when to retry.
+ */
+function withRateLimitHeaders(responses: Record<string, Schema>): void {
+  for (const [status, response] of Object.entries(responses)) {
+    if (status === '401' || status === '500') continue;
+    response.headers = {
+      'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'),
+      'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'),
+      ...(status === '429' ? { 'Retry-After': headerRef('Retry-After') } : {}),
+    };
+  }
+}
+
 function operation(route: Route): Schema {
   const account = (route.auth ?? 'account') === 'account';
   const notFound = route.notFound ?? 'Record Not Found';
   const responses: Record<string, Schema> = {
     '200': successResponse(route),
-    '404': failure(`The record is not in the account: errors is \`${notFound}\`.`, {
-      type: 'object',
-      required: ['status', 'errors'],
-      properties: { status: { const: 'failed' }, errors: { const: notFound } },
-    }),
+    '404': notFoundAsFieldErrors.has(routeKey(route))
+      ? failure('The record is not in the account: errors names the field that names it.', ref('ValidationFailure'))
+      : failure(`The record is not in the account: errors is \`${notFound}\`.`, {
+          type: 'object',
+          required: ['status', 'errors'],
+          properties: { status: { const: 'failed' }, errors: { const: notFound } },
+        }),
     '409': failure('The record\'s state refuses the change.'),
     '422': failure('A field failed validation.', ref('ValidationFailure')),
     '500': failure('Unexpected failure (logged): errors is `Internal server error.`'),
   };
-  if (account) responses['401'] = failure('Missing or wrong PublicKey/SecretKey headers.');
+  if (account) {
+    responses['401'] = failure('Missing headers (errors by header name) or wrong PublicKey/SecretKey (errors is a text).', ref('Failure'));
+    responses['429'] = failure('More requests than the account\'s per-second limit (X-RateLimit-* headers); retry after the Retry-After seconds.');
+  }
   if (methodsWithBody.has(route.method)) responses['400'] = failure('The body could not be read in its declared encoding.');
-  const form = { type: 'object', additionalProperties: true, description: 'Fields as the operation documents them; `name[]` and `name[key]` build arrays and objects.' };
+  if (!account && rawResponses[routeKey(route)]?.mediaType === 'text/html') withPageFailures(responses);
+  if (account) withRateLimitHeaders(responses);
+  const form = {
+    ...objectSchema(fieldsOf(route).body ?? {}),
+    description: 'Form encodings build arrays with `name[]` and objects with `name[key]`; numbers and 0/1 flags may be sent as text.',
+  };
+  const allParameters = parameters(route);
   return {
     operationId: operationId(route),
     tags: [route.family],
     summary: `${route.family}: ${route.operation}`,
     security: account ? [{ PublicKey: [], SecretKey: [] }] : [],
-    ...(pathParameters(route).length > 0 ? { parameters: pathParameters(route) } : {}),
+    ...(allParameters.length > 0 ? { parameters: allParameters } : {}),
     ...(methodsWithBody.has(route.method)
       ? {
           requestBody: {

@@ -77,6 +77,29 @@ export interface BundledFunctionProps {
   functionName?: string;
   /** The stack's one tracing layer: the bundle requires `tracingLayerPackage` from it. */
   tracingLayer: ILayerVersion;
+  /**
+   * Files packaged beside the bundle, outside its code (the API docs viewer): `directory`'s content is
+   * copied to `<package>/<into>/`, so the code bundle stays under its size limit.
+   */
+  files?: { directory: string; into: string };
+}
+
+/** The bundling of one function: the shared options, plus the copy of its packaged files if it has any. */
+function bundlingOf(props: BundledFunctionProps): BundlingOptions {
+  const files = props.files;
+  if (!files) return bundling;
+  const quote = (path: string) => `'${path.replace(/'/g, `'\\''`)}'`;
+  return {
+    ...bundling,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (_inputDir: string, outputDir: string) => [
+        `mkdir -p ${quote(join(outputDir, files.into))}`,
+        `cp -R ${quote(`${files.directory}/.`)} ${quote(join(outputDir, files.into))}`,
+      ],
+    },
+  };
 }
 
 /** PascalCase construct id of a kebab-case function name. */
@@ -114,6 +137,6 @@ export function bundledFunction(scope: Construct, props: BundledFunctionProps): 
     role,
     logGroup,
     environment: { ...props.environment, NODE_OPTIONS: functionNodeOptions },
-    bundling,
+    bundling: bundlingOf(props),
   });
 }

@@ -1,7 +1,8 @@
 // Every Lambda of the service: one per HTTP family and one per event function, each with the
 // environment and the IAM permissions its needs (function-needs.ts) call for, and nothing more.
 import { existsSync } from 'node:fs';
-import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { join } from 'node:path';
+import { ArnFormat, Duration, Stack, Stage } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -18,6 +19,10 @@ import { needsOf, type FunctionNeeds } from './function-needs';
 import { bundledFunction, repositoryHandlers, type HandlerSource } from './lambda-bundling';
 import { maxReceiveCount, type Platform } from './platform';
 import { tracingLayer } from './tracing-layer';
+import { apiDocsDirectoryName, writeApiDocsFiles } from '../openapi/api-docs-files';
+
+/** The HTTP family that serves the API docs (its files are packaged beside its code). */
+export const apiDocsFamily = 'api-docs';
 
 /** The function that receives the SES configuration set's events. */
 export const sesEventsFunction = 'ses-events';
@@ -47,6 +52,8 @@ const eventShapes: Readonly<Record<string, FunctionShape>> = {
   'send-watchdog': { timeout: Duration.seconds(60), memorySize: 256, description: 'Scheduler target: resumes stalled single sends, ends those that cannot be' },
   // Parses CSV chunks: more memory buys CPU; a chunk that runs long hands over to a continuation message.
   'contact-import': { timeout: Duration.minutes(5), memorySize: 1024, description: 'Import queue consumer: runs contact CSV import jobs' },
+  // Ten deliveries of at most 5 s each, one after another, with room to spare; it waits, it does not compute.
+  'webhook-deliver': { timeout: Duration.seconds(90), memorySize: 256, description: 'Webhook queue consumer: POSTs signed events to the accounts\' webhooks' },
 };
 
 /** The shape of a queue consumer not listed above. */
@@ -134,6 +141,10 @@ export class ServiceFunctions extends Construct {
         },
         logRetention: props.logRetention,
         allowDestroy: props.allowDestroy,
+        // The API docs function serves the OpenAPI document and its viewer as files beside its code.
+        ...(name === apiDocsFamily
+          ? { files: { directory: writeApiDocsFiles(join(Stage.of(this)?.outdir ?? '.', 'api-docs-files')), into: apiDocsDirectoryName } }
+          : {}),
       });
       for (const statement of tableAccess(props.table, needsOf(name))) fn.addToRolePolicy(statement);
       this.grantNeeds(name, fn, props, targetArn);

@@ -15,7 +15,7 @@ export const contactColumns = reservedFieldNames;
 
 const text = () => string().max(maxContactText);
 
-function contactSchema(countryInput: CountryInput): Schema {
+export function contactSchema(countryInput: CountryInput): Schema {
   return {
     contact_type_id: integer().required().min(1),
     first_name: text(),

@@ -9,12 +9,23 @@ const controlCharacters = /[\u0000-\u001f\u007f]/;
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
 type Coerce<T> = (value: unknown, field: string) => Parsed<T> | { ok: false; key: MessageKey };
+/** A JSON Schema fragment (draft 2020-12, as OpenAPI 3.1 uses): what a field accepts, for the API docs. */
+export type JsonSchema = Record<string, unknown>;
+
+/** What `describe()` tells of a field: its JSON Schema and whether it must be present. */
+export interface FieldDescription {
+  schema: JsonSchema;
+  required: boolean;
+}
+
 type Check<T> = (value: T) => { key: MessageKey | 'custom'; replacements?: Record<string, string | number>; text?: string } | undefined;
 
 interface Options {
   required: boolean;
   label?: string;
   overrides: Partial<Record<MessageKey, string>>;
+  /** The JSON Schema the rules so far amount to; each rule adds its keyword (see describe()). */
+  schema: JsonSchema;
 }
 
 /** Laravel trims strings and turns empty ones into null, so a blank value counts as absent. */
@@ -26,7 +37,7 @@ export class Field<T, Out = T | undefined> {
   constructor(
     private readonly coerce: Coerce<T>,
     private readonly checks: Check<T>[] = [],
-    private readonly options: Options = { required: false, overrides: {} },
+    private readonly options: Options = { required: false, overrides: {}, schema: {} },
   ) {}
 
   private with(change: Partial<Options>, check?: Check<T>): Field<T, Out> {
@@ -51,9 +62,33 @@ export class Field<T, Out = T | undefined> {
     return this.with({ overrides: { ...this.options.overrides, [key]: text } });
   }
 
+  /**
+   * Add to the field's documented JSON Schema: for fields built with `new Field(...)` and rules written
+   * with `check()`, whose meaning the builder cannot see. The rules themselves stay the only check.
+   */
+  documented(schema: JsonSchema): Field<T, Out> {
+    return this.rule(schema);
+  }
+
+  /** A rule: its keywords added to the documented schema, its check (if it has one) to the checks. */
+  private rule(schema: JsonSchema, check?: Check<T>): Field<T, Out> {
+    return this.with({ schema: { ...this.options.schema, ...schema } }, check);
+  }
+
+  /** The field as JSON Schema (type, format, enum, bounds, items) and whether it is required. */
+  describe(): FieldDescription {
+    return { schema: { ...this.options.schema }, required: this.options.required };
+  }
+
+  /** The bound's keyword for the documented type: length (strings), item count (arrays) or value. */
+  private bound(kind: 'min' | 'max', limit: number): JsonSchema {
+    const type = this.options.schema.type;
+    return { [type === 'string' ? `${kind}Length` : type === 'array' ? `${kind}Items` : `${kind}imum`]: limit };
+  }
+
   /** Minimum length (strings), value (numbers) or item count (arrays). */
   min(min: number): Field<T, Out> {
-    return this.with({}, (value) => {
+    return this.rule(this.bound('min', min), (value) => {
       if (typeof value === 'string') return [...value].length < min ? { key: 'minString', replacements: { min } } : undefined;
       if (typeof value === 'number') return value < min ? { key: 'minNumber', replacements: { min } } : undefined;
       if (Array.isArray(value)) return value.length < min ? { key: 'minArray', replacements: { min } } : undefined;
@@ -63,7 +98,7 @@ export class Field<T, Out = T | undefined> {
 
   /** Maximum length (strings), value (numbers) or item count (arrays). */
   max(max: number): Field<T, Out> {
-    return this.with({}, (value) => {
+    return this.rule(this.bound('max', max), (value) => {
       if (typeof value === 'string') return [...value].length > max ? { key: 'maxString', replacements: { max } } : undefined;
       if (typeof value === 'number') return value > max ? { key: 'maxNumber', replacements: { max } } : undefined;
       if (Array.isArray(value)) return value.length > max ? { key: 'maxArray', replacements: { max } } : undefined;
@@ -73,12 +108,12 @@ export class Field<T, Out = T | undefined> {
 
   /** One of a fixed set of values. */
   in(allowed: readonly T[]): Field<T, Out> {
-    return this.with({}, (value) => (allowed.includes(value) ? undefined : { key: 'in' }));
+    return this.rule({ enum: [...allowed] }, (value) => (allowed.includes(value) ? undefined : { key: 'in' }));
   }
 
   /** Matches a pattern (strings only). */
   regex(pattern: RegExp): Field<T, Out> {
-    return this.with({}, (value) => (typeof value === 'string' && !pattern.test(value) ? { key: 'regex' } : undefined));
+    return this.rule({ pattern: pattern.source }, (value) => (typeof value === 'string' && !pattern.test(value) ? { key: 'regex' } : undefined));
   }
 
   /**
@@ -86,7 +121,9 @@ export class Field<T, Out = T | undefined> {
    * for text that goes into a mail header, where a CR or LF would end the header.
    */
   singleLine(): Field<T, Out> {
-    return this.with({}, (value) => (typeof value === 'string' && controlCharacters.test(value) ? { key: 'controlCharacters' } : undefined));
+    return this.rule({ pattern: `^[^${controlCharacters.source.slice(1, -1)}]*$` }, (value) =>
+      typeof value === 'string' && controlCharacters.test(value) ? { key: 'controlCharacters' } : undefined,
+    );
   }
 
   /** A rule of the caller's own: return a full message to fail, or undefined to pass. */
@@ -118,7 +155,9 @@ export class Field<T, Out = T | undefined> {
 
 /** Text, trimmed. Numbers from JSON bodies are not text and fail, as in Laravel. */
 export function string(): Field<string> {
-  return new Field<string>((value) => (typeof value === 'string' ? { ok: true, value: value.trim() } : { ok: false, key: 'string' }));
+  return new Field<string>((value) => (typeof value === 'string' ? { ok: true, value: value.trim() } : { ok: false, key: 'string' })).documented({
+    type: 'string',
+  });
 }
 
 /** An integer, from a JSON number or form text such as `12`. */
@@ -127,7 +166,7 @@ export function integer(): Field<number> {
     if (typeof value === 'number' && Number.isSafeInteger(value)) return { ok: true, value };
     if (typeof value === 'string' && /^[+-]?\d{1,15}$/.test(value.trim())) return { ok: true, value: Number(value.trim()) };
     return { ok: false, key: 'integer' };
-  });
+  }).documented({ type: 'integer' });
 }
 
 /** A number (integer or decimal). */
@@ -136,7 +175,7 @@ export function numeric(): Field<number> {
     if (typeof value === 'number' && Number.isFinite(value)) return { ok: true, value };
     if (typeof value === 'string' && /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value.trim())) return { ok: true, value: Number(value.trim()) };
     return { ok: false, key: 'numeric' };
-  });
+  }).documented({ type: 'number' });
 }
 
 /** The spec's booleans: 0/1 (also true/false), answered as the integers 0 and 1. */
@@ -145,7 +184,7 @@ export function flag(): Field<0 | 1> {
     if (value === true || value === 1 || value === '1' || value === 'true') return { ok: true, value: 1 };
     if (value === false || value === 0 || value === '0' || value === 'false') return { ok: true, value: 0 };
     return { ok: false, key: 'boolean' };
-  });
+  }).documented({ enum: [0, 1, true, false] });
 }
 
 // Deliberately simple and strict: one @, no spaces, a dotted domain; the mail service validates further.
@@ -163,7 +202,7 @@ export function email(): Field<string> {
     if (!isEmail(text)) return { ok: false, key: 'email' };
     const at = text.lastIndexOf('@');
     return { ok: true, value: `${text.slice(0, at)}@${text.slice(at + 1).toLowerCase()}` };
-  });
+  }).documented({ type: 'string', format: 'email', maxLength: 254 });
 }
 
 /** An array whose items each pass `item`; item messages name the field with its index (`str ids.0`), as Laravel does. */
@@ -177,7 +216,7 @@ export function array<T>(item: Field<T, T>): Field<T[]> {
       items.push(parsed.value);
     }
     return { ok: true, value: items };
-  });
+  }).documented({ type: 'array', items: item.describe().schema });
 }
 
 /** A key-value object of text (custom fields in forms: `custom_field[age]=3`). */
@@ -186,7 +225,7 @@ export function record(): Field<Record<string, unknown>> {
     value !== null && typeof value === 'object' && !Array.isArray(value)
       ? { ok: true, value: value as Record<string, unknown> }
       : { ok: false, key: 'array' },
-  );
+  ).documented({ type: 'object', additionalProperties: { type: ['string', 'number'] } });
 }
 
 /** An uploaded file (multipart). */
@@ -195,7 +234,7 @@ export function file(): Field<UploadedFile> {
     value !== null && typeof value === 'object' && 'content' in value && Buffer.isBuffer((value as UploadedFile).content)
       ? { ok: true, value: value as UploadedFile }
       : { ok: false, key: 'file' },
-  );
+  ).documented({ type: 'string', format: 'binary' });
 }
 
 /** Most ids one bulk operation accepts: keeps one request inside a Lambda's time and a response's size. */

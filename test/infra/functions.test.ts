@@ -85,7 +85,7 @@ describe('functions', () => {
   });
 
   test('only the functions that read or write items get the table, and the fallback gets nothing', () => {
-    expect(allFunctions.filter((name) => (needsOf(name).table ?? []).length === 0)).toEqual(['fallback']);
+    expect(allFunctions.filter((name) => (needsOf(name).table ?? []).length === 0)).toEqual(['api-docs', 'fallback']);
     expect(statementsFor(synthesized, 'fallback', 'dynamodb:')).toEqual([]);
     // Unauthenticated, reached from mail: it writes one recipient's items at a time, never in batches.
     expect(needsOf('public-pages').table).not.toContain('BatchWriteItem');

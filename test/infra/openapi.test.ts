@@ -1,8 +1,13 @@
-// The OpenAPI document covers every route of the routing table, is valid OpenAPI 3.1 in its schemas,
-// and the pipeline's real answers validate against the responses it documents.
+// The OpenAPI document covers every route of the routing table, describes what each route reads
+// (from the operations' field rules), is valid OpenAPI 3.1 in its schemas, and the pipeline's real
+// answers validate against the responses it documents. docs/api-reference.md is its current rendering.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { startGateway } from '../../infra/local/gateway';
-import { openApiDocument, rawResponses } from '../../infra/openapi/openapi-document';
+import { apiReference, apiReferenceFile } from '../../infra/openapi/api-reference';
+import { notFoundAsFieldErrors, openApiDocument, rawResponses } from '../../infra/openapi/openapi-document';
+import { requestFields } from '../../infra/openapi/request-schemas';
 import { RecordNotFound } from '../../shared/table/errors';
 import { ConflictError, UnauthorizedError, ValidationError } from '../../shared/http/errors';
 import { errorResult } from '../../shared/http/pipeline';
@@ -12,8 +17,9 @@ import { apiPrefix, routeKey, routes, type Route } from '../../shared/routes';
 interface Operation {
   operationId: string;
   security: unknown[];
+  parameters?: { name: string; in: string; required: boolean; schema: Record<string, unknown> }[];
   responses: Record<string, { content: Record<string, { schema: unknown }> }>;
-  requestBody?: { content: Record<string, unknown> };
+  requestBody?: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>>; required?: string[] } }> };
 }
 
 const document = openApiDocument() as {
@@ -64,8 +70,72 @@ describe('OpenAPI document', () => {
     if (route.method === 'POST') {
       expect(Object.keys(operation.requestBody?.content ?? {}).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
     }
-    const notFound = errorResult(new RecordNotFound('record', 1), route, 'req');
+    // The few routes that answer an unknown record in the validation shape say so (checked against the
+    // real handler by test/integration/openapi-conformance.test.ts); the rest answer the table's text.
+    const notFound = notFoundAsFieldErrors.has(routeKey(route))
+      ? errorResult(ValidationError.of('id', 'The selected id is invalid.'), route, 'req')
+      : errorResult(new RecordNotFound('record', 1), route, 'req');
     expect(check(operation.responses['404']?.content['application/json']?.schema, JSON.parse(notFound.body as string))).toEqual([]);
+  });
+
+  test('describes what every route of the table reads, and no route that is not in it', () => {
+    // A new route fails here until infra/openapi/request-schemas.ts says which fields it takes.
+    expect(routes.map(routeKey).filter((key) => !(key in requestFields))).toEqual([]);
+    expect(Object.keys(requestFields).filter((key) => !routes.some((route) => routeKey(route) === key))).toEqual([]);
+  });
+
+  test.each(routes.map((route) => [routeKey(route), route] as const))('%s: every field it reads has a JSON Schema type', (_key, route) => {
+    const operation = operationOf(route) as Operation;
+    const fields = [
+      ...(operation.parameters ?? []).map((parameter) => [parameter.name, parameter.schema] as const),
+      ...Object.entries(operation.requestBody?.content['application/json']?.schema.properties ?? {}),
+    ];
+    const ajv = new Ajv2020({ strict: false });
+    for (const [name, schema] of fields) {
+      // A field built with `new Field(...)` or a `check()` rule must say what it is with `documented()`.
+      expect({ name, typed: 'type' in schema || 'enum' in schema || 'const' in schema }).toEqual({ name, typed: true });
+      expect(() => ajv.compile(schema)).not.toThrow();
+    }
+  });
+
+  test('takes each field\'s type, bounds, allowed values and required flag from the operations\' rules', () => {
+    const body = (key: string) => {
+      const [method, path] = key.split(' ') as [string, string];
+      return document.paths[path]?.[method.toLowerCase()]?.requestBody?.content['application/json']?.schema;
+    };
+    expect(body('POST /api/contacts-type/add')).toEqual({
+      type: 'object',
+      properties: { name: { type: 'string', minLength: 2, maxLength: 255 } },
+      required: ['name'],
+      description: expect.any(String),
+    });
+    expect(body('POST /api/custom-fields/save')?.properties.field_type).toEqual({ type: 'string', enum: ['text', 'number', 'datetime-local'] });
+    expect(body('POST /api/contacts/bulk-delete')?.properties.strIds).toEqual({ type: 'array', items: { type: 'integer', minimum: 1 }, minItems: 1, maxItems: 1000 });
+    expect(body('POST /api/unsubscribes-groups/save')?.properties.is_display).toMatchObject({ enum: [0, 1, true, false] });
+    expect(body('POST /api/notification-recipient/save')?.properties.email_address).toEqual({ type: 'string', format: 'email', maxLength: 254 });
+    expect(body('POST /api/notification-recipient/save')?.required).toEqual(['email_address', 'email_owner']);
+    const view = operationOf(routes.find((route) => routeKey(route) === 'GET /api/contacts-type/view') as Route) as Operation;
+    expect(view.parameters).toEqual([{ name: 'contact_type_id', in: 'query', required: true, schema: { type: 'integer', minimum: 1 } }]);
+    const list = operationOf(routes.find((route) => routeKey(route) === 'GET /api/contacts/list') as Route) as Operation;
+    expect(list.parameters?.map((parameter) => [parameter.name, parameter.required])).toEqual([
+      ['limit', false],
+      ['cursor', false],
+    ]);
+  });
+
+  test('docs/api-reference.md is the reference the document renders to (run `npm run openapi` after changing routes or rules)', () => {
+    expect(readFileSync(apiReferenceFile, 'utf8')).toBe(apiReference());
+  });
+
+  test('the README and the docs link nothing outside the repository', () => {
+    const root = join(__dirname, '..', '..');
+    const files = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join('docs', name))];
+    const outside = files.flatMap((file) =>
+      [...readFileSync(join(root, file), 'utf8').matchAll(/\]\(\s*<?((?:[a-z][a-z0-9+.-]*:|\/\/)[^)\s>]*)|<((?:https?|ftp):[^>\s]+)>|^\[[^\]]+\]:\s*((?:[a-z]+:|\/\/)\S+)/gim)].map(
+        (match) => `${file}: ${match[1] ?? match[2] ?? match[3]}`,
+      ),
+    );
+    expect(outside).toEqual([]);
   });
 
   test('names only real routes in its map of non-JSON responses', () => {
@@ -90,7 +160,7 @@ describe('OpenAPI document', () => {
     expect(check(schemaOf('404'), { status: 'failed', errors: 'Something else' })).not.toEqual([]);
   });
 
-  test('the local gateway serves it at /api/openapi.json, naming itself as the server', async () => {
+  test('the local gateway serves it at /api/openapi.json through the api-docs route, naming itself as the server', async () => {
     const gateway = await startGateway({ port: 0, quiet: true });
     try {
       const response = await fetch(`http://127.0.0.1:${gateway.port}/api/openapi.json`);

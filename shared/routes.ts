@@ -11,6 +11,8 @@ export type HttpFamily =
   | 'segments'
   | 'unsubscribe-groups'
   | 'global-unsubscribes'
+  | 'suppressions'
+  | 'test-mails'
   | 'notification-recipients'
   | 'templates'
   | 'reference-data'
@@ -18,7 +20,9 @@ export type HttpFamily =
   | 'single-sends'
   | 'automations'
   | 'jobs'
+  | 'webhooks'
   | 'public-pages'
+  | 'api-docs'
   | 'fallback';
 
 /** The spec's two not-found texts; which one an operation answers is part of the contract. */
@@ -39,116 +43,190 @@ export interface Route {
 /** The API root below the host; every route's full path is `${apiPrefix}${route.path}`. */
 export const apiPrefix = '/api/';
 
+/** One route of a family: method, path below the API root, operation and, when needed, options. */
+type RouteEntry = readonly [method: HttpMethod, path: string, operation: string, options?: Pick<Route, 'auth' | 'notFound'>];
+
+/** The spec's lower-case not-found text. */
+const notFoundLower = { notFound: 'Record not found' } as const;
+/** A page or link sent in mail: no credentials. */
+const publicRoute = { auth: 'public' } as const;
+
+/**
+ * A family's routes. The table is written as tuples, grouped by family, because every function's
+ * bundle carries it whole: written out as objects it cost about 5 KB more in each.
+ */
+function familyRoutes(family: HttpFamily, entries: readonly RouteEntry[]): Route[] {
+  return entries.map(([method, path, operation, options]) => ({ method, path, family, operation, ...options }));
+}
+
 export const routes: readonly Route[] = [
   // Contact types
-  { method: 'GET', path: 'contacts-type', family: 'contact-types', operation: 'list' },
-  { method: 'POST', path: 'contacts-type/add', family: 'contact-types', operation: 'add' },
-  { method: 'GET', path: 'contacts-type/view', family: 'contact-types', operation: 'view' },
-  { method: 'POST', path: 'contacts-type/update', family: 'contact-types', operation: 'update' },
-  { method: 'DELETE', path: 'contacts-type/delete', family: 'contact-types', operation: 'delete' },
+  ...familyRoutes('contact-types', [
+    ['GET', 'contacts-type', 'list'],
+    ['POST', 'contacts-type/add', 'add'],
+    ['GET', 'contacts-type/view', 'view'],
+    ['POST', 'contacts-type/update', 'update'],
+    ['DELETE', 'contacts-type/delete', 'delete'],
+  ]),
 
   // Contacts
-  { method: 'GET', path: 'contacts/import-status', family: 'contacts', operation: 'importStatus' },
-  { method: 'GET', path: 'contacts/list', family: 'contacts', operation: 'list' },
-  { method: 'POST', path: 'contacts/add', family: 'contacts', operation: 'add' },
-  { method: 'GET', path: 'contacts/csv-sample/download', family: 'contacts', operation: 'csvSample' },
-  { method: 'POST', path: 'contacts/upload-csv', family: 'contacts', operation: 'uploadCsv' },
-  { method: 'GET', path: 'contacts/details', family: 'contacts', operation: 'details' },
-  { method: 'POST', path: 'contacts/update', family: 'contacts', operation: 'update' },
-  { method: 'DELETE', path: 'contacts/delete', family: 'contacts', operation: 'delete' },
-  { method: 'POST', path: 'contacts/bulk-delete', family: 'contacts', operation: 'bulkDelete' },
+  ...familyRoutes('contacts', [
+    ['GET', 'contacts/import-status', 'importStatus'],
+    ['GET', 'contacts/list', 'list'],
+    ['POST', 'contacts/add', 'add'],
+    ['GET', 'contacts/csv-sample/download', 'csvSample'],
+    ['POST', 'contacts/upload-csv', 'uploadCsv'],
+    ['GET', 'contacts/details', 'details'],
+    ['POST', 'contacts/update', 'update'],
+    ['DELETE', 'contacts/delete', 'delete'],
+    ['POST', 'contacts/bulk-delete', 'bulkDelete'],
+  ]),
 
   // Custom and reserved fields
-  { method: 'GET', path: 'reserve-fields', family: 'custom-fields', operation: 'reserved' },
-  { method: 'GET', path: 'custom-fields', family: 'custom-fields', operation: 'list' },
-  { method: 'POST', path: 'custom-fields/save', family: 'custom-fields', operation: 'save' },
-  { method: 'DELETE', path: 'custom-fields/delete', family: 'custom-fields', operation: 'delete' },
+  ...familyRoutes('custom-fields', [
+    ['GET', 'reserve-fields', 'reserved'],
+    ['GET', 'custom-fields', 'list'],
+    ['POST', 'custom-fields/save', 'save'],
+    ['DELETE', 'custom-fields/delete', 'delete'],
+  ]),
 
   // Segments
-  { method: 'GET', path: 'segment/list', family: 'segments', operation: 'list' },
-  { method: 'POST', path: 'segment/save', family: 'segments', operation: 'save' },
-  { method: 'POST', path: 'segment/update', family: 'segments', operation: 'update' },
-  { method: 'DELETE', path: 'segment/delete', family: 'segments', operation: 'delete' },
-  { method: 'GET', path: 'segment/email/list', family: 'segments', operation: 'emailList', notFound: 'Record not found' },
-  { method: 'POST', path: 'segment/email/store', family: 'segments', operation: 'emailStore' },
-  { method: 'DELETE', path: 'segment/email/delete', family: 'segments', operation: 'emailDelete' },
+  ...familyRoutes('segments', [
+    ['GET', 'segment/list', 'list'],
+    ['POST', 'segment/save', 'save'],
+    ['POST', 'segment/update', 'update'],
+    ['DELETE', 'segment/delete', 'delete'],
+    ['GET', 'segment/email/list', 'emailList', notFoundLower],
+    ['POST', 'segment/email/store', 'emailStore'],
+    ['DELETE', 'segment/email/delete', 'emailDelete'],
+  ]),
 
   // Unsubscribe groups
-  { method: 'GET', path: 'unsubscribes-groups', family: 'unsubscribe-groups', operation: 'list' },
-  { method: 'POST', path: 'unsubscribes-groups/save', family: 'unsubscribe-groups', operation: 'save' },
-  { method: 'GET', path: 'unsubscribes-groups/details', family: 'unsubscribe-groups', operation: 'details' },
-  { method: 'POST', path: 'unsubscribes-groups/update', family: 'unsubscribe-groups', operation: 'update' },
-  { method: 'POST', path: 'unsubscribes-groups/manually-add', family: 'unsubscribe-groups', operation: 'manuallyAdd' },
-  { method: 'GET', path: 'unsubscribes-groups/recipients-list', family: 'unsubscribe-groups', operation: 'recipientsList' },
-  { method: 'DELETE', path: 'unsubscribes-groups/recipients-delete', family: 'unsubscribe-groups', operation: 'recipientsDelete' },
-  { method: 'POST', path: 'unsubscribes-groups/recipients-bulk-delete', family: 'unsubscribe-groups', operation: 'recipientsBulkDelete' },
+  ...familyRoutes('unsubscribe-groups', [
+    ['GET', 'unsubscribes-groups', 'list'],
+    ['POST', 'unsubscribes-groups/save', 'save'],
+    ['GET', 'unsubscribes-groups/details', 'details'],
+    ['POST', 'unsubscribes-groups/update', 'update'],
+    ['POST', 'unsubscribes-groups/manually-add', 'manuallyAdd'],
+    ['GET', 'unsubscribes-groups/recipients-list', 'recipientsList'],
+    ['DELETE', 'unsubscribes-groups/recipients-delete', 'recipientsDelete'],
+    ['POST', 'unsubscribes-groups/recipients-bulk-delete', 'recipientsBulkDelete'],
+  ]),
 
   // Global unsubscribes
-  { method: 'GET', path: 'global-unsubscribes', family: 'global-unsubscribes', operation: 'list' },
-  { method: 'POST', path: 'global-unsubscribes/save', family: 'global-unsubscribes', operation: 'save' },
-  { method: 'DELETE', path: 'global-unsubscribes/delete', family: 'global-unsubscribes', operation: 'delete' },
-  { method: 'POST', path: 'global-unsubscribes/bulk-delete', family: 'global-unsubscribes', operation: 'bulkDelete' },
+  ...familyRoutes('global-unsubscribes', [
+    ['GET', 'global-unsubscribes', 'list'],
+    ['POST', 'global-unsubscribes/save', 'save'],
+    ['DELETE', 'global-unsubscribes/delete', 'delete'],
+    ['POST', 'global-unsubscribes/bulk-delete', 'bulkDelete'],
+  ]),
+
+  // Suppressions (addresses SES reported as hard-bounced or complaining)
+  ...familyRoutes('suppressions', [
+    ['GET', 'suppressions', 'list'],
+    ['DELETE', 'suppressions/delete', 'delete'],
+  ]),
+
+  // Background jobs (contact-type deletes, segment rebuilds and purges, set-live enrolment)
+  ...familyRoutes('jobs', [
+    ['GET', 'jobs', 'list'],
+    ['GET', 'jobs/details', 'details'],
+  ]),
 
   // Notification recipients
-  // Background jobs (contact-type deletes, segment rebuilds and purges, set-live enrolment)
-  { method: 'GET', path: 'jobs', family: 'jobs', operation: 'list' },
-  { method: 'GET', path: 'jobs/details', family: 'jobs', operation: 'details' },
+  ...familyRoutes('notification-recipients', [
+    ['GET', 'notification-recipients', 'list'],
+    ['POST', 'notification-recipient/save', 'save'],
+    ['DELETE', 'notification-recipient/delete', 'delete'],
+    ['POST', 'notification-recipient/bulk-delete', 'bulkDelete'],
+  ]),
 
-  { method: 'GET', path: 'notification-recipients', family: 'notification-recipients', operation: 'list' },
-  { method: 'POST', path: 'notification-recipient/save', family: 'notification-recipients', operation: 'save' },
-  { method: 'DELETE', path: 'notification-recipient/delete', family: 'notification-recipients', operation: 'delete' },
-  { method: 'POST', path: 'notification-recipient/bulk-delete', family: 'notification-recipients', operation: 'bulkDelete' },
+  // Outbound webhooks
+  ...familyRoutes('webhooks', [
+    ['GET', 'webhooks', 'list'],
+    ['POST', 'webhooks/save', 'save'],
+    ['DELETE', 'webhooks/delete', 'delete'],
+  ]),
 
   // Templates and dynamic content
-  { method: 'GET', path: 'get-design/template', family: 'templates', operation: 'listTemplates' },
-  { method: 'GET', path: 'get-dynamic/content', family: 'templates', operation: 'listDynamicContent' },
+  ...familyRoutes('templates', [
+    ['GET', 'get-design/template', 'listTemplates'],
+    ['GET', 'get-dynamic/content', 'listDynamicContent'],
+    ['GET', 'assets/previews/{file}', 'previewImageFile', publicRoute],
+  ]),
 
   // Reference data
-  { method: 'GET', path: 'get/country-state-city', family: 'reference-data', operation: 'countryStateCity' },
+  ...familyRoutes('reference-data', [
+    ['GET', 'get/country-state-city', 'countryStateCity'],
+  ]),
 
   // Senders
-  { method: 'GET', path: 'senders', family: 'senders', operation: 'list' },
-  { method: 'POST', path: 'senders', family: 'senders', operation: 'list' },
-  { method: 'POST', path: 'sender/save', family: 'senders', operation: 'save' },
-  { method: 'GET', path: 'sender/details', family: 'senders', operation: 'details' },
-  { method: 'POST', path: 'sender/update', family: 'senders', operation: 'update' },
-  { method: 'DELETE', path: 'sender/delete', family: 'senders', operation: 'delete' },
-  { method: 'GET', path: 'sender/resend-mail', family: 'senders', operation: 'resendMail' },
+  ...familyRoutes('senders', [
+    ['GET', 'senders', 'list'],
+    ['POST', 'senders', 'list'],
+    ['POST', 'sender/save', 'save'],
+    ['GET', 'sender/details', 'details'],
+    ['POST', 'sender/update', 'update'],
+    ['DELETE', 'sender/delete', 'delete'],
+    ['GET', 'sender/resend-mail', 'resendMail'],
+  ]),
 
   // Public pages (no credentials; signed tokens)
-  { method: 'GET', path: 'public/open', family: 'public-pages', operation: 'openPixel', auth: 'public' },
-  { method: 'GET', path: 'public/preferences', family: 'public-pages', operation: 'showPreferences', auth: 'public' },
-  { method: 'POST', path: 'public/preferences', family: 'public-pages', operation: 'changePreferences', auth: 'public' },
-  { method: 'GET', path: 'public/unsubscribe', family: 'public-pages', operation: 'showPreferences', auth: 'public' },
-  { method: 'POST', path: 'public/unsubscribe', family: 'public-pages', operation: 'oneClickUnsubscribe', auth: 'public' },
-  { method: 'GET', path: 'assets/previews/{file}', family: 'templates', operation: 'previewImageFile', auth: 'public' },
-  { method: 'GET', path: 'public/senders/confirm', family: 'public-pages', operation: 'showSenderConfirmation', auth: 'public' },
-  { method: 'POST', path: 'public/senders/confirm', family: 'public-pages', operation: 'confirmSender', auth: 'public' },
+  ...familyRoutes('public-pages', [
+    ['GET', 'public/open', 'openPixel', publicRoute],
+    ['GET', 'public/click', 'followClick', publicRoute],
+    ['GET', 'public/preferences', 'showPreferences', publicRoute],
+    ['POST', 'public/preferences', 'changePreferences', publicRoute],
+    ['GET', 'public/unsubscribe', 'showPreferences', publicRoute],
+    ['POST', 'public/unsubscribe', 'oneClickUnsubscribe', publicRoute],
+    ['GET', 'public/senders/confirm', 'showSenderConfirmation', publicRoute],
+    ['POST', 'public/senders/confirm', 'confirmSender', publicRoute],
+  ]),
+
+  // API docs (no credentials): the OpenAPI document and its viewer, both generated from this table
+  ...familyRoutes('api-docs', [
+    ['GET', 'openapi.json', 'document', publicRoute],
+    ['GET', 'docs', 'viewer', publicRoute],
+    ['GET', 'docs/{file}', 'viewerFile', publicRoute],
+  ]),
 
   // Single sends
-  { method: 'GET', path: 'single-send/list', family: 'single-sends', operation: 'list' },
-  { method: 'POST', path: 'single/send/create', family: 'single-sends', operation: 'create' },
-  { method: 'GET', path: 'single/send/duplicate', family: 'single-sends', operation: 'duplicate', notFound: 'Record not found' },
-  { method: 'POST', path: 'single/send/duplicate', family: 'single-sends', operation: 'duplicate', notFound: 'Record not found' },
-  { method: 'GET', path: 'single-send/details', family: 'single-sends', operation: 'details', notFound: 'Record not found' },
-  { method: 'POST', path: 'single/send/update', family: 'single-sends', operation: 'update', notFound: 'Record not found' },
-  { method: 'DELETE', path: 'single/send/delete', family: 'single-sends', operation: 'delete', notFound: 'Record not found' },
-  { method: 'POST', path: 'single/send/bulk-delete', family: 'single-sends', operation: 'bulkDelete', notFound: 'Record not found' },
+  ...familyRoutes('single-sends', [
+    ['GET', 'single-send/list', 'list'],
+    ['POST', 'single/send/create', 'create'],
+    ['GET', 'single/send/duplicate', 'duplicate', notFoundLower],
+    ['POST', 'single/send/duplicate', 'duplicate', notFoundLower],
+    ['GET', 'single-send/details', 'details', notFoundLower],
+    ['GET', 'single-send/stats', 'stats', notFoundLower],
+    ['POST', 'single/send/update', 'update', notFoundLower],
+    ['DELETE', 'single/send/delete', 'delete', notFoundLower],
+    ['POST', 'single/send/bulk-delete', 'bulkDelete', notFoundLower],
+  ]),
+
+  // Test mails and previews (the mail of a send or step, to the caller's addresses or shown)
+  ...familyRoutes('test-mails', [
+    ['POST', 'single/send/test', 'singleSendTest', notFoundLower],
+    ['GET', 'single-send/preview', 'singleSendPreview', notFoundLower],
+    ['POST', 'automations/schedule/test', 'stepTest', notFoundLower],
+  ]),
 
   // Automations
-  { method: 'GET', path: 'automations', family: 'automations', operation: 'list' },
-  { method: 'POST', path: 'automations/create', family: 'automations', operation: 'create' },
-  { method: 'GET', path: 'automations/duplicate', family: 'automations', operation: 'duplicate', notFound: 'Record not found' },
-  { method: 'GET', path: 'automations/details', family: 'automations', operation: 'details' },
-  { method: 'GET', path: 'automations/pause', family: 'automations', operation: 'pause', notFound: 'Record not found' },
-  { method: 'GET', path: 'automations/set-live', family: 'automations', operation: 'setLive', notFound: 'Record not found' },
-  { method: 'DELETE', path: 'automations/delete', family: 'automations', operation: 'delete', notFound: 'Record not found' },
-  { method: 'POST', path: 'automations/bulk-delete', family: 'automations', operation: 'bulkDelete', notFound: 'Record not found' },
-  { method: 'GET', path: 'automations/schedule', family: 'automations', operation: 'schedules', notFound: 'Record not found' },
-  { method: 'POST', path: 'automations/schedule/create', family: 'automations', operation: 'createSchedule' },
-  { method: 'DELETE', path: 'automations/schedule/delete', family: 'automations', operation: 'deleteSchedule', notFound: 'Record not found' },
-  { method: 'GET', path: 'automations/schedule/design/{token}', family: 'automations', operation: 'scheduleDesign', auth: 'public' },
-  { method: 'GET', path: 'automations/schedule/image/{token}', family: 'automations', operation: 'scheduleImage', auth: 'public' },
+  ...familyRoutes('automations', [
+    ['GET', 'automations', 'list'],
+    ['POST', 'automations/create', 'create'],
+    ['GET', 'automations/duplicate', 'duplicate', notFoundLower],
+    ['GET', 'automations/details', 'details'],
+    ['GET', 'automations/stats', 'stats'],
+    ['GET', 'automations/pause', 'pause', notFoundLower],
+    ['GET', 'automations/set-live', 'setLive', notFoundLower],
+    ['DELETE', 'automations/delete', 'delete', notFoundLower],
+    ['POST', 'automations/bulk-delete', 'bulkDelete', notFoundLower],
+    ['GET', 'automations/schedule', 'schedules', notFoundLower],
+    ['POST', 'automations/schedule/create', 'createSchedule'],
+    ['DELETE', 'automations/schedule/delete', 'deleteSchedule', notFoundLower],
+    ['GET', 'automations/schedule/design/{token}', 'scheduleDesign', publicRoute],
+    ['GET', 'automations/schedule/image/{token}', 'scheduleImage', publicRoute],
+  ]),
 ];
 
 /**

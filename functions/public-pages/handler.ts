@@ -1,8 +1,17 @@
 // Lambda for the public pages: reached from links in mail without credentials, each guarded by a signed token.
 import { httpHandler } from '../../shared/http/pipeline';
+import { followClick } from './click';
 import { oneClickUnsubscribe } from './one-click';
 import { openPixel } from './open-pixel';
 import { changePreferences, showPreferences } from './preferences';
 import { confirmSender, showSenderConfirmation } from './sender-confirmation';
 
-export const handler = httpHandler('public-pages', { showSenderConfirmation, confirmSender, openPixel, showPreferences, changePreferences, oneClickUnsubscribe });
+export const handler = httpHandler('public-pages', {
+  showSenderConfirmation,
+  confirmSender,
+  openPixel,
+  followClick,
+  showPreferences,
+  changePreferences,
+  oneClickUnsubscribe,
+});

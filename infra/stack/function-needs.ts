@@ -46,7 +46,11 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   segments: { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   'unsubscribe-groups': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
   'global-unsubscribes': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
+  // Lists the bounce and complaint list (by kind: gsi1) and deletes one address from it.
+  suppressions: { table: [...read, 'DeleteItem'], indexes: ['gsi1'] },
   'notification-recipients': { table: [...readWrite, 'BatchGetItem'] },
+  // A save or delete moves the account's webhook count in the same transaction; the secret is sealed with the signing key.
+  webhooks: { table: readWrite },
   // Read only, but for the request counter: a job's progress; the design library and reference lists
   // ship in the bundle, so those two read only the caller's credentials.
   jobs: { table: read },
@@ -55,18 +59,29 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   senders: { table: readWrite, mail: true, systemMail: true },
   // Unauthenticated, reached from links in mail: an unsubscribe or preference change writes the
   // recipient's suppressions in a transaction (put or delete) and moves counters; an open counts once
-  // through a marker item; a sender confirmation updates the sender. No batch writes.
-  'public-pages': { table: [...readWrite, 'BatchGetItem'] },
-  'single-sends': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], schedules: true },
-  automations: { table: [...readWrite, 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
-  // The fallback (404 or 405 for a path no route claims) is not listed: it touches no item.
+  // through a marker item; a sender confirmation updates the sender, then releases the single sends
+  // that waited for it and books their dispatch jobs. No batch writes. An open, an unsubscribe or a
+  // click also queues a delivery for each webhook subscribed to it.
+  'public-pages': { table: [...readWrite, 'BatchGetItem'], schedules: true, enqueue: ['webhooks'] },
+  // Deleting a mailed send starts the background purge of its link-click items.
+  'single-sends': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  // automations/stats reads its steps' counters in one batch (BatchGetItem).
+  automations: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  // Reads a send or step, its sender and a contact, checks the tester's addresses against the bounce
+  // list (BatchGetItem), counts the hour's test mails (UpdateItem) and mails them.
+  'test-mails': { table: ['GetItem', 'Query', 'UpdateItem', 'BatchGetItem'], mail: true },
+  // The fallback (404 or 405 for a path no route claims) is not listed: it touches no item. Nor is
+  // api-docs (the OpenAPI document and its viewer, files packaged beside its code).
   // Event functions
-  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'BatchGetItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'] },
+  // A send held for its unverified sender is listed for it (PutItem); a listed send released at once
+  // (the sender was confirmed meanwhile) leaves the list (DeleteItem).
+  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'] },
   // The deliverer re-queues recipients SES throttled on a message's last receive, and the last batch
   // of a send mails its summary to the notification recipients.
   'send-deliver': { table: [...readWrite, 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['deliveries'] },
-  // Records statistics and suppressions from SES's events; it reads nothing.
-  'ses-events': { table: ['PutItem', 'UpdateItem', 'DeleteItem'] },
+  // Records statistics and suppressions from SES's events; it reads only the account's webhooks
+  // (Query, cached a minute) to queue a delivery for each one subscribed to the event.
+  'ses-events': { table: ['PutItem', 'UpdateItem', 'DeleteItem', 'Query'], enqueue: ['webhooks'] },
   'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, schedules: true },
   // Books a stalled send's dispatch job, and cancels the job of a send it ends.
   'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, signingKey: false },
@@ -75,6 +90,9 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment
   // schedules an immediate automation-steps run.
   'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  // Reads the webhook (its URL and sealed secret) and opens the secret with the signing key; a retry
+  // changes its own message's visibility (granted with the event source); it sends no message.
+  'webhook-deliver': { table: ['GetItem'] },
 };
 
 export function needsOf(name: string): FunctionNeeds {

@@ -8,11 +8,11 @@
 // Like an SQS fair queue, messages carry a message group (the account): each group is a FIFO of its
 // own and batches are filled round-robin across groups, so one group's backlog does not hold up the
 // others. Messages sent without a group form one default group.
-import { createHash, randomUUID } from 'node:crypto';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { config } from '../config';
+import { randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { log } from '../log';
 import { openQueueJournal, type QueueJournal } from './local-queue-journal';
+import { toRecord, type LocalMessage } from './local-message';
 import { maxBatchSize, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
 
 /** A queue's consumer: a Lambda handler for SQS events, answering partial batch failures. */
@@ -37,17 +37,6 @@ export interface DeadLetter {
   receiveCount: number;
   reason: string;
   at: Date;
-}
-
-interface LocalMessage {
-  messageId: string;
-  body: string;
-  group: string | undefined;
-  receiveCount: number;
-  sentAt: number;
-  firstReceivedAt?: number;
-  /** Set by ChangeMessageVisibility while the message is in flight: its next redelivery's delay. */
-  visibilityMs?: number;
 }
 
 interface QueueState {
@@ -273,27 +262,6 @@ function pump(queue: QueueName, state: QueueState): void {
       notifyIfIdle();
     });
   }
-}
-
-function toRecord(queue: QueueName, message: LocalMessage): SQSRecord {
-  const { region } = config();
-  return {
-    messageId: message.messageId,
-    receiptHandle: `${message.messageId}#${message.receiveCount}`,
-    body: message.body,
-    attributes: {
-      ApproximateReceiveCount: String(message.receiveCount),
-      SentTimestamp: String(message.sentAt),
-      SenderId: 'LOCAL',
-      ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? message.sentAt),
-      ...(message.group === undefined ? {} : { MessageGroupId: message.group }),
-    },
-    messageAttributes: {},
-    md5OfBody: createHash('md5').update(message.body).digest('hex'),
-    eventSource: 'aws:sqs',
-    eventSourceARN: `arn:aws:sqs:${region}:000000000000:${queue}`,
-    awsRegion: region,
-  };
 }
 
 /** The messages the consumer reported as failed; like Lambda, an unknown identifier fails the whole batch. */

@@ -17,6 +17,10 @@ module.exports = {
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
   ],
+  // Two workers on the 2-core machines the suite runs on: most files wait on DynamoDB Local, a child
+  // process or a browser, so two run side by side in about the time of one. Each worker has its own
+  // table (test/support/test-table.ts), so files in different workers never see each other's data.
+  maxWorkers: 2,
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

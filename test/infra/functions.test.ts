@@ -1,6 +1,7 @@
 // Every function (one per HTTP family, one per event function) is configured alike, logs to its own
 // log group, and holds exactly the permissions and environment its needs call for.
 import { join } from 'node:path';
+import { Stack } from 'aws-cdk-lib';
 import { repositoryHandlers } from '../../infra/stack/lambda-bundling';
 import { functionNeeds, needsOf } from '../../infra/stack/function-needs';
 import { eventFunctionNames } from '../../infra/stack/service-functions';
@@ -10,7 +11,9 @@ import { actionsOf, functionProperties, logicalIdOf, policyStatementsOf, stateme
 const eventFunctions = eventFunctionNames();
 const allFunctions = [...httpFamilies, ...eventFunctions];
 const indexIn = (tableArn: unknown, index: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] });
-const withNeed = (need: 'mail' | 'schedules' | 'systemMail') => allFunctions.filter((name) => needsOf(name)[need] === true);
+const withNeed = (need: 'mail' | 'schedules' | 'systemMail' | 'identities') => allFunctions.filter((name) => needsOf(name)[need] === true);
+/** What managing sending identities is authorized as (shared/identities/ses-identities.ts). */
+const identityActions = ['ses:CreateEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:GetEmailIdentity', 'ses:SendCustomVerificationEmail'];
 
 describe('functions', () => {
   let synthesized: Synthesized;
@@ -102,7 +105,8 @@ describe('functions', () => {
     const { platform } = synthesized.stack;
     expect(withNeed('mail')).toEqual(expect.arrayContaining(['send-deliver', 'senders', 'send-dispatch']));
     for (const name of allFunctions) {
-      const statements = statementsFor(synthesized, name, 'ses:');
+      // Identity management (sender-domains) is checked below; here only the right to send.
+      const statements = statementsFor(synthesized, name, 'ses:').filter((statement) => !actionsOf(statement).every((action) => identityActions.includes(action)));
       const environment = functionProperties(synthesized, name).Environment.Variables;
       if (!needsOf(name).mail) {
         expect(statements).toEqual([]);
@@ -116,6 +120,20 @@ describe('functions', () => {
       expect(resources).toHaveLength(2);
       expect(resources).toEqual(expect.arrayContaining([resolve(platform.senderIdentity.emailIdentityArn), resolve(platform.configurationSetArn)]));
       expect(environment.SES_CONFIGURATION_SET).toBe('email-campaign-dev');
+    }
+  });
+
+  test('only sender-domains may manage SES identities, and only identities of this account and region', () => {
+    expect(withNeed('identities')).toEqual(['sender-domains']);
+    for (const name of allFunctions) {
+      const statements = statementsFor(synthesized, name, 'ses:').filter((statement) => actionsOf(statement).some((action) => identityActions.includes(action)));
+      if (!needsOf(name).identities) {
+        expect({ name, statements }).toEqual({ name, statements: [] });
+        continue;
+      }
+      expect(statements).toHaveLength(1);
+      expect(actionsOf(statements[0] as never)).toEqual([...identityActions].sort());
+      expect(resolve(statements[0]?.Resource)).toEqual(resolve(Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })));
     }
   });
 
@@ -179,9 +197,14 @@ describe('functions', () => {
   test('only the producers may send to the delivery queue, and they know its URL', () => {
     const { queue } = synthesized.stack.platform.queueOf('deliveries');
     const producers = allFunctions.filter((name) => (functionNeeds[name]?.enqueue ?? []).includes('deliveries'));
-    expect(producers.sort()).toEqual(['send-deliver', 'send-dispatch']);
+    // single-sends re-queues the batches a reputation pause parked, when the send is resumed.
+    expect(producers.sort()).toEqual(['send-deliver', 'send-dispatch', 'single-sends']);
     for (const name of allFunctions) {
-      const sends = statementsFor(synthesized, name, 'sqs:SendMessage').filter((statement) => JSON.stringify(statement.Resource) === JSON.stringify(resolve(queue.queueArn)));
+      // CDK merges a function's SendMessage grants into one statement listing each queue.
+      const target = JSON.stringify(resolve(queue.queueArn));
+      const sends = statementsFor(synthesized, name, 'sqs:SendMessage').filter((statement) =>
+        [statement.Resource].flat().some((resource) => JSON.stringify(resource) === target),
+      );
       const environment = functionProperties(synthesized, name).Environment.Variables;
       expect(sends).toHaveLength(producers.includes(name) ? 1 : 0);
       expect(environment.QUEUE_URL_DELIVERIES).toEqual(producers.includes(name) ? resolve(queue.queueUrl) : undefined);

@@ -4,7 +4,7 @@
 // and page hits may arrive twice.
 import { addAutomationTotals, type AutomationTotal, type AutomationTotalsChange } from '../automations/repository';
 import { addStepCounts, type StepCounter, type StepCounts } from '../automations/step-counters';
-import { addSingleSendCounts, type SingleSendCounter } from '../single-sends/progress';
+import { addSingleSendCounts, type SingleSendCounter } from '../single-sends/counters';
 import type { Key } from '../table/keys';
 import { linkHash } from './click-links';
 import { claimEventMarker, eventMarkerKey, releaseEventMarker } from './ledger';

@@ -2,7 +2,8 @@
 // clicked links; and the "x of N" pair `single-send/details` shows while a send runs.
 import { RecordNotFound } from '../table/errors';
 import { SINGLE_SEND } from '../single-sends/keys';
-import { getDispatchState, getSingleSendCounters, type DispatchState } from '../single-sends/progress';
+import { getDispatchState, type DispatchState } from '../single-sends/progress';
+import { getSingleSendCounters } from '../single-sends/counters';
 import { isSingleSendUtr } from '../single-sends/repository';
 import { mostClickedLinks, type LinkClicks } from './link-clicks';
 

@@ -1,5 +1,5 @@
 // The sending pipeline's view of a single send: reading it for dispatch and delivery, the status
-// moves 1 -> 2 -> 3 (4 is stall-watch.ts's), the statistics counters, and the dispatch progress item (cursor, fan-out and
+// moves 1 -> 2 -> 3 (4 is stall-watch.ts's; the statistics counters are counters.ts's), and the dispatch progress item (cursor, fan-out and
 // settlement counts) that lets a large send resume and tells the last settling step it is the last.
 // Each page and settled batch also moves the send's entry in the stall watch (stall-watch.ts).
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -10,15 +10,9 @@ import { deliveryBatchKey } from '../sending/keys';
 import { singleSendDispatchKey, singleSendKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
 import { type Key } from '../table/keys';
 import { isConditionFailure } from '../table/records';
-import { dispatchAtAttribute, singleSendStatus, statisticNames, waitingAttribute, toSingleSend, type SingleSend, type SingleSendStatistics } from './record';
+import { dispatchAtAttribute, singleSendStatus, waitingAttribute, toSingleSend, type SingleSend } from './record';
+import type { SingleSendCounter } from './counters';
 import { cancellationCodes } from '../table/transactions';
-
-/** Counters kept on the send's item beside the spec's record (its statistics answer shows them). */
-export const statisticsOnlyCounters = ['clicks', 'unique_clicks', 'complaints'] as const;
-
-export type SingleSendCounter = keyof SingleSendStatistics | (typeof statisticsOnlyCounters)[number];
-
-const singleSendCounters: readonly SingleSendCounter[] = [...statisticNames, ...statisticsOnlyCounters];
 
 /** A single send as the pipeline reads it, with the time its scheduler job is due (absent for a draft). */
 export interface SendingSingleSend extends SingleSend {
@@ -96,21 +90,6 @@ export async function getSendingSingleSend(accountId: number, utr: string): Prom
   if (!result.Item) return undefined;
   const dispatchAt = result.Item[dispatchAtAttribute];
   return { ...toSingleSend(result.Item), dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined };
-}
-
-/** Every statistics counter of the send (0 where nothing was counted yet); undefined when there is no such send. */
-export async function getSingleSendCounters(accountId: number, utr: string): Promise<Record<SingleSendCounter, number> | undefined> {
-  const result = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: singleSendKey(accountId, utr),
-      ProjectionExpression: ['pk', ...singleSendCounters].map((_, i) => `#c${i}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(['pk', ...singleSendCounters].map((name, i) => [`#c${i}`, name])),
-    }),
-  );
-  const item = result.Item;
-  if (!item) return undefined;
-  return Object.fromEntries(singleSendCounters.map((name) => [name, Number(item[name] ?? 0)])) as Record<SingleSendCounter, number>;
 }
 
 /** Whether the send still exists (a deleted send stops delivering). */
@@ -330,31 +309,4 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
   ]);
   if (!result.ok) return undefined;
   return getDispatchState(accountId, utr);
-}
-
-/** Add to the send's statistics atomically; false when the send no longer exists (nothing is recreated). */
-export async function addSingleSendCounts(accountId: number, utr: string, counts: Partial<Record<SingleSendCounter, number>>): Promise<boolean> {
-  const entries = Object.entries(counts).filter(([, by]) => by !== undefined && by !== 0);
-  if (entries.length === 0) return true;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: singleSendKey(accountId, utr),
-          UpdateExpression: `ADD ${entries.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-          // Counting on a deleted send would recreate a ghost item.
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: Object.fromEntries(entries.map(([name], i) => [`#c${i}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(entries.map(([, by], i) => [`:c${i}`, by])),
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      // A batch settling holds the send's item in its transaction for a moment: wait and add again.
-      if ((error as { name?: string }).name !== 'TransactionConflictException' || attempt >= maxConflictRetries) throw error;
-      await new Promise((resume) => setTimeout(resume, Math.min(500, 10 * 2 ** attempt + Math.random() * 20)));
-    }
-  }
 }

@@ -40,6 +40,12 @@ export interface Config {
   accountRateLimit: number;
   /** Requests one recipient link may make to the public pages per minute (more answer 429; the pixel just stops counting). */
   publicRateLimit: number;
+  /** A send or automation whose hard bounces exceed this share of its mails (0.05 = 5%) pauses itself. */
+  bouncePauseRate: number;
+  /** The same for complaints (0.001 = 0.1%). */
+  complaintPauseRate: number;
+  /** Mails a send or automation must have handed to SES (since its last resume) before either rate can pause it. */
+  pauseMinDeliveries: number;
 }
 
 /** Values loaded at run time from Secrets Manager (shared/secrets.ts); they win over the environment. */
@@ -115,6 +121,9 @@ function readConfig(): Config {
     testMailsPerHour: positiveNumberEnv('TEST_MAILS_PER_HOUR', 50, { integer: true }),
     accountRateLimit: positiveNumberEnv('ACCOUNT_RATE_LIMIT', defaultAccountRateLimit, { integer: true }),
     publicRateLimit: positiveNumberEnv('PUBLIC_RATE_LIMIT', defaultPublicRateLimit, { integer: true }),
+    bouncePauseRate: positiveNumberEnv('BOUNCE_PAUSE_RATE', 0.05),
+    complaintPauseRate: positiveNumberEnv('COMPLAINT_PAUSE_RATE', 0.001),
+    pauseMinDeliveries: positiveNumberEnv('PAUSE_MIN_DELIVERIES', 100, { integer: true }),
     // Deployed, these must be set (the key through its secret, see shared/secrets.ts); they are read on
     // first use, so a function that never signs a link or sends system mail does not need them.
     // Locally, fixed development values keep links working across restarts without setup.

@@ -1,4 +1,5 @@
-// Single send operations: list, create, duplicate, details, statistics, update, delete, bulk delete.
+// Single send operations: list, create, duplicate, details, statistics, update, delete, bulk delete,
+// and resume (of a send paused for its bounces or complaints).
 import {
   createSingleSend,
   deleteSingleSend,
@@ -12,6 +13,7 @@ import {
 import { deleteSend, deleteSends } from '../../shared/single-sends/send-cleanup-service';
 import { settleSenderWait, waitForSender } from '../../shared/single-sends/sender-gate-service';
 import { getDispatchState } from '../../shared/single-sends/progress';
+import { resumeSingleSend } from '../../shared/sending/reputation-resume';
 import { sendProgress, singleSendStats } from '../../shared/sending/stats-report';
 import { withCurrentWaiting } from '../../shared/single-sends/waiting';
 import { ConflictError, ValidationError } from '../../shared/http/errors';
@@ -125,4 +127,13 @@ export const bulkDelete = accountOperation(async ({ account, request }) => {
     }));
   }
   return ok('Deleted Successfully');
+});
+
+/** The answer to resuming a send that is not paused for its reputation. */
+export const notPausedText = 'The single send is not paused; only a running send paused for its bounces or complaints can be resumed.';
+
+export const resume = accountOperation(async ({ account, request }) => {
+  const input = validate(request.query, { utr });
+  if ((await resumeSingleSend(account.id, input.utr)) === 'not-paused') throw ValidationError.of('utr', notPausedText);
+  return ok('Single send resumed; it continues with the recipients not yet mailed.');
 });

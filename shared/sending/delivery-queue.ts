@@ -1,8 +1,10 @@
 // The delivery queue's consumer: each message is one batch of one send. Delivers it, settles it once
 // it is finished (which may complete the send), and answers which messages SQS must redeliver.
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { getSendingSingleSend, settleDeliveryBatch, singleSendExists } from '../single-sends/progress';
-import { singleSendStatus } from '../single-sends/record';
+import { getSendingSingleSend, settleDeliveryBatch } from '../single-sends/progress';
+import { parkBatch } from '../single-sends/parked-batches';
+import { getReputationView } from '../single-sends/reputation-pause';
+import { reputationPauseReason, singleSendStatus } from '../single-sends/record';
 import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { deliverToRecipients, locallyDelivered, type DeliveryOutcome } from './deliver';
@@ -22,7 +24,11 @@ function deliveryGroup(message: DeliveryMessage): { group: string } {
 /** The content of a message's send, read once per invocation; undefined when the send is gone. */
 type ContentCache = Map<string, SendContent | undefined>;
 
-async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise<SendContent | undefined> {
+/**
+ * The content to mail the batch with; undefined when the send is gone (nothing is mailed), 'paused'
+ * when it is paused for its reputation (the batch waits for the resume).
+ */
+async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise<SendContent | 'paused' | undefined> {
   const { ref } = message;
   if (ref.kind !== 'single-send') {
     // Automation steps call deliverToRecipients with their step's content; they do not use this queue.
@@ -30,10 +36,12 @@ async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise
   }
   const key = encodeSendRef(ref);
   if (cache.has(key)) {
-    // Before each batch: a send deleted since the last batch stops delivering.
-    return (await singleSendExists(ref.accountId, ref.utr)) ? cache.get(key) : undefined;
+    // Before each batch: a send deleted since the last batch stops delivering, a paused one waits.
+    const view = await getReputationView(ref.accountId, ref.utr);
+    return view?.paused ? 'paused' : view && cache.get(key);
   }
   const singleSend = await getSendingSingleSend(ref.accountId, ref.utr);
+  if (singleSend?.status === singleSendStatus.running && singleSend.waiting?.reason === reputationPauseReason) return 'paused';
   const content = singleSend && singleSend.status >= singleSendStatus.running ? singleSendContent(singleSend) : undefined;
   cache.set(key, content);
   return content;
@@ -69,6 +77,15 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
   const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0, simulated: 0 };
   const content = await contentOf(message, cache);
   if (!content) return 'done';
+  if (content === 'paused') {
+    // Unmailed and unsettled (so the send cannot complete): the resume queues it again as it is.
+    const { accountId, utr } = message.ref as { accountId: number; utr: string };
+    await parkBatch(accountId, utr, message.batchId ?? record.messageId, record.body);
+    // Resumed meanwhile (its resume may have listed the parked batches before this one): goes on now.
+    // Should the resume queue it too, the ledger and the settle marker make the copy mail and count nothing.
+    if ((await getReputationView(accountId, utr))?.paused === false) await sendMessages('deliveries', [deliveryMessageBody(message)], deliveryGroup(message));
+    return 'done';
+  }
   // Its claims carry the batch and this receive: a later receive knows them for a dead run's.
   const batch = message.batchId === undefined ? undefined : { batchId: message.batchId, messageId: record.messageId, receive: receiveCount(record) };
   const outcome: DeliveryOutcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing, ...(batch ? { batch } : {}) });

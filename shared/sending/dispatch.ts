@@ -8,16 +8,16 @@ import {
   getDispatchState,
   getSendingSingleSend,
   saveDispatchPage,
-  singleSendExists,
   startDispatch,
   type DispatchCursor,
   type DispatchState,
   type SendingSingleSend,
 } from '../single-sends/progress';
-import { singleSendJobName, singleSendStatus } from '../single-sends/record';
+import { reputationPauseReason, singleSendJobName, singleSendStatus } from '../single-sends/record';
 import { clearWaiting } from '../single-sends/waiting';
 import { holdSend } from '../single-sends/hold-service';
 import { checkSender } from '../single-sends/sender-gate-service';
+import { getReputationView } from '../single-sends/reputation-pause';
 import { getSegmentRules } from '../segments/repository';
 import { suppressedAmong } from '../suppressions/repository';
 import { sendMessages } from '../queue/queue';
@@ -44,8 +44,9 @@ export type DispatchOutcome =
   /** Another dispatcher run of the same send recorded the page first; it carries on. */
   | 'superseded'
   /**
-   * Held, its details saying why: a segment of its audience is being rebuilt (tried again shortly), or
-   * its sender is unverified (its confirmation releases it) or deleted (an update can name another).
+   * Held, its details saying why: a segment of its audience is being rebuilt (tried again shortly),
+   * its sender is unverified (its confirmation releases it) or deleted (an update can name another),
+   * or it is paused for its bounces or complaints (its owner's resume releases it).
    */
   | 'held'
   /** Its sender was deleted while it was running: it ended at status 4. */
@@ -148,6 +149,8 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
   const pageSize = options.pageSize ?? sendingSettings().dispatchPageSize;
   const send = await getSendingSingleSend(accountId, utr);
   if (!send) return 'gone';
+  // Paused for its reputation: only its owner's resume moves it on (and books this job again).
+  if (send.status === singleSendStatus.running && send.waiting?.reason === reputationPauseReason) return 'held';
   const stopped = await senderStops(send);
   if (stopped) return stopped;
   const claimed = await claimSend(send);
@@ -178,7 +181,10 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
       next = { source: cursor.source + 1, after: null };
     }
     const done = !page && next.source >= audience.length;
-    if (!(await singleSendExists(accountId, utr))) return 'gone';
+    // Before fanning out: a send deleted meanwhile stops, one paused meanwhile resumes with this page.
+    const view = await getReputationView(accountId, utr);
+    if (!view) return 'gone';
+    if (view.paused) return 'held';
     await sendMessages(
       'deliveries',
       batches.map((recipients, index) => deliveryMessageBody({ ref, recipients, batchId: `${state.page}.${index}` })),

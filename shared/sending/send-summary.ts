@@ -45,36 +45,36 @@ ${rows.map(([label, value]) => `<tr><td>${escapeHtml(label)}</td><td align="righ
   return { subject, html, text };
 }
 
-/** The recipients' addresses the account has unsubscribed globally or that bounced hard or complained. */
-async function suppressedOwners(accountId: number, addresses: string[]): Promise<Set<string>> {
-  const [unsubscribed, bounced] = await Promise.all([suppressedAmong(accountId, addresses), bouncedAmong(accountId, addresses)]);
-  return new Set([...unsubscribed, ...bounced]);
-}
-
 /**
- * Mail the summary to each notification recipient of the account that may be mailed (one mail each:
- * they need not see each other), each on a place in the system-mail budget. Past the budget the
- * rest are skipped and logged: a summary is a courtesy, and the send is complete either way.
+ * Mail `mail` to each notification recipient of the account that may be mailed (not unsubscribed
+ * globally, bounced or complaining; one mail each: they need not see each other), each on a place in
+ * the system-mail budget. Past the budget the rest are skipped and logged: a notification is a
+ * courtesy. Send summaries and reputation pause notices (reputation-notice.ts) go this way.
  */
-async function mailSummary(accountId: number, utr: string, totals: DispatchState): Promise<void> {
-  const [singleSend, recipients] = await Promise.all([getSendingSingleSend(accountId, utr), listNotificationRecipients(accountId)]);
-  if (!singleSend || recipients.length === 0) return;
-  const suppressed = await suppressedOwners(accountId, recipients.map((recipient) => recipient.email_address));
-  const mailable = recipients.filter((recipient) => !suppressed.has(recipient.email_address.trim().toLowerCase()));
-  const mail = sendSummaryMail(singleSend, totals);
-  for (const [index, recipient] of mailable.entries()) {
+export async function mailNotificationRecipients(accountId: number, mail: SendSummaryMail, context: Record<string, unknown>): Promise<void> {
+  const recipients = (await listNotificationRecipients(accountId)).map((recipient) => recipient.email_address);
+  if (recipients.length === 0) return;
+  const [unsubscribed, bounced] = await Promise.all([suppressedAmong(accountId, recipients), bouncedAmong(accountId, recipients)]);
+  const suppressed = new Set([...unsubscribed, ...bounced]);
+  const mailable = recipients.filter((address) => !suppressed.has(address.trim().toLowerCase()));
+  for (const [index, address] of mailable.entries()) {
     const check = await claimSystemMail(accountId, 'summary');
     if (!check.allowed) {
-      log.warn('send summary over the system-mail budget', { accountId, utr, skipped: mailable.length - index });
+      log.warn('notification mail over the system-mail budget', { accountId, ...context, subject: mail.subject, skipped: mailable.length - index });
       return;
     }
     try {
-      await sendMail({ from: config().systemFromEmail, to: [recipient.email_address], subject: mail.subject, html: mail.html, text: mail.text });
+      await sendMail({ from: config().systemFromEmail, to: [address], subject: mail.subject, html: mail.html, text: mail.text });
     } catch (error) {
       await releaseSystemMail(check.claim);
       throw error;
     }
   }
+}
+
+async function mailSummary(accountId: number, utr: string, totals: DispatchState): Promise<void> {
+  const singleSend = await getSendingSingleSend(accountId, utr);
+  if (singleSend) await mailNotificationRecipients(accountId, sendSummaryMail(singleSend, totals), { utr });
 }
 
 /**

@@ -11,6 +11,7 @@ import { holdSend } from '../single-sends/hold-service';
 import { getDispatchState, getSendingSingleSend, type DispatchState } from '../single-sends/progress';
 import { singleSendJobName, singleSendStatus } from '../single-sends/record';
 import { failSingleSend, recordStallVisit, silentSends, unwatch, type SilentSend } from '../single-sends/stall-watch';
+import { reputationPauseReason } from '../single-sends/record';
 import { currentTime } from '../time';
 
 /**
@@ -100,7 +101,8 @@ async function resume(entry: SilentSend, state: DispatchState, now: Date): Promi
 async function visit(entry: SilentSend, now: Date): Promise<WatchOutcome> {
   const send = await getSendingSingleSend(entry.accountId, entry.utr);
   const state = send?.status === singleSendStatus.running ? await getDispatchState(entry.accountId, entry.utr) : undefined;
-  if (!send || !state || state.completedAt !== null) {
+  // A send paused for its reputation waits for its owner, not for a stalled run (its pause took it off the watch).
+  if (!send || !state || state.completedAt !== null || send.waiting?.reason === reputationPauseReason) {
     await unwatch(entry.accountId, entry.utr);
     return 'unwatched';
   }

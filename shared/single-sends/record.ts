@@ -90,7 +90,12 @@ export interface SingleSend extends SingleSendContent, SingleSendStatistics {
   waiting?: SendWaiting;
   /** Only at status 4 (not in the spec: absent otherwise). */
   failure?: SendFailure;
+  /** Only while it is paused for its bounces or complaints: why (not in the spec: absent otherwise). */
+  paused_reason?: string;
 }
+
+/** The `waiting.reason` of a running send paused for its reputation (shared/sending/reputation.ts). */
+export const reputationPauseReason = 'reputation';
 
 /**
  * Not part of the record: when the send's scheduler job is due (ISO 8601), or absent for a draft.
@@ -166,6 +171,7 @@ export function toSingleSend(item: Item): SingleSend {
   const failure = failureOf(record[failureAttribute]);
   if (waiting) singleSend.waiting = waiting;
   if (failure) singleSend.failure = failure;
+  if (waiting?.reason === reputationPauseReason && singleSend.status === singleSendStatus.running) singleSend.paused_reason = waiting.message;
   return singleSend;
 }
 

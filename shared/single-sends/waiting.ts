@@ -7,9 +7,12 @@ import { isConditionFailure } from '../table/records';
 import { singleSendKey } from './keys';
 import { getDispatchState } from './progress';
 import { senderWaitReason } from './sender-waits';
-import { singleSendStatus, waitingAttribute, type SendWaiting, type SingleSend } from './record';
+import { reputationPauseReason, singleSendStatus, waitingAttribute, type SendWaiting, type SingleSend } from './record';
 
-/** Record why a ready or running send waits; false when it is gone or past running. */
+/**
+ * Record why a ready or running send waits; false when it is gone or past running, or paused for its
+ * reputation (that pause says why it waits until its owner resumes it; no other wait replaces it).
+ */
 export async function setWaiting(accountId: number, utr: string, waiting: SendWaiting): Promise<boolean> {
   try {
     await db().send(
@@ -17,9 +20,9 @@ export async function setWaiting(accountId: number, utr: string, waiting: SendWa
         TableName: tableName(),
         Key: singleSendKey(accountId, utr),
         UpdateExpression: 'SET #waiting = :waiting',
-        ConditionExpression: 'attribute_exists(pk) AND #status IN (:ready, :running)',
+        ConditionExpression: 'attribute_exists(pk) AND #status IN (:ready, :running) AND (attribute_not_exists(#waiting) OR #waiting.reason <> :paused)',
         ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status' },
-        ExpressionAttributeValues: { ':waiting': waiting, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running },
+        ExpressionAttributeValues: { ':waiting': waiting, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running, ':paused': reputationPauseReason },
       }),
     );
     return true;
@@ -47,8 +50,8 @@ export async function clearWaiting(accountId: number, utr: string, since?: strin
   }
 }
 
-/** Waits that no progress ends: a person must act (confirm the sender). */
-const personHolds = new Set<string>([senderWaitReason.unverified]);
+/** Waits that no progress ends: a person must act (confirm the sender, resume a paused send). */
+const personHolds = new Set<string>([senderWaitReason.unverified, reputationPauseReason]);
 
 /**
  * The send as it should be shown: a running send's stored wait is dropped once the send progressed
@@ -57,8 +60,8 @@ const personHolds = new Set<string>([senderWaitReason.unverified]);
 export async function withCurrentWaiting(singleSend: SingleSend): Promise<SingleSend> {
   const { waiting } = singleSend;
   if (!waiting || singleSend.status !== singleSendStatus.running) return singleSend;
-  // A send held for its sender stays held while batches queued before the hold settle: only the
-  // sender's confirmation (or the send's end) ends that wait.
+  // A send held for its sender (or paused) stays held while batches queued before the hold settle: only
+  // the sender's confirmation, the owner's resume (or the send's end) ends that wait.
   if (personHolds.has(waiting.reason)) return singleSend;
   const progress = await getDispatchState(singleSend.user_id, singleSend.utr);
   if (!progress || Date.parse(progress.progressAt) <= Date.parse(waiting.since)) return singleSend;

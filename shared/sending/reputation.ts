@@ -1,0 +1,63 @@
+// Sends that protect the sender's reputation: a single send whose hard bounces or complaints exceed
+// their limits pauses itself, says why in its details (`paused_reason`) and mails the account's
+// notification recipients once. The rates are shares of the mails SES reported an outcome for
+// (delivered or bounced), once there are enough of them: both numbers come from SES's events, so the
+// send is judged as each bounce or complaint is counted (ses-feedback.ts), the events that raise a
+// rate. A send resumed by its owner (reputation-resume.ts) is judged again on what SES reports afterwards.
+import { config } from '../config';
+import { describeError, log } from '../log';
+import { getSendingSingleSend } from '../single-sends/progress';
+import { getReputationView, pauseForReputation, type ReputationCounts } from '../single-sends/reputation-pause';
+import { unwatch } from '../single-sends/stall-watch';
+import { pauseNoticeMail } from './reputation-notice';
+import { mailNotificationRecipients } from './send-summary';
+
+export interface ReputationLimits {
+  bounceRate: number;
+  complaintRate: number;
+  minDeliveries: number;
+}
+
+export function reputationLimits(): ReputationLimits {
+  const { bouncePauseRate, complaintPauseRate, pauseMinDeliveries } = config();
+  return { bounceRate: bouncePauseRate, complaintRate: complaintPauseRate, minDeliveries: pauseMinDeliveries };
+}
+
+const percent = (rate: number) => `${Math.round(rate * 10_000) / 100}%`;
+
+/**
+ * Why mail with these numbers must stop (one sentence for people), judged on the mails reported since
+ * `base` (the counters at the last resume); undefined while it may go on.
+ */
+export function reputationVerdict(counts: ReputationCounts, base: ReputationCounts, limits: ReputationLimits = reputationLimits()): string | undefined {
+  const mailed = counts.delivered + counts.bounces - (base.delivered + base.bounces);
+  if (mailed <= 0 || mailed < limits.minDeliveries) return undefined;
+  const rates = [
+    [counts.bounces - base.bounces, limits.bounceRate, 'bounced'],
+    [counts.complaints - base.complaints, limits.complaintRate, 'were reported as spam'],
+  ] as const;
+  for (const [count, limit, what] of rates) {
+    if (count / mailed > limit) return `Paused: ${count} of ${mailed} mails ${what} (${percent(count / mailed)}, over the ${percent(limit)} limit).`;
+  }
+  return undefined;
+}
+
+/**
+ * Pause the single send when its rates are over their limits; true when this call paused it. The one
+ * caller that pauses it takes it off the stall watch (a paused send waits for a person, it is not
+ * stalled) and mails the notice; a notice that cannot be sent is logged, the send stays paused.
+ */
+export async function checkSingleSendReputation(accountId: number, utr: string): Promise<boolean> {
+  const view = await getReputationView(accountId, utr);
+  if (!view?.running || view.paused) return false;
+  const reason = reputationVerdict(view.counts, view.base);
+  if (!reason) return false;
+  if (!(await pauseForReputation(accountId, utr, reason))) return false;
+  log.warn('single send paused', { accountId, utr, reason });
+  await unwatch(accountId, utr);
+  const send = await getSendingSingleSend(accountId, utr);
+  await mailNotificationRecipients(accountId, pauseNoticeMail(send?.single_send_name ?? utr, utr, reason), { utr }).catch((error: unknown) =>
+    log.error('pause notice not mailed', { accountId, utr, ...describeError(error) }),
+  );
+  return true;
+}

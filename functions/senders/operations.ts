@@ -8,6 +8,8 @@ import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';
 import { validate } from '../../shared/validation';
 import { readSenderInput, senderId } from './sender-input';
+import { alignmentOf, onVerifiedDomainOf } from '../../shared/identities/alignment';
+import { verifySender } from '../../shared/senders/confirmation-service';
 import { claimVerificationBudget, resendIntervalSeconds, resendTooSoonMessage, sendVerificationMail, sendVerificationMailAfterChange, withVerificationBudget } from './verification';
 
 export const list = accountOperation(async ({ account, request }) =>
@@ -18,6 +20,12 @@ export const list = accountOperation(async ({ account, request }) =>
 // means "nothing happened, try again later", and the retry cannot leave a duplicate sender behind.
 export const save = accountOperation(async ({ account, request }) => {
   const input = await readSenderInput(request.fields, false);
+  if (await onVerifiedDomainOf(account.id, input.from_email)) {
+    // SES may already send from any address of the account's verified domain: nothing to confirm.
+    const sender = await addSender(account.id, input);
+    await verifySender(account.id, sender.id, sender.from_email);
+    return ok('Added Successfully');
+  }
   const { result: sender, budget } = await withVerificationBudget(account.id, () => addSender(account.id, input), () => true);
   if (budget) await sendVerificationMailAfterChange(account.id, sender.id, budget, request.requestId);
   return ok('Added Successfully');
@@ -25,7 +33,8 @@ export const save = accountOperation(async ({ account, request }) => {
 
 export const details = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { sender_id: senderId });
-  return ok({ sender: await getSender(account.id, input.sender_id) });
+  const sender = await getSender(account.id, input.sender_id);
+  return ok({ sender: { ...sender, ...(await alignmentOf(account.id, sender.from_email)) } });
 });
 
 /**
@@ -35,6 +44,12 @@ export const details = accountOperation(async ({ account, request }) => {
  */
 async function updateWithBudget(accountId: number, id: number, input: SenderInput, requestId: string): Promise<void> {
   const before = await getSender(accountId, id);
+  if (before.from_email !== input.from_email && (await onVerifiedDomainOf(accountId, input.from_email))) {
+    // Moved onto a verified domain: verified at once, and the sends waiting for it are released.
+    await updateSender(accountId, id, input);
+    await verifySender(accountId, id, input.from_email);
+    return;
+  }
   if (before.from_email !== input.from_email) {
     const { budget } = await withVerificationBudget(accountId, () => updateSender(accountId, id, input), (result) => result.addressChanged);
     if (budget) await sendVerificationMailAfterChange(accountId, id, budget, requestId);

@@ -71,6 +71,18 @@ export function acknowledgements({ api, functions, platform, events }: NagScopes
     ]);
   }
   for (const [name, fn] of functions.byName) {
+    if (!needsOf(name).identities) continue;
+    accepted.push([
+      fn.role as IConstruct,
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          'Customers register their own sender domains and addresses at run time, so no identity name is known at deploy ' +
+          'time; the grant is confined to SES identities of this account and region (shared/identities/ses-identities.ts).',
+      },
+    ]);
+  }
+  for (const [name, fn] of functions.byName) {
     if (!needsOf(name).schedules) continue;
     accepted.push([
       fn.role as IConstruct,

@@ -180,6 +180,16 @@ export class ServiceFunctions extends Construct {
       );
     }
     if (needs.systemMail) fn.addEnvironment('SYSTEM_FROM_EMAIL', props.systemFromEmail);
+    if (needs.identities) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          // The customers' own addresses and domains (shared/identities/ses-identities.ts): any name, so
+          // the grant is on every identity of this account and region, and on nothing else of SES.
+          actions: ['ses:CreateEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:GetEmailIdentity', 'ses:SendCustomVerificationEmail'],
+          resources: [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+        }),
+      );
+    }
     // Functions sign or verify something (list cursors, links in mail): the key's ARN, never the key.
     if (needs.signingKey !== false) {
       fn.addEnvironment(tokenSigningKeySecretArnEnvName, platform.tokenSigningKey.secretArn);

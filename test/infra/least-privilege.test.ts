@@ -17,8 +17,9 @@ interface BundledModule {
 
 // Modules the deployed functions never run: the scheduler adapter of APP_RUNTIME=local (the table
 // stands in for EventBridge Scheduler on a laptop) is chosen only by shared/scheduling/scheduler.ts
-// when the runtime is local, but it is in every bundle that schedules.
-const localOnly = new Set(['shared/scheduling/local-scheduler.ts']);
+// when the runtime is local, but it is in every bundle that schedules. Likewise the identity stand-in
+// (shared/identities/local-identities.ts), chosen only by shared/identities/identity-port.ts.
+const localOnly = new Set(['shared/scheduling/local-scheduler.ts', 'shared/identities/local-identities.ts']);
 
 /** A function's bundle: the whole output (imports stay where each module was, under local names) and its modules. */
 interface Bundle {
@@ -139,12 +140,25 @@ function tableUseOf(name: string): TableUse {
   return { actions: [...actions].sort(), indexes: [...indexes].sort() };
 }
 
+/** The IAM action of each SES v2 identity command (shared/identities/ses-identities.ts). */
+const identityActionOf: Record<string, string> = {
+  CreateEmailIdentityCommand: 'ses:CreateEmailIdentity',
+  GetEmailIdentityCommand: 'ses:GetEmailIdentity',
+  DeleteEmailIdentityCommand: 'ses:DeleteEmailIdentity',
+  SendCustomVerificationEmailCommand: 'ses:SendCustomVerificationEmail',
+};
+
 /** The SES actions the kept code needs: SES v2 SendEmail is authorized by the kind of content it carries. */
 function sesActionsOf(name: string): string[] {
   const bundle = bundledModules(name);
   const actions = new Set<string>();
   for (const command of commandsSent(bundle, ['@aws-sdk/client-ses']).keys()) throw new Error(`${name} sends SES v1 ${command}: map it to its IAM action in ${__filename}`);
   for (const [command, modules] of commandsSent(bundle, ['@aws-sdk/client-sesv2'])) {
+    const identityAction = identityActionOf[command];
+    if (identityAction) {
+      actions.add(identityAction);
+      continue;
+    }
     if (command !== 'SendEmailCommand') throw new Error(`${name} sends ${command}: map it to its IAM action in ${__filename}`);
     for (const module of modules) {
       const contents = [...module.code.matchAll(/\b(Simple|Raw|Template)\s*:/g)].map((match) => match[1]);

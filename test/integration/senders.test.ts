@@ -222,7 +222,9 @@ describe('senders', () => {
       const fields = senderInput();
       await saveSender(keys, fields);
       const result = await call(keys, 'GET', 'sender/details', { query: { sender_id: 1 } });
-      expect(result).toEqual({ status: 200, body: { status: 'success', message: { sender: (await listSenders(keys))[0] } } });
+      // The list's fields, then whether the From domain is DMARC-aligned (example.com is no verified domain of the account).
+      const alignment = { dmarc_aligned: 0, warning: expect.stringMatching(/^example\.com is not a verified sender domain of this account/) };
+      expect(result).toEqual({ status: 200, body: { status: 'success', message: { sender: { ...(await listSenders(keys))[0], ...alignment } } } });
       expect((result.body.message as { sender: { from_email: string } }).sender.from_email).toBe(fields.from_email);
     });
 

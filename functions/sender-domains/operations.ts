@@ -1,0 +1,43 @@
+// Sender domain operations: list, save (Easy DKIM records to publish), details (status refreshed from
+// the identity port) and delete.
+import { ValidationError } from '../../shared/http/errors';
+import { accountOperation } from '../../shared/http/pipeline';
+import { ok } from '../../shared/http/reply';
+import { listSenderDomains } from '../../shared/identities/domain-repository';
+import { refreshSenderDomain, registerSenderDomain, removeSenderDomain } from '../../shared/identities/domain-service';
+import { string, validate } from '../../shared/validation';
+
+/** A DNS name of two labels or more, each 1-63 letters, digits or inner hyphens, ending in a letters-only TLD. */
+const domainPattern = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
+/** The domain a route reads (the OpenAPI document describes it from here too). */
+export const domainFields = {
+  domain: string().required().max(253).regex(domainPattern).message('regex', 'The domain field must be a valid domain name.'),
+};
+
+export const takenMessage = 'The domain has already been taken.';
+export const heldByAnotherMessage = 'The domain is already registered by another account.';
+
+/** The validated domain, in lower case: DNS names are case-insensitive, and one domain has one claim. */
+function domainOf(fields: Record<string, unknown>): string {
+  return validate(fields, domainFields).domain.toLowerCase();
+}
+
+export const list = accountOperation(async ({ account }) => ok({ senderDomains: await listSenderDomains(account.id) }));
+
+export const save = accountOperation(async ({ account, request }) => {
+  const registered = await registerSenderDomain(account.id, domainOf(request.fields));
+  if (registered === 'already-yours') throw ValidationError.of('domain', takenMessage);
+  if (registered === 'held-by-another') throw ValidationError.of('domain', heldByAnotherMessage);
+  const { domain, status, dkim_records } = registered;
+  return ok({ domain, status, dkim_records });
+});
+
+export const details = accountOperation(async ({ account, request }) =>
+  ok({ senderDomain: await refreshSenderDomain(account.id, domainOf(request.query)) }),
+);
+
+export const remove = accountOperation(async ({ account, request }) => {
+  await removeSenderDomain(account.id, domainOf(request.query));
+  return ok('Deleted Successfully');
+});

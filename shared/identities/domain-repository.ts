@@ -1,0 +1,130 @@
+// Sender domains: every table access for them. An account's record and the domain's one claim (keyed
+// by the domain alone) are written and deleted in one transaction, so two accounts can never both
+// hold a domain, and a domain is only ever verified for the account that registered it.
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { isoTimestamp } from '../time';
+import { db, tableName } from '../table/client';
+import { RecordNotFound } from '../table/errors';
+import { getItem, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
+import { cancellationCodes } from '../table/transactions';
+import type { DkimRecord, DomainIdentity, DomainStatus } from './identities';
+import { SENDER_DOMAIN, domainClaimKey, senderDomainKey, senderDomainPartition } from './keys';
+
+export interface SenderDomain {
+  domain: string;
+  status: DomainStatus;
+  dkim_records: DkimRecord[];
+  created_at: string;
+}
+
+/** Why a domain could not be claimed: the account has it already, or another account holds it. */
+export type ClaimRefusal = 'already-yours' | 'held-by-another';
+
+function toSenderDomain(item: Item): SenderDomain {
+  const record = withoutKeys<SenderDomain>(item);
+  return { domain: record.domain, status: record.status, dkim_records: record.dkim_records ?? [], created_at: record.created_at };
+}
+
+/** The account's domains in name order (one Query: an account has a handful). */
+export async function listSenderDomains(accountId: number): Promise<SenderDomain[]> {
+  return (await queryAll({ partition: senderDomainPartition(accountId) })).map(toSenderDomain);
+}
+
+/** One domain of the account; RecordNotFound when the account has not registered it. */
+export async function getSenderDomain(accountId: number, domain: string): Promise<SenderDomain> {
+  const item = await getItem(senderDomainKey(accountId, domain));
+  if (!item) throw new RecordNotFound(SENDER_DOMAIN, domain);
+  return toSenderDomain(item);
+}
+
+/** Whether the domain is registered by this account and verified: mail from it is DKIM-signed for it. */
+export async function isVerifiedDomainOf(accountId: number, domain: string): Promise<boolean> {
+  return (await getItem(senderDomainKey(accountId, domain)))?.status === 'verified';
+}
+
+/** The account holding a domain, or undefined when none does. */
+export async function domainHolder(domain: string): Promise<number | undefined> {
+  const claim = await getItem(domainClaimKey(domain));
+  return claim ? Number(claim.account_id) : undefined;
+}
+
+/** Claim a domain for the account and store its pending record; the refusal when it cannot. */
+export async function claimSenderDomain(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
+  // Two saves of one domain at once may both be cancelled as conflicting; the next try decides.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await tryClaim(accountId, domain);
+    } catch (error) {
+      if (attempt >= 3 || !cancellationCodes(error)?.includes('TransactionConflict')) throw error;
+    }
+  }
+}
+
+async function tryClaim(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
+  const now = isoTimestamp();
+  const record: SenderDomain = { domain, status: 'pending', dkim_records: [], created_at: now };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...domainClaimKey(domain), entity: 'domain-claim', account_id: accountId, created_at: now },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: { ...senderDomainKey(accountId, domain), entity: SENDER_DOMAIN, ...record, user_id: accountId, updated_at: now },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      }),
+    );
+    return record;
+  } catch (error) {
+    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) {
+      return (await domainHolder(domain)) === accountId ? 'already-yours' : 'held-by-another';
+    }
+    throw error;
+  }
+}
+
+/** Store what the identity port says of the domain now; the record as it is after. */
+export async function recordDomainIdentity(accountId: number, domain: string, identity: DomainIdentity): Promise<SenderDomain> {
+  const item = await updateExistingItem(senderDomainKey(accountId, domain), {
+    status: identity.status,
+    dkim_records: identity.dkimRecords,
+    updated_at: isoTimestamp(),
+  });
+  if (!item) throw new RecordNotFound(SENDER_DOMAIN, domain);
+  return toSenderDomain(item);
+}
+
+/** Delete the account's record and its claim together; RecordNotFound when the account has no such domain. */
+export async function releaseSenderDomain(accountId: number, domain: string): Promise<void> {
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName: tableName(), Key: senderDomainKey(accountId, domain), ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: domainClaimKey(domain),
+              ConditionExpression: '#account = :account',
+              ExpressionAttributeNames: { '#account': 'account_id' },
+              ExpressionAttributeValues: { ':account': accountId },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw new RecordNotFound(SENDER_DOMAIN, domain);
+    throw error;
+  }
+}

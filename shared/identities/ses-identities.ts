@@ -1,0 +1,88 @@
+// The SES adapter of the sending-identity port (API v2): domains with Easy DKIM, addresses through
+// SES's custom verification email. The client is injectable so the adapter is tested on canned answers.
+import {
+  CreateEmailIdentityCommand,
+  DeleteEmailIdentityCommand,
+  GetEmailIdentityCommand,
+  SendCustomVerificationEmailCommand,
+  SESv2Client,
+  type GetEmailIdentityCommandOutput,
+} from '@aws-sdk/client-sesv2';
+import { awsClient } from '../aws-clients';
+import { dkimRecordsOf, IdentityTakenError, type DomainIdentity, type DomainStatus, type IdentityAdapter } from './identities';
+
+/** What the adapter needs of a client: SESv2Client, or a fake in tests. */
+export interface SesIdentityClient {
+  send(command: object): Promise<unknown>;
+}
+
+// Identity calls are rare control-plane calls, so unlike sending (shared/mail/mailer.ts) the SDK's
+// own retries are welcome.
+const identityClient = awsClient(({ region }) => new SESv2Client({ region }));
+
+const errorName = (error: unknown): string | undefined => (error as { name?: string } | null)?.name;
+
+/** SES's verdict on a domain: verified for sending, or its DKIM status failed; else still pending. */
+function statusOf(answer: Pick<GetEmailIdentityCommandOutput, 'VerifiedForSendingStatus' | 'DkimAttributes'>): DomainStatus {
+  if (answer.VerifiedForSendingStatus === true || answer.DkimAttributes?.Status === 'SUCCESS') return 'verified';
+  if (answer.DkimAttributes?.Status === 'FAILED') return 'failed';
+  return 'pending';
+}
+
+export function sesIdentityAdapter(client: () => SesIdentityClient): IdentityAdapter {
+  async function getIdentity(identity: string): Promise<GetEmailIdentityCommandOutput | undefined> {
+    try {
+      return (await client().send(new GetEmailIdentityCommand({ EmailIdentity: identity }))) as GetEmailIdentityCommandOutput;
+    } catch (error) {
+      if (errorName(error) === 'NotFoundException') return undefined;
+      throw error;
+    }
+  }
+
+  async function domainIdentity(domain: string): Promise<DomainIdentity | undefined> {
+    const answer = await getIdentity(domain);
+    if (!answer) return undefined;
+    return { status: statusOf(answer), dkimRecords: dkimRecordsOf(domain, answer.DkimAttributes?.Tokens ?? []) };
+  }
+
+  return {
+    async registerDomain(domain) {
+      try {
+        const answer = (await client().send(new CreateEmailIdentityCommand({ EmailIdentity: domain }))) as {
+          VerifiedForSendingStatus?: boolean;
+          DkimAttributes?: GetEmailIdentityCommandOutput['DkimAttributes'];
+        };
+        return { status: statusOf(answer), dkimRecords: dkimRecordsOf(domain, answer.DkimAttributes?.Tokens ?? []) };
+      } catch (error) {
+        if (errorName(error) === 'AlreadyExistsException') throw new IdentityTakenError(domain);
+        throw error;
+      }
+    },
+    domainIdentity,
+    async deleteDomain(domain) {
+      try {
+        await client().send(new DeleteEmailIdentityCommand({ EmailIdentity: domain }));
+      } catch (error) {
+        if (errorName(error) !== 'NotFoundException') throw error;
+      }
+    },
+    async registerAddress(address, mail) {
+      // SendCustomVerificationEmail creates the address identity and mails our branded template,
+      // whose success and failure pages are set on the template itself.
+      await client().send(new SendCustomVerificationEmailCommand({ EmailAddress: address, TemplateName: mail.templateName }));
+    },
+    async addressVerified(address) {
+      if ((await getIdentity(address))?.VerifiedForSendingStatus === true) return true;
+      const domain = address.slice(address.lastIndexOf('@') + 1);
+      return (await getIdentity(domain))?.VerifiedForSendingStatus === true;
+    },
+  };
+}
+
+let adapter: IdentityAdapter | undefined;
+
+/** The adapter on the container's SES client. */
+export function sesIdentities(): IdentityAdapter {
+  adapter ??= sesIdentityAdapter(identityClient);
+  return adapter;
+}

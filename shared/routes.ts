@@ -17,6 +17,7 @@ export type HttpFamily =
   | 'templates'
   | 'reference-data'
   | 'senders'
+  | 'sender-domains'
   | 'single-sends'
   | 'automations'
   | 'jobs'
@@ -171,6 +172,14 @@ export const routes: readonly Route[] = [
     ['GET', 'sender/resend-mail', 'resendMail'],
   ]),
 
+  // Sender domains (Easy DKIM: the CNAMEs to publish, the status refreshed from SES)
+  ...familyRoutes('sender-domains', [
+    ['GET', 'sender-domains', 'list'],
+    ['POST', 'sender-domains/save', 'save'],
+    ['GET', 'sender-domains/details', 'details'],
+    ['DELETE', 'sender-domains/delete', 'delete'],
+  ]),
+
   // Public pages (no credentials; signed tokens)
   ...familyRoutes('public-pages', [
     ['GET', 'public/open', 'openPixel', publicRoute],
@@ -201,6 +210,7 @@ export const routes: readonly Route[] = [
     ['POST', 'single/send/update', 'update', notFoundLower],
     ['DELETE', 'single/send/delete', 'delete', notFoundLower],
     ['POST', 'single/send/bulk-delete', 'bulkDelete', notFoundLower],
+    ['GET', 'single/send/resume', 'resume', notFoundLower],
   ]),
 
   // Test mails and previews (the mail of a send or step, to the caller's addresses or shown)

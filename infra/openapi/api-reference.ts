@@ -1,5 +1,6 @@
 // docs/api-reference.md, rendered from the OpenAPI document: every route by family with its
-// credentials, query and body fields (type, required, rules) and answers. `npm run openapi` writes it
+// credentials, query and body fields (type, required, rules) and answers (the shape of each success),
+// then the records those answers carry. `npm run openapi` writes it
 // and test/infra/openapi.test.ts fails while the file differs from what the code generates.
 import { resolve } from 'node:path';
 import { openApiDocument } from './openapi-document';
@@ -68,6 +69,51 @@ function fieldTable(rows: { name: string; required: boolean; schema: Schema }[])
   ];
 }
 
+const refName = (schema: Schema) => (typeof schema.$ref === 'string' ? schema.$ref.split('/').at(-1) : undefined);
+
+/** A schema in one line, as the reference shows answers: `{contactType: ContactType}`, `[Segment]`, `"Added Successfully"`. */
+export function shapeOf(schema: Schema): string {
+  const name = refName(schema);
+  if (name) return `[${name}](#${name.toLowerCase()})`;
+  if (schema.const !== undefined) return code(JSON.stringify(schema.const));
+  if (Array.isArray(schema.allOf)) return (schema.allOf as Schema[]).map(shapeOf).join(' + ');
+  if (Array.isArray(schema.oneOf)) return (schema.oneOf as Schema[]).map(shapeOf).join(' or ');
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => code(JSON.stringify(value))).join(' or ');
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : [schema.type as string | undefined];
+  const nullable = types.includes('null') ? ' or null' : '';
+  if (types.includes('array')) return `[${shapeOf((schema.items as Schema | undefined) ?? {})}]${nullable}`;
+  const properties = schema.properties as Record<string, Schema> | undefined;
+  if (properties) {
+    const required = new Set((schema.required as string[] | undefined) ?? []);
+    const members = Object.entries(properties).map(([key, value]) => `${key}${required.has(key) ? '' : '?'}: ${shapeOf(value)}`);
+    return `{${members.join(', ')}}${nullable}`;
+  }
+  return `${types.filter((type) => type !== 'null').join(' or ') || 'any'}${nullable}`;
+}
+
+/** The records the answers name: each field with its type and rules, all required unless marked. */
+function recordSections(schemas: Record<string, Schema>): string[] {
+  const lines = ['## Records', '', 'Every field listed is always present; records may carry more fields than listed.', ''];
+  for (const [name, schema] of Object.entries(schemas)) {
+    const properties = schema.properties as Record<string, Schema> | undefined;
+    if (!properties || schema.description === undefined || name.endsWith('Failure') || name === 'FieldErrors') continue;
+    lines.push(`### ${name}`, '', schema.description as string, '', '| Field | Type | Rules |', '| --- | --- | --- |');
+    for (const [field, fieldSchema] of Object.entries(properties)) {
+      lines.push(`| ${code(field)} | ${cell(refName(fieldSchema) || fieldSchema.items || fieldSchema.additionalProperties ? shapeOf(fieldSchema) : typeOf(fieldSchema))} | ${cell(rulesOf(fieldSchema))} |`);
+    }
+    lines.push('');
+  }
+  return lines;
+}
+
+/** An answer in words: the success envelope's shape, a failure's description. */
+function answerLine(status: string, response: Operation['responses'][string]): string {
+  const media = response.content ? ` (${Object.keys(response.content).join(', ')})` : '';
+  const schema = (response.content?.['application/json'] as { schema?: Schema } | undefined)?.schema;
+  if (status === '200' && schema?.properties) return `- ${status}${media}: ${response.description.replace(/\.$/, '')}: ${shapeOf(schema)}`;
+  return `- ${status}${media}: ${response.description}`;
+}
+
 function operationSection(method: string, path: string, operation: Operation): string[] {
   const query = (operation.parameters ?? []).filter((parameter) => parameter.in !== 'header');
   const body = operation.requestBody?.content['application/json']?.schema;
@@ -84,7 +130,7 @@ function operationSection(method: string, path: string, operation: Operation): s
   lines.push(
     'Answers:',
     '',
-    ...Object.entries(operation.responses).map(([status, response]) => `- ${status}${response.content ? ` (${Object.keys(response.content).join(', ')})` : ''}: ${response.description}`),
+    ...Object.entries(operation.responses).map(([status, response]) => answerLine(status, response)),
     '',
   );
   return lines;
@@ -92,7 +138,7 @@ function operationSection(method: string, path: string, operation: Operation): s
 
 /** The whole reference as Markdown. */
 export function apiReference(): string {
-  const document = openApiDocument() as { info: { description: string }; paths: Record<string, Record<string, Operation>> };
+  const document = openApiDocument() as { info: { description: string }; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
   const byTag = new Map<string, string[]>();
   for (const [path, methods] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(methods)) {
@@ -114,8 +160,10 @@ export function apiReference(): string {
     '## Families',
     '',
     ...[...byTag.keys()].map((tag) => `- [${tag}](#${tag})`),
+    '- [Records](#records): the records the answers carry',
     '',
   ];
   for (const [tag, sections] of byTag) lines.push(`## ${tag}`, '', ...sections);
+  lines.push(...recordSections(document.components.schemas));
   return `${lines.join('\n').trimEnd()}\n`;
 }

@@ -1,10 +1,12 @@
 // The OpenAPI 3.1 document of the API, generated from the routing table (shared/routes.ts): every
 // route with its authentication, request encodings, path parameters, the fields it reads (from the
-// operations' own validation rules, request-schemas.ts) and the envelopes the pipeline answers with.
+// operations' own validation rules, request-schemas.ts), what each answers on success (its records and
+// texts, response-schemas.ts) and the envelopes the pipeline answers with.
 // What the table cannot say (responses that are not JSON) comes from a map keyed by route key below,
 // checked against the table by test/infra/openapi.test.ts.
 import { apiPrefix, routeKey, routes, type Route } from '../../shared/routes';
 import { objectSchema, requestFields, type RequestFields } from './request-schemas';
+import { recordSchemas, successSchemas } from './response-schemas';
 
 type Schema = Record<string, unknown>;
 
@@ -49,6 +51,7 @@ const components = {
     SecretKey: { type: 'apiKey', in: 'header', name: 'SecretKey', description: 'The account\'s secret key.' },
   },
   schemas: {
+    ...recordSchemas,
     Success: {
       type: 'object',
       required: ['status', 'message'],
@@ -123,10 +126,15 @@ function parameters(route: Route): Schema[] {
   ];
 }
 
+/**
+ * The operation's own success answer (response-schemas.ts). A route missing there still gets the
+ * generic envelope, so the document is always served; test/infra/openapi.test.ts names it.
+ */
 function successResponse(route: Route): Schema {
   const raw = rawResponses[routeKey(route)];
   if (raw) return { description: raw.description, content: { [raw.mediaType]: { schema: { type: raw.mediaType === 'application/json' ? 'object' : 'string' } } } };
-  return { description: 'Success.', content: json({ oneOf: [ref('Success'), ref('SuccessInErrors')] }) };
+  const schema = successSchemas[routeKey(route)];
+  return { description: 'Success.', content: json(schema ?? { oneOf: [ref('Success'), ref('SuccessInErrors')] }) };
 }
 
 /** `family.operation`; an operation served on several routes adds the method and path to stay unique. */

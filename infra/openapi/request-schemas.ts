@@ -12,6 +12,7 @@ import { groupFields, recordId as groupRecordId } from '../../functions/unsubscr
 import { recipientFields } from '../../functions/notification-recipients/operations';
 import { filterSchema } from '../../functions/reference-data/operations';
 import { senderFields, senderId } from '../../functions/senders/sender-input';
+import { domainFields } from '../../functions/sender-domains/operations';
 import { schema as singleSendFields } from '../../functions/single-sends/input';
 import { entryPattern, maxRecipientEntries } from '../../functions/single-sends/input-rules';
 import { strIds as singleSendIds, utr as singleSendUtr } from '../../functions/single-sends/operations';
@@ -166,6 +167,12 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   'DELETE /api/sender/delete': { query: { sender_id: senderId } },
   'GET /api/sender/resend-mail': { query: { sender_id: senderId } },
 
+  // Sender domains
+  'GET /api/sender-domains': {},
+  'POST /api/sender-domains/save': { body: domainFields },
+  'GET /api/sender-domains/details': { query: domainFields },
+  'DELETE /api/sender-domains/delete': { query: domainFields },
+
   // Public pages: each reads the token of the link it was reached by
   'GET /api/public/open': { query: { token } },
   'GET /api/public/preferences': { query: { token } },
@@ -205,6 +212,7 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   'POST /api/single/send/update': { body: { utr: singleSendUtr, ...singleSendBody } },
   'DELETE /api/single/send/delete': { query: { utr: singleSendUtr } },
   'POST /api/single/send/bulk-delete': { body: { strIds: singleSendIds.documented(idsOrUtrs) } },
+  'GET /api/single/send/resume': { query: { utr: singleSendUtr } },
 
   // Automations
   'GET /api/automations': { query: paged },

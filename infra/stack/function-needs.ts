@@ -15,6 +15,11 @@ export interface FunctionNeeds {
   indexes?: readonly TableIndexName[];
   /** Sends mail through SES (the sender domain's identity and the configuration set). */
   mail?: boolean;
+  /**
+   * Manages SES sending identities (shared/identities/ses-identities.ts): creates, reads and deletes
+   * domain and address identities and sends SES's custom verification mail.
+   */
+  identities?: boolean;
   /** Sends system mail (sender confirmations, send summaries) from SYSTEM_FROM_EMAIL. */
   systemMail?: boolean;
   /** Creates, moves and deletes one-time schedules in the group (and passes the scheduler role). */
@@ -56,15 +61,23 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   jobs: { table: read },
   templates: { table: ['GetItem', 'UpdateItem'] },
   'reference-data': { table: ['GetItem', 'UpdateItem'] },
-  senders: { table: readWrite, mail: true, systemMail: true },
+  // A sender saved on (or moved onto) a verified sender domain is verified at once, which releases the
+  // single sends waiting for it and books their dispatch, as a confirmation does.
+  senders: { table: readWrite, mail: true, systemMail: true, schedules: true },
+  // A save claims the domain and stores its record in one transaction (Put, Put), a delete removes both
+  // (Delete, Delete); details stores the status SES reports (UpdateItem). Registers domains with SES.
+  // A domain found verified verifies the account's senders on it, which releases the single sends
+  // waiting for them and books their dispatch, as a confirmation does.
+  'sender-domains': { table: readWrite, identities: true, schedules: true },
   // Unauthenticated, reached from links in mail: an unsubscribe or preference change writes the
   // recipient's suppressions in a transaction (put or delete) and moves counters; an open counts once
   // through a marker item; a sender confirmation updates the sender, then releases the single sends
   // that waited for it and books their dispatch jobs. No batch writes. An open, an unsubscribe or a
   // click also queues a delivery for each webhook subscribed to it.
   'public-pages': { table: [...readWrite, 'BatchGetItem'], schedules: true, enqueue: ['webhooks'] },
-  // Deleting a mailed send starts the background purge of its link-click items.
-  'single-sends': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  // Deleting a mailed send starts the background purge of its link-click items. Resuming a send paused
+  // for its reputation queues its parked batches again (removing their items in batches) and books its dispatch.
+  'single-sends': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs', 'deliveries'] },
   // automations/stats reads its steps' counters in one batch (BatchGetItem).
   automations: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   // Reads a send or step, its sender and a contact, checks the tester's addresses against the bounce
@@ -80,8 +93,10 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // of a send mails its summary to the notification recipients.
   'send-deliver': { table: [...readWrite, 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['deliveries'] },
   // Records statistics and suppressions from SES's events; it reads only the account's webhooks
-  // (Query, cached a minute) to queue a delivery for each one subscribed to the event.
-  'ses-events': { table: ['PutItem', 'UpdateItem', 'DeleteItem', 'Query'], enqueue: ['webhooks'] },
+  // (Query, cached a minute) to queue a delivery for each one subscribed to the event. A bounce or
+  // complaint reads its send's counters (GetItem) and may pause it, mailing the notification
+  // recipients not on the suppression lists (BatchGetItem) as system mail.
+  'ses-events': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['webhooks'] },
   'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, schedules: true },
   // Books a stalled send's dispatch job, and cancels the job of a send it ends.
   'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, signingKey: false },

@@ -1,5 +1,6 @@
 // The OpenAPI document covers every route of the routing table, describes what each route reads
-// (from the operations' field rules), is valid OpenAPI 3.1 in its schemas, and the pipeline's real
+// (from the operations' field rules) and what each JSON route answers on success (response-schemas.ts),
+// is valid OpenAPI 3.1 in its schemas, and the pipeline's real
 // answers validate against the responses it documents. docs/api-reference.md is its current rendering.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { startGateway } from '../../infra/local/gateway';
 import { apiReference, apiReferenceFile } from '../../infra/openapi/api-reference';
 import { notFoundAsFieldErrors, openApiDocument, rawResponses } from '../../infra/openapi/openapi-document';
 import { requestFields } from '../../infra/openapi/request-schemas';
+import { successSchemas } from '../../infra/openapi/response-schemas';
 import { RecordNotFound } from '../../shared/table/errors';
 import { ConflictError, UnauthorizedError, ValidationError } from '../../shared/http/errors';
 import { errorResult } from '../../shared/http/pipeline';
@@ -138,6 +140,43 @@ describe('OpenAPI document', () => {
     expect(outside).toEqual([]);
   });
 
+  const jsonRoutes = routes.filter((route) => (rawResponses[routeKey(route)]?.mediaType ?? 'application/json') === 'application/json' && routeKey(route) !== 'GET /api/openapi.json');
+  const successOf = (route: Route) => operationOf(route)?.responses['200']?.content['application/json']?.schema;
+
+  test('documents the success answer of every JSON route, and of no other route', () => {
+    // A new route fails here until infra/openapi/response-schemas.ts says what it answers.
+    expect(jsonRoutes.map(routeKey).filter((key) => !(key in successSchemas))).toEqual([]);
+    expect(Object.keys(successSchemas).filter((key) => !jsonRoutes.some((route) => routeKey(route) === key))).toEqual([]);
+  });
+
+  test.each(jsonRoutes.map((route) => [routeKey(route), route] as const))('%s: its success schema compiles, and refuses a failure and a bare message', (key, route) => {
+    const schema = successOf(route);
+    expect({ key, schema: schema === successSchemas[key] }).toEqual({ key, schema: true });
+    expect(check(schema, { status: 'failed', errors: 'Record Not Found' })).not.toEqual([]);
+    expect(check(schema, { status: 'success', message: 12345 })).not.toEqual([]);
+  });
+
+  test('documents next_cursor on exactly the lists that read a cursor', () => {
+    const pagedByQuery = jsonRoutes.filter((route) => (operationOf(route)?.parameters ?? []).some((parameter) => parameter.name === 'cursor')).map(routeKey);
+    const pagedByAnswer = jsonRoutes.filter((route) => JSON.stringify(successOf(route)).includes('"next_cursor"')).map(routeKey);
+    expect(pagedByAnswer).toEqual(pagedByQuery);
+  });
+
+  test('a record schema requires its fields with their types, and lets a record carry more', () => {
+    const view = successOf(routes.find((route) => routeKey(route) === 'GET /api/contacts-type/view') as Route);
+    const contactType = { id: 1, user_id: 2, name: 'Customers', deleted_at: null, created_at: '2026-01-02T03:04:05.000000Z', updated_at: '2026-01-02T03:04:05.000000Z' };
+    const answer = (record: object) => ({ status: 'success', message: { contactType: record } });
+    expect(check(view, answer(contactType))).toEqual([]);
+    expect(check(view, answer({ ...contactType, colour: 'blue' }))).toEqual([]);
+    const { name: _name, ...withoutName } = contactType;
+    expect(check(view, answer(withoutName))).not.toEqual([]);
+    expect(check(view, answer({ ...contactType, id: '1' }))).not.toEqual([]);
+    expect(check(view, answer({ ...contactType, created_at: '2026-01-02 03:04:05' }))).not.toEqual([]);
+    const deleteSchema = successOf(routes.find((route) => routeKey(route) === 'DELETE /api/contacts-type/delete') as Route);
+    expect(check(deleteSchema, JSON.parse(toResult(okInErrors('Deleted Successfully')).body as string))).toEqual([]);
+    expect(check(deleteSchema, JSON.parse(toResult(ok('Deleted Successfully')).body as string))).not.toEqual([]);
+  });
+
   test('names only real routes in its map of non-JSON responses', () => {
     const keys = new Set(routes.map(routeKey));
     for (const key of Object.keys(rawResponses)) expect(keys).toContain(key);
@@ -149,14 +188,14 @@ describe('OpenAPI document', () => {
     const schemaOf = (status: string) => operation.responses[status]?.content['application/json']?.schema;
     const body = (result: { body?: string }) => JSON.parse(result.body as string) as unknown;
 
-    expect(check(schemaOf('200'), body(toResult(ok({ id: 1, name: 'Customers' }))))).toEqual([]);
-    expect(check(schemaOf('200'), body(toResult(okInErrors('Contact type deleted.'))))).toEqual([]);
+    expect(check(schemaOf('200'), body(toResult(ok('Added Successfully'))))).toEqual([]);
     expect(check(schemaOf('422'), body(errorResult(ValidationError.of('name', 'The name field is required.'), route, 'req')))).toEqual([]);
     expect(check(schemaOf('401'), body(errorResult(new UnauthorizedError('Unauthenticated.'), route, 'req')))).toEqual([]);
     expect(check(schemaOf('409'), body(errorResult(new ConflictError('Not in this state.'), route, 'req')))).toEqual([]);
     expect(check(schemaOf('500'), body(errorResult(new Error('boom'), route, 'req')))).toEqual([]);
     // And a wrong body does not: the schemas can fail.
     expect(check(schemaOf('200'), { status: 'failed', errors: 'x' })).not.toEqual([]);
+    expect(check(schemaOf('200'), body(toResult(ok({ id: 1, name: 'Customers' }))))).not.toEqual([]);
     expect(check(schemaOf('404'), { status: 'failed', errors: 'Something else' })).not.toEqual([]);
   });
 

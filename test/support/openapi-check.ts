@@ -15,6 +15,9 @@ export interface DocumentedOperation {
 
 export function openApiChecker(document = openApiDocument() as { paths: Record<string, Record<string, DocumentedOperation>>; components: Schema }) {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
+  // The two formats the document uses, checked loosely (the API's own rules are stricter).
+  ajv.addFormat('email', /^[^\s@]+@[^\s@]+$/);
+  ajv.addFormat('uri', (value: string) => URL.canParse(value));
   ajv.addSchema({ $id: 'openapi', components: document.components }, 'openapi');
   const compiled = new Map<string, ReturnType<typeof ajv.compile>>();
 

@@ -4,7 +4,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
+import { isConditionFailure, updateExistingItem } from '../table/records';
 import { senderWaitKey, senderWaitPartition, singleSendKey } from './keys';
 import { dispatchAtAttribute, singleSendStatus, toSingleSend, waitingAttribute, type SendWaiting, type SingleSend, type SingleSendContent } from './record';
 
@@ -154,27 +154,14 @@ export async function restoreSenderWait(accountId: number, released: ReleasedSen
  * send changed meanwhile.
  */
 export async function recopySenderDetails(accountId: number, utr: string, readFrom: string, details: SenderDetailsCopy): Promise<boolean> {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Record<string, unknown> = { ':readFrom': readFrom, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running, ':now': isoTimestamp() };
-  const sets = Object.entries(details).map(([name, value], i) => {
-    names[`#d${i}`] = name;
-    values[`:d${i}`] = value;
-    return `#d${i} = :d${i}`;
-  });
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
-        UpdateExpression: `SET updated_at = :now, ${sets.join(', ')}`,
-        ConditionExpression: 'from_sender = :readFrom AND #status IN (:ready, :running)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const changed = await updateExistingItem(
+    singleSendKey(accountId, utr),
+    { updated_at: isoTimestamp(), ...details },
+    {
+      condition: 'from_sender = :readFrom AND #status IN (:ready, :running)',
+      names: { '#status': 'status' },
+      values: { ':readFrom': readFrom, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running },
+    },
+  );
+  return changed !== undefined;
 }

@@ -5,14 +5,13 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { openPixelUrl, preferencesUrl, recipientToken } from '../../shared/sending/links';
 import type { SendRef } from '../../shared/sending/send-ref';
+import { chromiumArgs, chromiumPath } from '../support/chromium';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { storedSingleSend } from '../support/recipient-pages';
 import { contactFields, type SinkMail } from '../support/sending';
 import { newSendingAccount, sendFields, type SendingAccount } from '../support/single-sends';
 import { addContact } from '../../shared/contacts/contact-service';
 
-const chromiumPath = '/usr/bin/chromium';
-const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 const screenshotPath = '/tmp/preferences.png';
 
 let stack: TestStack;

@@ -3,11 +3,10 @@
 // the address, and the API shows the sender verified only after the click.
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumArgs, chromiumPath } from '../support/chromium';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { senderInput, uniqueAddress, type StoredMail } from '../support/senders';
 
-const chromiumPath = '/usr/bin/chromium';
-const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 
 let stack: TestStack;
 let browser: Browser;

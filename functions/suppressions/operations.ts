@@ -1,7 +1,9 @@
 // Suppression list operations: the addresses SES reported as hard-bounced or complaining (never
-// mailed again), listed by kind, and deleted one by one so an address may be mailed again.
+// mailed again), listed by kind, and deleted one by one so an address may be mailed again (deployed,
+// off SES's account-level suppression list too).
 // Global unsubscribes and unsubscribe groups keep their own families, as the spec has them.
-import { bounceKinds, deleteBouncedAddress, listBouncedAddressesPage, type BouncedAddress } from '../../shared/suppressions/bounces';
+import { bounceKinds, listBouncedAddressesPage, type BouncedAddress } from '../../shared/suppressions/bounces';
+import { removeBouncedAddress } from '../../shared/suppressions/suppression-service';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -35,6 +37,6 @@ export const list = accountOperation(async ({ account, request }) => {
 
 export const remove = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, deleteQuery);
-  await deleteBouncedAddress(account.id, input.email);
+  await removeBouncedAddress(account.id, input.email);
   return ok('Deleted Successfully');
 });

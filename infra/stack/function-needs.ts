@@ -20,6 +20,11 @@ export interface FunctionNeeds {
    * domain and address identities and sends SES's custom verification mail.
    */
   identities?: boolean;
+  /**
+   * Takes addresses off SES's account-level suppression list (shared/mail/suppression-list.ts), so an
+   * address deleted from an account's bounce list is not dropped by SES at its next send.
+   */
+  suppressionList?: boolean;
   /** Sends system mail (sender confirmations, send summaries) from SYSTEM_FROM_EMAIL. */
   systemMail?: boolean;
   /** Creates, moves and deletes one-time schedules in the group (and passes the scheduler role). */
@@ -51,8 +56,9 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   segments: { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   'unsubscribe-groups': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
   'global-unsubscribes': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
-  // Lists the bounce and complaint list (by kind: gsi1) and deletes one address from it.
-  suppressions: { table: [...read, 'DeleteItem'], indexes: ['gsi1'] },
+  // Lists the bounce and complaint list (by kind: gsi1) and deletes one address from it, deployed
+  // also from SES's account-level suppression list.
+  suppressions: { table: [...read, 'DeleteItem'], indexes: ['gsi1'], suppressionList: true },
   'notification-recipients': { table: [...readWrite, 'BatchGetItem'] },
   // A save or delete moves the account's webhook count in the same transaction; the secret is sealed with the signing key.
   webhooks: { table: readWrite },

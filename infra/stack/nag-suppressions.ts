@@ -61,13 +61,15 @@ export function acknowledgements({ api, functions, platform, events }: NagScopes
       },
     ],
   ];
-  for (const fn of functions.byName.values()) {
+  for (const [name, fn] of functions.byName) {
+    const xray = 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions.';
+    // One finding id covers every '*' grant of a role, so its reason names each of them.
+    const suppressionList =
+      ' SES account-level suppression list: ses:DeleteSuppressedDestination has no resource-level permissions either; ' +
+      'granted only to the suppressions function, to clear an address an account takes off its bounce list (shared/mail/suppression-list.ts).';
     accepted.push([
       fn.role as IConstruct,
-      {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason: 'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords have no resource-level permissions.',
-      },
+      { id: 'AwsSolutions-IAM5[Resource::*]', reason: needsOf(name).suppressionList ? xray + suppressionList : xray },
     ]);
   }
   for (const [name, fn] of functions.byName) {

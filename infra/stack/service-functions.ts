@@ -190,6 +190,16 @@ export class ServiceFunctions extends Construct {
         }),
       );
     }
+    if (needs.suppressionList) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          // SES's account-level suppression list (shared/mail/suppression-list.ts). The action has no
+          // resource-level permissions, so IAM accepts only '*' (acknowledged in nag-suppressions.ts).
+          actions: ['ses:DeleteSuppressedDestination'],
+          resources: ['*'],
+        }),
+      );
+    }
     // Functions sign or verify something (list cursors, links in mail): the key's ARN, never the key.
     if (needs.signingKey !== false) {
       fn.addEnvironment(tokenSigningKeySecretArnEnvName, platform.tokenSigningKey.secretArn);

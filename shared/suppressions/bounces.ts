@@ -8,7 +8,7 @@ import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { bouncedAddressKey, bouncedAddressKindIndexKey, bouncedAddressKindPartition, bouncedAddressPartition } from './bounce-keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { deleteExistingItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { deleteExistingItem, getItem, queryAll, withoutKeys, type Item } from '../table/records';
 
 export const bounceKinds = ['bounce', 'complaint'] as const;
 export type BounceKind = (typeof bounceKinds)[number];
@@ -94,6 +94,13 @@ export async function listBouncedAddresses(accountId: number): Promise<BouncedAd
 export async function listBouncedAddressesPage(accountId: number, kind: BounceKind | undefined, page: PageRequest): Promise<ListPage<BouncedAddress>> {
   const source = kind === undefined ? { partition: bouncedAddressPartition(accountId) } : { partition: bouncedAddressKindPartition(accountId, kind), index: 'gsi1' as const };
   return mapPage(await queryListPage(source, page), toBouncedAddress);
+}
+
+/** The account's entry for the address (any letter case). RecordNotFound when it is not on the list. */
+export async function getBouncedAddress(accountId: number, email: string): Promise<BouncedAddress> {
+  const item = await getItem(bouncedAddressKey(accountId, email.trim()));
+  if (!item) throw new RecordNotFound('bounced-address', email);
+  return toBouncedAddress(item);
 }
 
 /**

@@ -8,9 +8,10 @@ import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';
 
 /** The repository module each need is the gateway of. */
-const gateways: Record<'mail' | 'schedules' | 'enqueue' | 'systemMail' | 'identities', RegExp> = {
+const gateways: Record<'mail' | 'schedules' | 'enqueue' | 'systemMail' | 'identities' | 'suppressionList', RegExp> = {
   mail: /^shared\/mail\/mailer\.ts$/,
   identities: /^shared\/identities\/ses-identities\.ts$/,
+  suppressionList: /^shared\/mail\/suppression-list\.ts$/,
   schedules: /^shared\/scheduling\/aws-scheduler\.ts$/,
   enqueue: /^shared\/queue\/aws-queue\.ts$/,
   systemMail: /^(shared\/sending\/(send-summary|reputation-notice)|functions\/senders\/verification)\.ts$/,

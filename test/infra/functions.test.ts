@@ -11,7 +11,7 @@ import { actionsOf, functionProperties, logicalIdOf, policyStatementsOf, stateme
 const eventFunctions = eventFunctionNames();
 const allFunctions = [...httpFamilies, ...eventFunctions];
 const indexIn = (tableArn: unknown, index: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] });
-const withNeed = (need: 'mail' | 'schedules' | 'systemMail' | 'identities') => allFunctions.filter((name) => needsOf(name)[need] === true);
+const withNeed = (need: 'mail' | 'schedules' | 'systemMail' | 'identities' | 'suppressionList') => allFunctions.filter((name) => needsOf(name)[need] === true);
 /** What managing sending identities is authorized as (shared/identities/ses-identities.ts). */
 const identityActions = ['ses:CreateEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:GetEmailIdentity', 'ses:SendCustomVerificationEmail'];
 
@@ -95,9 +95,19 @@ describe('functions', () => {
   });
 
   test.each(allFunctions)('%s has no wildcard resource except for X-Ray, which has no resource-level permissions', (name) => {
+    // Nor has SES's DeleteSuppressedDestination, granted to the suppressions function (checked below).
+    const unscoped = (action: string) => action.startsWith('xray:') || (needsOf(name).suppressionList === true && action === 'ses:DeleteSuppressedDestination');
     for (const statement of policyStatementsOf(synthesized, name)) {
       if (statement.Resource !== '*') continue;
-      expect(actionsOf(statement).every((action) => action.startsWith('xray:'))).toBe(true);
+      expect(actionsOf(statement).every(unscoped)).toBe(true);
+    }
+  });
+
+  test('only the suppressions function may clear SES\'s account-level suppression list', () => {
+    expect(withNeed('suppressionList')).toEqual(['suppressions']);
+    for (const name of allFunctions) {
+      const granted = policyStatementsOf(synthesized, name).flatMap((statement) => actionsOf(statement).filter((action) => action === 'ses:DeleteSuppressedDestination'));
+      expect({ name, granted }).toEqual({ name, granted: name === 'suppressions' ? ['ses:DeleteSuppressedDestination'] : [] });
     }
   });
 
@@ -106,7 +116,9 @@ describe('functions', () => {
     expect(withNeed('mail')).toEqual(expect.arrayContaining(['send-deliver', 'senders', 'send-dispatch']));
     for (const name of allFunctions) {
       // Identity management (sender-domains) is checked below; here only the right to send.
-      const statements = statementsFor(synthesized, name, 'ses:').filter((statement) => !actionsOf(statement).every((action) => identityActions.includes(action)));
+      const statements = statementsFor(synthesized, name, 'ses:').filter(
+        (statement) => statement.Resource !== '*' && !actionsOf(statement).every((action) => identityActions.includes(action)),
+      );
       const environment = functionProperties(synthesized, name).Environment.Variables;
       if (!needsOf(name).mail) {
         expect(statements).toEqual([]);

@@ -146,6 +146,8 @@ const identityActionOf: Record<string, string> = {
   GetEmailIdentityCommand: 'ses:GetEmailIdentity',
   DeleteEmailIdentityCommand: 'ses:DeleteEmailIdentity',
   SendCustomVerificationEmailCommand: 'ses:SendCustomVerificationEmail',
+  // And of the suppression-list port (shared/mail/suppression-list.ts).
+  DeleteSuppressedDestinationCommand: 'ses:DeleteSuppressedDestination',
 };
 
 /** The SES actions the kept code needs: SES v2 SendEmail is authorized by the kind of content it carries. */
@@ -229,7 +231,8 @@ describe('least privilege', () => {
   });
 
   test.each(functions)('%s is granted exactly the SES actions its mail content needs', (name) => {
-    const granted = statementsFor(synthesized, name, 'ses:').flatMap(actionsOf);
+    // A statement on '*' may carry X-Ray's actions too (CDK merges statements on one resource).
+    const granted = statementsFor(synthesized, name, 'ses:').flatMap(actionsOf).filter((action) => action.startsWith('ses:'));
     expect({ name, granted: sorted(granted) }).toEqual({ name, granted: sesActionsOf(name) });
   });
 });

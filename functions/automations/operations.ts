@@ -14,6 +14,7 @@ import {
   type AutomationTypeName,
 } from '../../shared/automations/repository';
 import { automationWentLive } from '../../shared/automations/going-live';
+import { clearReputationPause } from '../../shared/automations/reputation-pause';
 import { automationDetails } from '../../shared/automations/sender-hold';
 import { automationStepStatistics } from '../../shared/automations/step-statistics';
 import { contactTypeExists } from '../../shared/contact-types/repository';
@@ -105,6 +106,8 @@ export const setLive = accountOperation(async ({ account, request }) => {
   // The group is stored as text; it is usable only while it still exists in the account.
   const groupId = /^\d{1,15}$/.test(automation.unsubscribe_group_id) ? Number(automation.unsubscribe_group_id) : undefined;
   if (groupId === undefined || !(await unsubscribeGroupExists(account.id, groupId))) throw new ConflictError(groupRequiredText);
+  // One paused for its reputation drops its reason first; its rates are judged afresh from here.
+  await clearReputationPause(account.id, utr);
   // Answers at once; a background job resumes parked enrolments and enrols a custom automation's
   // members (shared/automations/going-live.ts).
   await automationWentLive(account.id, await setAutomationLive(account.id, utr));

@@ -2,6 +2,7 @@
 // address changed since, or the sender deleted) is never mailed, and its enrolments wait for it. The
 // automation's details say so, naming the senders to verify.
 import { automationStatus, type Automation } from './repository';
+import { reputationPauseReason } from './reputation-pause';
 import { listAutomationSteps } from './steps';
 import { getSender } from '../senders/repository';
 import { RecordNotFound } from '../table/errors';
@@ -37,8 +38,12 @@ export async function senderHold(automation: Automation): Promise<AutomationHold
   };
 }
 
-/** The automation as its details show it: with `held` only while it is held. */
-export async function automationDetails(automation: Automation): Promise<Automation & { held?: AutomationHold }> {
+/**
+ * The automation as its details show it: with `paused_reason` only while it is paused for its
+ * reputation (reputation-pause.ts), and `held` only while it is held.
+ */
+export async function automationDetails(automation: Automation): Promise<Automation & { paused_reason?: string; held?: AutomationHold }> {
+  const pausedReason = automation.status === automationStatus.paused ? await reputationPauseReason(automation.user_id, automation.utr) : undefined;
   const held = await senderHold(automation);
-  return held ? { ...automation, held } : automation;
+  return { ...automation, ...(pausedReason === undefined ? {} : { paused_reason: pausedReason }), ...(held ? { held } : {}) };
 }

@@ -1,15 +1,18 @@
-// Sends that protect the sender's reputation: a single send whose hard bounces or complaints exceed
-// their limits pauses itself, says why in its details (`paused_reason`) and mails the account's
-// notification recipients once. The rates are shares of the mails SES reported an outcome for
-// (delivered or bounced), once there are enough of them: both numbers come from SES's events, so the
-// send is judged as each bounce or complaint is counted (ses-feedback.ts), the events that raise a
-// rate. A send resumed by its owner (reputation-resume.ts) is judged again on what SES reports afterwards.
+// Sends that protect the sender's reputation: a single send (or a live automation, judged on its
+// totals over all steps) whose hard bounces or complaints exceed their limits pauses itself, says why
+// in its details (`paused_reason`) and mails the account's notification recipients once. The rates are
+// shares of the mails SES reported an outcome for (delivered or bounced), once there are enough of
+// them: both numbers come from SES's events, so the send is judged as each bounce or complaint is
+// counted (ses-feedback.ts), the events that raise a rate. A send resumed by its owner
+// (reputation-resume.ts; an automation by set-live) is judged again on what SES reports afterwards.
+import { getAutomationReputationView, pauseAutomationForReputation } from '../automations/reputation-pause';
+import { getAutomation } from '../automations/repository';
 import { config } from '../config';
 import { describeError, log } from '../log';
 import { getSendingSingleSend } from '../single-sends/progress';
 import { getReputationView, pauseForReputation, type ReputationCounts } from '../single-sends/reputation-pause';
 import { unwatch } from '../single-sends/stall-watch';
-import { pauseNoticeMail } from './reputation-notice';
+import { automationPauseNoticeMail, pauseNoticeMail } from './reputation-notice';
 import { mailNotificationRecipients } from './send-summary';
 
 export interface ReputationLimits {
@@ -58,6 +61,25 @@ export async function checkSingleSendReputation(accountId: number, utr: string):
   const send = await getSendingSingleSend(accountId, utr);
   await mailNotificationRecipients(accountId, pauseNoticeMail(send?.single_send_name ?? utr, utr, reason), { utr }).catch((error: unknown) =>
     log.error('pause notice not mailed', { accountId, utr, ...describeError(error) }),
+  );
+  return true;
+}
+
+/**
+ * Pause the live automation when its rates (its totals over every step) are over their limits; true
+ * when this call paused it. Its due enrolments are then parked where they are (runner.ts) until it is
+ * set live again; the one caller that paused it mails the notice.
+ */
+export async function checkAutomationReputation(accountId: number, automationUtr: string): Promise<boolean> {
+  const view = await getAutomationReputationView(accountId, automationUtr);
+  if (!view?.live) return false;
+  const reason = reputationVerdict(view.counts, view.base);
+  if (!reason) return false;
+  if (!(await pauseAutomationForReputation(accountId, automationUtr, reason))) return false;
+  log.warn('automation paused', { accountId, automationUtr, reason });
+  const name = (await getAutomation(accountId, automationUtr).catch(() => undefined))?.automation_name ?? automationUtr;
+  await mailNotificationRecipients(accountId, automationPauseNoticeMail(name, automationUtr, reason), { automationUtr }).catch((error: unknown) =>
+    log.error('pause notice not mailed', { accountId, automationUtr, ...describeError(error) }),
   );
   return true;
 }

@@ -6,7 +6,7 @@ import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
 import { addBouncedAddress } from '../suppressions/bounces';
 import { log } from '../log';
 import { isClickLink, isTrackedTarget } from './click-links';
-import { checkSingleSendReputation } from './reputation';
+import { checkAutomationReputation, checkSingleSendReputation } from './reputation';
 import { decodeSendRef, sendRefTag, type SendRef } from './send-ref';
 import { recordClick, recordSendEvent } from './statistics';
 import { emitWebhookEvent, type WebhookEventInput } from '../webhooks/events';
@@ -98,9 +98,11 @@ export async function applyFeedback(feedback: Feedback): Promise<void> {
     // Once recorded, the account's webhooks hear of it (never throws; queues nothing when none subscribes).
     await emitWebhookEvent(webhookEventOf(feedback, email));
   }
-  // A bounce or complaint may take the send over its limits: it pauses itself (reputation.ts).
-  if ((feedback.kind === 'hard-bounce' || feedback.kind === 'complaint') && feedback.ref.kind === 'single-send') {
-    await checkSingleSendReputation(feedback.ref.accountId, feedback.ref.utr);
+  // A bounce or complaint may take the send or automation over its limits: it pauses itself (reputation.ts).
+  if (feedback.kind === 'hard-bounce' || feedback.kind === 'complaint') {
+    const { ref } = feedback;
+    if (ref.kind === 'single-send') await checkSingleSendReputation(ref.accountId, ref.utr);
+    else await checkAutomationReputation(ref.accountId, ref.automationUtr);
   }
 }
 

@@ -7,6 +7,7 @@
 // optional sender address parts).
 import { waitingTypes } from '../../shared/automations/steps';
 import { stepCounters } from '../../shared/automations/step-counters';
+import { singleSendStatus } from '../../shared/single-sends/record';
 import type { ImportStatus } from '../../shared/contacts/import-jobs';
 import type { DomainStatus } from '../../shared/identities/identities';
 import type { JobKind, JobStatus } from '../../shared/jobs/repository';
@@ -133,7 +134,7 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
     created_at: orNull(timestamp),
     updated_at: orNull(timestamp),
   }),
-  SingleSend: record('A single send; `status` 0 initiate, 1 ready to send, 2 running, 3 completed.', {
+  SingleSend: record('A single send; `status` 0 initiate, 1 ready to send, 2 running, 3 completed, 4 failed (it could not be resumed).', {
     id: integer,
     user_id: integer,
     template_id: integer,
@@ -151,7 +152,7 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
     schedule_type: flag,
     schedule_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
     schedule_time: { type: 'string', pattern: '^\\d{2}:\\d{2}:\\d{2}$' },
-    status: { enum: [0, 1, 2, 3] },
+    status: { enum: Object.values(singleSendStatus) },
     utr: uuid,
     template_json: orNull(text),
     template_html: orNull(text),

@@ -149,7 +149,27 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'GET /api/automations': page('automations', withCounts('Automation', ['automation_schedule_count'])),
   'POST /api/automations/create': utrAnswer,
   'GET /api/automations/duplicate': utrAnswer,
-  'GET /api/automations/details': message(members({ automation: ref('Automation') })),
+  'GET /api/automations/details': message(
+    members({
+      automation: {
+        allOf: [
+          ref('Automation'),
+          {
+            type: 'object',
+            properties: {
+              paused_reason: { type: 'string', description: 'Why the automation paused itself (its bounce or complaint rate); only while paused for it.' },
+              held: {
+                type: 'object',
+                description: 'Only while a step\'s sender is not verified: its mails wait.',
+                required: ['reason', 'message'],
+                properties: { reason: { const: 'sender-unverified' }, message: { type: 'string' } },
+              },
+            },
+          },
+        ],
+      },
+    }),
+  ),
   'GET /api/automations/stats': message(members({ steps: listOf(ref('StepStatistics')) })),
   'GET /api/automations/pause': says('Automation Paused Successfully'),
   'GET /api/automations/set-live': says('Automation has been set live'),

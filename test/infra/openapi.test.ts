@@ -9,6 +9,7 @@ import { startGateway } from '../../infra/local/gateway';
 import { apiReference, apiReferenceFile } from '../../infra/openapi/api-reference';
 import { notFoundAsFieldErrors, openApiDocument, rawResponses } from '../../infra/openapi/openapi-document';
 import { requestFields } from '../../infra/openapi/request-schemas';
+import { recordSchemas } from '../../infra/openapi/record-schemas';
 import { successSchemas } from '../../infra/openapi/response-schemas';
 import { RecordNotFound } from '../../shared/table/errors';
 import { ConflictError, UnauthorizedError, ValidationError } from '../../shared/http/errors';
@@ -175,6 +176,14 @@ describe('OpenAPI document', () => {
     const deleteSchema = successOf(routes.find((route) => routeKey(route) === 'DELETE /api/contacts-type/delete') as Route);
     expect(check(deleteSchema, JSON.parse(toResult(okInErrors('Deleted Successfully')).body as string))).toEqual([]);
     expect(check(deleteSchema, JSON.parse(toResult(ok('Deleted Successfully')).body as string))).not.toEqual([]);
+  });
+
+  test('documents every status a single send takes, and a held or self-paused automation\'s details', () => {
+    expect((recordSchemas.SingleSend as { properties: { status: { enum: number[] } } }).properties.status.enum).toEqual([0, 1, 2, 3, 4]);
+    const details = successOf(routes.find((route) => routeKey(route) === 'GET /api/automations/details') as Route);
+    const automationSchema = (details as unknown as { properties: { message: { properties: { automation: { allOf: [unknown, { properties: Record<string, unknown> }] } } } } })
+      .properties.message.properties.automation.allOf[1].properties;
+    expect(Object.keys(automationSchema).sort()).toEqual(['held', 'paused_reason']);
   });
 
   test('names only real routes in its map of non-JSON responses', () => {

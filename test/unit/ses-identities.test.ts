@@ -7,30 +7,15 @@ import {
   SendCustomVerificationEmailCommand,
 } from '@aws-sdk/client-sesv2';
 import { resetConfig } from '../../shared/config';
+import { restoreRuntimeAfterEach, scriptedSesClient, sesError, type SesAnswer } from '../support/fake-ses';
 import { IdentityTakenError } from '../../shared/identities/identities';
 import { identities } from '../../shared/identities/identity-port';
 import { localIdentities } from '../../shared/identities/local-identities';
-import { sesIdentities, sesIdentityAdapter, type SesIdentityClient } from '../../shared/identities/ses-identities';
+import { sesIdentities, sesIdentityAdapter } from '../../shared/identities/ses-identities';
 
-type Answer = Record<string, unknown> | Error;
-
-/** An SDK-shaped service error, as the client throws it. */
-function sesError(name: string): Error {
-  return Object.assign(new Error(`${name} from SES`), { name, $metadata: {} });
-}
-
-/** A client that records each command and answers from a script, in order. */
-function fakeClient(...answers: Answer[]) {
-  const sent: { command: string; input: unknown }[] = [];
-  const client: SesIdentityClient = {
-    async send(command: object) {
-      sent.push({ command: command.constructor.name, input: (command as { input: unknown }).input });
-      const answer = answers.shift();
-      if (answer === undefined) throw new Error(`unexpected ${command.constructor.name}`);
-      if (answer instanceof Error) throw answer;
-      return answer;
-    },
-  };
+/** The adapter on a scripted fake client, and the commands it sent. */
+function fakeClient(...answers: SesAnswer[]) {
+  const { client, sent } = scriptedSesClient(...answers);
   return { adapter: sesIdentityAdapter(() => client), sent };
 }
 
@@ -107,15 +92,7 @@ describe('SES identity adapter', () => {
 });
 
 describe('sending-identity port', () => {
-  const saved = { APP_RUNTIME: process.env.APP_RUNTIME, TABLE_NAME: process.env.TABLE_NAME };
-
-  afterEach(() => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    resetConfig();
-  });
+  restoreRuntimeAfterEach(resetConfig);
 
   test.each([
     ['aws', () => sesIdentities()],

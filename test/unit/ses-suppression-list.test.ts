@@ -2,29 +2,17 @@
 // sends, a missing entry taken as cleared, any other refusal passed on) and the adapter each runtime gets.
 import { DeleteSuppressedDestinationCommand } from '@aws-sdk/client-sesv2';
 import { resetConfig } from '../../shared/config';
+import { restoreRuntimeAfterEach, scriptedSesClient, sesError, type SesAnswer } from '../support/fake-ses';
 import {
   localSuppressionList,
   sesSuppressionList,
   sesSuppressionListAdapter,
   suppressionList,
-  type SesSuppressionClient,
 } from '../../shared/mail/suppression-list';
 
-/** An SDK-shaped service error, as the client throws it. */
-function sesError(name: string): Error {
-  return Object.assign(new Error(`${name} from SES`), { name, $metadata: {} });
-}
-
-/** A client that records each command and answers with the given outcome. */
-function fakeClient(outcome: Record<string, unknown> | Error) {
-  const sent: { command: string; input: unknown }[] = [];
-  const client: SesSuppressionClient = {
-    async send(command: object) {
-      sent.push({ command: command.constructor.name, input: (command as { input: unknown }).input });
-      if (outcome instanceof Error) throw outcome;
-      return outcome;
-    },
-  };
+/** The adapter on a scripted fake client, and the commands it sent. */
+function fakeClient(...answers: SesAnswer[]) {
+  const { client, sent } = scriptedSesClient(...answers);
   return { adapter: sesSuppressionListAdapter(() => client), sent };
 }
 
@@ -48,15 +36,7 @@ describe('SES suppression-list adapter', () => {
 });
 
 describe('suppression-list port', () => {
-  const saved = { APP_RUNTIME: process.env.APP_RUNTIME, TABLE_NAME: process.env.TABLE_NAME };
-
-  afterEach(() => {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-    resetConfig();
-  });
+  restoreRuntimeAfterEach(resetConfig);
 
   test.each([
     ['aws', () => sesSuppressionList()],

@@ -27,9 +27,14 @@ function countryResolver(): (value: number | string) => Promise<number | undefin
   };
 }
 
+/** Rows read between two turns of the event loop. */
+const yieldEveryRows = 50;
+
 export interface CsvRowReader {
   /** The standard contact columns the file has: columns it lacks keep their values on update. */
   columns: ReadonlySet<string>;
+  /** The account's custom fields the rows are read with, by name (the import writes with the same). */
+  customFields: ReturnType<typeof fieldsByName>;
   /**
    * Rows `start` (inclusive) to `end` (exclusive) of the file: the valid ones to write and the
    * refused ones. A row whose email a later valid row of the file repeats is skipped: the later row wins.
@@ -107,10 +112,14 @@ export async function csvRowReader(accountId: number, contactTypeId: number, tab
 
   return {
     columns,
+    customFields,
     async readRange(start, end) {
       const valid: ImportRow[] = [];
       const errors: RowError[] = [];
       for (let index = start; index < Math.min(end, table.rows.length); index++) {
+        // Validation is CPU work on promises that are already settled: without a turn of the event
+        // loop now and then, a chunk read ahead would hold up the replies of the chunk writing.
+        if ((index - start) % yieldEveryRows === yieldEveryRows - 1) await new Promise((resume) => setImmediate(resume));
         const result = await readRow(index);
         if (!result.ok) errors.push(result.error);
         else if (!(await replacedLater(index))) valid.push(result.row);

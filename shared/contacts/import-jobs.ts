@@ -197,19 +197,23 @@ export interface ChunkOutcome {
  * Move the job past one chunk: its counts, its row errors (up to the cap) and the type's contact
  * count in ONE transaction, conditional on the job still being at the chunk's start, so a chunk is
  * counted once however often it is written. ChunkAlreadyDone when another run got there first.
+ * With `nextFresh` (the next chunk is looked up and this run goes on to write it) the same write
+ * records the next chunk's claim, as `claimChunk` would: the next chunk then writes at once.
  */
-export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome): Promise<ImportJob> {
+export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome, nextFresh?: string[]): Promise<ImportJob> {
   const accountId = job.user_id;
   const kept = chunk.errors.slice(0, Math.max(0, maxStoredErrors - job.errors_stored));
   const done = chunk.end >= job.total_rows;
+  const claimsNext = nextFresh !== undefined && !done;
   const now = isoTimestamp();
   const actions: TransactionItem[] = [
     {
       Update: {
         TableName: tableName(),
         Key: contactImportKey(accountId, job.id),
-        UpdateExpression:
-          'SET processed_rows = :end, #status = :status, updated_at = :now REMOVE pending_start, pending_fresh ADD #imported :imported, #updated :updated, #failed :failed, errors_stored :kept',
+        UpdateExpression: claimsNext
+          ? 'SET processed_rows = :end, #status = :status, updated_at = :now, pending_start = :end, pending_fresh = :fresh ADD #imported :imported, #updated :updated, #failed :failed, errors_stored :kept'
+          : 'SET processed_rows = :end, #status = :status, updated_at = :now REMOVE pending_start, pending_fresh ADD #imported :imported, #updated :updated, #failed :failed, errors_stored :kept',
         ConditionExpression: 'processed_rows = :start',
         ExpressionAttributeNames: { '#status': 'status', '#imported': 'imported', '#updated': 'updated', '#failed': 'failed' },
         ExpressionAttributeValues: {
@@ -221,6 +225,7 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome): Prom
           ':updated': chunk.updated,
           ':failed': chunk.errors.length,
           ':kept': kept.length,
+          ...(claimsNext ? { ':fresh': nextFresh } : {}),
         },
       },
     },
@@ -253,6 +258,7 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome): Prom
   const { pending_start: _start, pending_fresh: _fresh, ...rest } = job;
   return {
     ...rest,
+    ...(claimsNext ? { pending_start: chunk.end, pending_fresh: nextFresh } : {}),
     status: done ? 'completed' : 'running',
     processed_rows: chunk.end,
     imported: job.imported + chunk.imported,

@@ -184,21 +184,26 @@ function updatedRecord(before: ContactRecord, row: ImportRow, columns: ReadonlyS
  * updates that contact, a new one creates a contact. `columns` names the standard columns the
  * file has. Keeps the type's count with one update and segment membership with one batch call.
  */
-export async function lookUpImport(accountId: number, contactTypeId: number, rows: ImportRow[]): Promise<ImportLookup> {
-  // Independent reads, one round trip of latency: the custom fields, the email claims, and the type
+export async function lookUpImport(accountId: number, contactTypeId: number, rows: ImportRow[], knownFields?: ReturnType<typeof fieldsByName>): Promise<ImportLookup> {
+  // Independent reads, one round trip of latency: the custom fields (unless the caller read them:
+  // an import job reads its rows and writes them with the same), the email claims, and the type
   // (checked before and after the writes, not inside each transaction, where every group would
   // contend for the type's item: contacts written while the type began closing are removed again).
-  const [claims, customFields, open] = await Promise.all([
+  const [claims, fields, open] = await Promise.all([
     claimsOf(accountId, contactTypeId, rows.map((row) => row.fields.email)),
-    listCustomFields(accountId),
+    knownFields ?? listCustomFields(accountId).then((customFields) => fieldsByName(customFields)),
     typeIsOpen(accountId, contactTypeId),
   ]);
-  const fields = fieldsByName(customFields);
   const existing = await existingByEmail(accountId, contactTypeId, [], fields, claims);
   const freshCount = rows.filter((row) => !existing.has(row.fields.email.toLowerCase())).length;
   // Reserved with the lookup: a lookup not used, or a type found closing, only leaves a gap in the ids.
   const firstId = open && freshCount > 0 ? await reserveIds(accountId, CONTACT, freshCount) : 0;
   return { rows, fields, existing, open, firstId };
+}
+
+/** The lower-cased emails of a lookup's rows that the type does not hold: the rows the import will try to create. */
+export function freshEmails(lookup: ImportLookup): string[] {
+  return lookup.rows.filter((row) => !lookup.existing.has(row.fields.email.toLowerCase())).map((row) => row.fields.email.toLowerCase());
 }
 
 export async function importContacts(

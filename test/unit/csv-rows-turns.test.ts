@@ -1,0 +1,39 @@
+// Reading a chunk of rows is CPU work on promises that are already settled; an import job reads the
+// next chunk while the current one writes, so the reader must let the event loop turn now and then
+// (the replies of the writes, the job's checkpoint) instead of holding it for the whole chunk.
+import { csvRowReader } from '../../shared/contacts/csv-rows';
+import type { CsvTable } from '../../shared/csv/read-csv';
+
+// No I/O: the account has no custom field and the only country is id 1 (code US).
+jest.mock('../../shared/custom-fields/repository', () => ({ listCustomFields: async () => [] }));
+jest.mock('../../shared/reference-data/repository', () => ({
+  findCountry: async (id: number) => (id === 1 ? { id: 1, name: 'United States' } : undefined),
+  findCountryByCode: async (code: string) => (code.toLowerCase() === 'us' ? { id: 1, name: 'United States' } : undefined),
+}));
+
+const rows = 500;
+const csv: CsvTable = {
+  columns: ['email', 'country'],
+  rows: Array.from({ length: rows }, (_, index) => ({ line: index + 2, cells: new Map([['email', `person${index}@example.com`], ['country', 'US']]) })),
+};
+
+it('lets the event loop turn while it reads a range of rows', async () => {
+  // Prepare: a reader, and a callback counting the turns of the event loop until the range is read.
+  const reader = await csvRowReader(7, 3, csv);
+  let reading = true;
+  let turns = 0;
+  const turn = () => {
+    turns++;
+    if (reading) setImmediate(turn);
+  };
+  setImmediate(turn);
+
+  // Act
+  const range = await reader.readRange(0, rows);
+  reading = false;
+
+  // Assess: every row read, and the loop turned at least once per 50 rows while they were.
+  expect(range).toEqual({ valid: expect.any(Array), errors: [] });
+  expect(range.valid).toHaveLength(rows);
+  expect(turns).toBeGreaterThanOrEqual(rows / 50 - 1);
+});

@@ -99,11 +99,21 @@ function rewrittenTag(tag: HtmlTag, href: string): string {
 const attributeEntities: Record<string, string> = { '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' };
 const escapeAttribute = (text: string) => text.replace(/[&"<>]/g, (character) => attributeEntities[character] as string);
 
+/** A tag as it is written when its link is tracked: an `<a>` whose target `track` maps to a tracked link, with that as its href; else undefined. */
+export function trackedTag(tag: HtmlTag, track: (target: string) => string | undefined): string | undefined {
+  if (tag.kind !== 'open' || tag.name !== 'a') return undefined;
+  const href = attribute(tag, 'href');
+  if (href === undefined) return undefined;
+  const link = track(decodeEntities(href).trim());
+  return link === undefined ? undefined : rewrittenTag(tag, escapeAttribute(link));
+}
+
 /**
  * The HTML with the href of each `<a>` whose target `track` maps to a tracked link replaced by it.
  * One scan by the shared scanner (attributes read only on `<a>` tags), so an `<a>` in a comment or a
- * script is left alone, and the time stays linear in the HTML; at most `maxTrackedLinks` links. The
- * text part, written from this HTML, then carries the tracked links too.
+ * script is left alone, and the time stays linear in the HTML; at most `maxTrackedLinks` links. A
+ * mail's links are tracked in the scan that also writes its text (render.ts), tag by tag with
+ * `trackedTag`; this is the same on its own.
  */
 export function trackLinks(html: string, track: (target: string) => string | undefined): string {
   if (!/href/i.test(html)) return html;
@@ -113,12 +123,9 @@ export function trackLinks(html: string, track: (target: string) => string | und
   scanHtml(html, {
     wantsAttributes: (name) => name === 'a',
     tag(tag) {
-      if (tag.kind !== 'open' || tag.name !== 'a') return false;
-      const href = attribute(tag, 'href');
-      if (href === undefined) return false;
-      const link = track(decodeEntities(href).trim());
-      if (link === undefined) return false;
-      out += html.slice(copied, tag.start) + rewrittenTag(tag, escapeAttribute(link));
+      const rewritten = trackedTag(tag, track);
+      if (rewritten === undefined) return false;
+      out += html.slice(copied, tag.start) + rewritten;
       copied = tag.end;
       // The rest is left as it is: the scan stops.
       return ++tracked >= maxTrackedLinks;

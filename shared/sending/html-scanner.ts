@@ -185,6 +185,18 @@ function rawTextEnd(html: string, name: string, from: number): number {
  */
 export type ScanEnd = 'in text' | 'in comment or raw text' | 'in markup' | 'stopped';
 
+const newTag = (): MutableTag => ({ kind: 'open', name: '', start: 0, end: 0, selfClosing: false, hasContent: false, rawText: false, attributes: noAttributes });
+
+/**
+ * The start tag `html` holds whole (from its `<` to its `>`, as the scanner reads it; a tag this
+ * code wrote, such as a link rewritten by click-links.ts), in a new object; undefined when `html`
+ * is no such tag.
+ */
+export function parseStartTag(html: string): HtmlTag | undefined {
+  const tag = newTag();
+  return html.charCodeAt(0) === 60 && isLetter(html.charCodeAt(1)) && readTag(html, 0, 1, 'open', undefined, tag) && tag.end === html.length ? tag : undefined;
+}
+
 /**
  * Scans `html` once, front to back, handing each text run and tag to `visitor` until it returns
  * true. Comments, doctypes and processing instructions are skipped (an unclosed comment runs to the
@@ -194,7 +206,7 @@ export function scanHtml(html: string, visitor: HtmlVisitor): ScanEnd {
   const n = html.length;
   const { wantsAttributes } = visitor;
   // One tag object for the whole scan: a visitor reads it during its call and keeps none of it.
-  const tag: MutableTag = { kind: 'open', name: '', start: 0, end: 0, selfClosing: false, hasContent: false, rawText: false, attributes: noAttributes };
+  const tag: MutableTag = newTag();
   let textStart = 0;
   let i = 0;
   while (i < n) {
@@ -294,19 +306,20 @@ export class LandmarkFinder {
   private contentStart = -1;
   private depth = 0;
 
-  tag(tag: HtmlTag): boolean {
+  /** `shift`: how far the tag has moved in the HTML the landmarks are for (links rewritten before it, say). */
+  tag(tag: HtmlTag, shift = 0): boolean {
     const { found } = this;
-    if (found.bodyStart === undefined && tag.kind === 'open' && tag.name === 'body') found.bodyStart = tag.end;
+    if (found.bodyStart === undefined && tag.kind === 'open' && tag.name === 'body') found.bodyStart = tag.end + shift;
     if (found.preheader) return true;
     if (this.contentStart === -1) {
-      if (isPreheaderTag(tag)) this.contentStart = tag.end;
+      if (isPreheaderTag(tag)) this.contentStart = tag.end + shift;
       return false;
     }
     if (tag.name !== 'span' || (tag.kind === 'open' && tag.selfClosing)) return false;
     if (tag.kind === 'open') this.depth++;
     else if (this.depth > 0) this.depth--;
     else {
-      found.preheader = { start: this.contentStart, end: tag.start };
+      found.preheader = { start: this.contentStart, end: tag.start + shift };
       return true;
     }
     return false;

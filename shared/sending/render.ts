@@ -4,9 +4,9 @@
 import { placeholderPattern } from '../templates/dynamic-content';
 import type { MailHeader } from '../mail/mailer';
 import { escapeHtml } from '../mail/templates/html';
-import { trackLinks } from './click-links';
-import { LandmarkFinder, scanHtml } from './html-scanner';
-import { fillDesignPlaceholders } from './safe-url';
+import { maxTrackedLinks, trackedTag } from './click-links';
+import { LandmarkFinder, parseStartTag, scanHtml } from './html-scanner';
+import { fillDesignPlaceholders, isSafeFilledLink } from './safe-url';
 import { htmlToText, textVisitor } from './html-text';
 
 export interface RecipientLinks {
@@ -52,43 +52,81 @@ const bodyEndIn = (html: string) => html.search(/<\/body\s*>/i);
 const preheaderStyle = 'display:none!important;visibility:hidden;mso-hide:all;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;';
 
 /**
- * The mail's HTML and text from the filled design: the send's preheader replaces the content of the
- * design's own (library designs carry a span whose class is `preheader`), or is added first in the
- * body, or first in a fragment without one; the open pixel goes before `</body>`, or at the end of a
- * fragment that has none. The design is scanned once, as a browser reads it (a span in a comment
- * or a script is not the preheader, a quoted `>` does not end a tag, and a preheader span that is
- * never closed is left alone), and that one scan also writes the text: neither addition shows in
- * the text (the preheader is hidden, the pixel an image), so the text of the design is the text of
- * the mail. Where the scan cannot tell that (an addition inside an unclosed tag, or a replaced
- * preheader holding markup of its own), the mail is scanned again for its text.
+ * The mail's HTML and text from the filled design: its links tracked (click-links.ts, at most
+ * `maxTrackedLinks`), and the send's preheader replacing the content of the design's own (library
+ * designs carry a span whose class is `preheader`), or added first in the body, or first in a
+ * fragment without one; the open pixel goes before `</body>`, or at the end of a fragment that has
+ * none. The design is scanned once, as a browser reads it (a span or a link in a comment or a script
+ * is neither the preheader nor a link, a quoted `>` does not end a tag, and a preheader span that is
+ * never closed is left alone), and that one scan rewrites the links, finds the body and the
+ * preheader, and writes the text, from each link as rewritten: neither addition shows in the text
+ * (the preheader is hidden, the pixel an image), so the text of the design is the text of the mail.
+ * A design with no `</body>` is scanned with the pixel after it, as the mail ends, so that a design
+ * ending inside a tag, which the pixel's `>` then ends, needs no second scan. Where the one scan
+ * cannot tell the text (the pixel put inside markup before a `</body>` that is not a tag, or a
+ * replaced preheader holding markup of its own), the mail is scanned again for its text.
  */
-function withPreheaderAndPixel(html: string, preheader: string, pixel: string): { html: string; text: string } {
+function composeMail(html: string, preheader: string, pixel: string, track: RecipientLinks['trackClick']): { html: string; text: string } {
   const finder = new LandmarkFinder();
-  const text = textVisitor(html);
-  const bodyEnd = bodyEndIn(html);
-  let bodyEndIsTag = false;
-  const end = scanHtml(html, {
+  // Tracking links can only lose a `</body>`, never make one (click-links.ts writes no `<`), so with none
+  // here the pixel goes last. The tags the pixel ends are the mail's, not the design's: no link, no landmark.
+  const designBodyEnd = bodyEndIn(html);
+  const withPixel = designBodyEnd === -1;
+  const scanned = withPixel ? `${html}${pixel}` : html;
+  const designEnd = html.length;
+  const text = textVisitor(scanned);
+  // The links rewritten so far (`out` up to `copied` in `html`), and how far that moved what follows.
+  let out = '';
+  let copied = 0;
+  let tracked = 0;
+  let shift = 0;
+  // How far the links rewritten before the design's `</body>` moved it, or -1 once one held it (the mail may have another).
+  let bodyEndShift = 0;
+  // Where each end tag that may be the `</body>` the pixel goes before starts, once the links are rewritten.
+  const bodyEnds: number[] = [];
+  const end = scanHtml(scanned, {
     text: (start, stop) => text.text!(start, stop),
     tag(tag) {
-      if (tag.start === bodyEnd) bodyEndIsTag = true;
-      finder.tag(tag);
+      if (tag.end > designEnd) {
+        text.tag(tag);
+        return;
+      }
+      if (tag.kind === 'close') {
+        if (tag.name.startsWith('body')) bodyEnds.push(tag.start + shift);
+      } else if (track && tag.name === 'a' && tracked < maxTrackedLinks) {
+        const rewritten = trackedTag(tag, track);
+        if (rewritten !== undefined) {
+          out += html.slice(copied, tag.start) + rewritten;
+          copied = tag.end;
+          shift += rewritten.length - (tag.end - tag.start);
+          if (tag.end <= designBodyEnd) bodyEndShift = shift;
+          else if (tag.start < designBodyEnd) bodyEndShift = -1;
+          tracked++;
+          // The text is written from the link as the mail holds it, read as the scanner reads it.
+          text.tag(parseStartTag(rewritten)!);
+          return;
+        }
+      }
+      finder.tag(tag, shift);
       text.tag(tag);
     },
   });
+  const linked = copied === 0 ? html : out + html.slice(copied);
+  const bodyEnd = withPixel ? -1 : bodyEndShift === -1 ? bodyEndIn(linked) : designBodyEnd + bodyEndShift;
   const { preheader: own, bodyStart = 0 } = finder.found;
   // Where the preheader went, and how far it moved what follows.
   let at = 0;
   let moved = 0;
-  let mail = html;
+  let mail = linked;
   let sameText = true;
   if (preheader !== '' && own) {
-    mail = `${html.slice(0, own.start)}${preheader}${html.slice(own.end)}`;
+    mail = `${linked.slice(0, own.start)}${preheader}${linked.slice(own.end)}`;
     at = own.end;
     moved = preheader.length - (own.end - own.start);
-    sameText = html.indexOf('<', own.start) === own.end;
+    sameText = linked.indexOf('<', own.start) === own.end;
   } else if (preheader !== '') {
     const span = `<span class="preheader" style="${preheaderStyle}">${preheader}</span>`;
-    mail = `${html.slice(0, bodyStart)}${span}${html.slice(bodyStart)}`;
+    mail = `${linked.slice(0, bodyStart)}${span}${linked.slice(bodyStart)}`;
     at = bodyStart;
     moved = span.length;
   }
@@ -97,10 +135,11 @@ function withPreheaderAndPixel(html: string, preheader: string, pixel: string): 
   const pixelAt = bodyEnd === -1 ? -1 : own && preheader !== '' && bodyEnd >= own.start && bodyEnd < own.end ? bodyEndIn(mail) : bodyEnd + (bodyEnd >= at ? moved : 0);
   if (pixelAt === -1) {
     mail = `${mail}${pixel}`;
-    sameText &&= end !== 'in markup';
+    // A `</body>` only the design had, inside a link now tracked: the pixel went last, unscanned.
+    sameText &&= withPixel || end !== 'in markup';
   } else {
     mail = `${mail.slice(0, pixelAt)}${pixel}${mail.slice(pixelAt)}`;
-    sameText &&= bodyEndIsTag;
+    sameText &&= bodyEnds.includes(bodyEnd);
   }
   return { html: mail, text: sameText ? text.result() : htmlToText(mail) };
 }
@@ -118,6 +157,8 @@ export const complianceFooter =
   `<p style="margin:0;"><a href="${preferencesPlaceholder}" target="_blank" style="color:#6b7280;text-decoration:underline;">Unsubscribe or manage your preferences</a></p>` +
   '</td></tr></table>';
 
+const footerHref = complianceFooter.indexOf(`href="${preferencesPlaceholder}"`);
+
 export function renderMail(input: RenderInput): RenderedMail {
   const values: Record<string, string> = {
     ...input.fields,
@@ -126,17 +167,21 @@ export function renderMail(input: RenderInput): RenderedMail {
     unsubscribe_preferences: input.links.preferences,
   };
   let design = input.designHtml;
+  // Where the footer's href starts, when its URL, filled, is one the href check would keep as it is.
+  let footerHrefAt = -1;
   if (!hasPreferencesLink(design, input.links.preferences)) {
     const index = bodyEndIn(design);
-    design = index === -1 ? `${design}${complianceFooter}` : `${design.slice(0, index)}${complianceFooter}${design.slice(index)}`;
+    const at = index === -1 ? design.length : index;
+    design = `${design.slice(0, at)}${complianceFooter}${design.slice(at)}`;
+    if (isSafeFilledLink(escapeHtml(input.links.preferences))) footerHrefAt = at + footerHref;
   }
   // The preheader is filled (and escaped) first, so a value holding `((...))` is never filled again.
   const preheader = escapeHtml(fillPlaceholders(input.preheader, values));
   const pixel = `<img src="${escapeHtml(input.links.openPixel)}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px;">`;
   // An href a placeholder fills is checked as a URL once filled (safe-url.ts): contact data may say `javascript:`.
-  const filled = fillDesignPlaceholders(design, (text) => fillPlaceholders(text, values, escapeHtml));
-  // Links are tracked once filled (a placeholder may be part of a target), before the text is written from the HTML.
-  const { html, text } = withPreheaderAndPixel(input.links.trackClick ? trackLinks(filled, input.links.trackClick) : filled, preheader, pixel);
+  const filled = fillDesignPlaceholders(design, (text) => fillPlaceholders(text, values, escapeHtml), footerHrefAt);
+  // Links are tracked once filled (a placeholder may be part of a target), in the scan that writes the text.
+  const { html, text } = composeMail(filled, preheader, pixel, input.links.trackClick);
   return {
     subject: fillPlaceholders(input.subject, values).replace(/[\r\n]+/g, ' '),
     html,

@@ -64,6 +64,13 @@ describe('a 300 KB adversarial design renders within a linear work budget', () =
     expect(mail.html.length).toBeGreaterThanOrEqual(design.length);
   });
 
+  // Every link tracked (here even `href=""`), in the scan that writes the text: up to the limit of tracked links.
+  test.each(adversarial)('%s: with its links tracked', (_, design) => {
+    const base = input(design);
+    const mail = withinBudget(() => renderMail({ ...base, links: { ...base.links, trackClick: () => 'https://t.example/c?u=x' } }));
+    expect(mail.html.length).toBeGreaterThanOrEqual(design.length);
+  });
+
   test.each(adversarial)('%s: the text part (htmlToText)', (_, design) => {
     const text = withinBudget(() => htmlToText(design));
     // The text is never much larger than the design (no indentation growing with depth, say).

@@ -64,14 +64,52 @@ function hrefsToCheck(html: string): CheckedHref[] {
   return found;
 }
 
+const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 12 || c === 13;
+
+/**
+ * Whether an `href` the scan would find may hold a placeholder or a refused scheme: each `href` in
+ * the text, wherever it stands, is read as the scanner reads an attribute there (spaces, `=`,
+ * spaces, then a quoted value up to its quote or a bare one up to a space or `>`), so that every
+ * href of every tag is looked at, and more. One that starts inside the value of one before it
+ * answers yes (the scan tells), so each character is read a bounded number of times. `safeAt`:
+ * where an href known to be safe starts (the footer's, filled with our own page).
+ */
+function mayHaveHrefsToCheck(html: string, safeAt: number): boolean {
+  const n = html.length;
+  const found = /href/gi;
+  let readTo = 0;
+  for (let match = found.exec(html); match; match = found.exec(html)) {
+    if (match.index < readTo) return true;
+    if (match.index === safeAt) continue;
+    let i = match.index + 4;
+    while (i < n && isSpace(html.charCodeAt(i))) i++;
+    if (html.charCodeAt(i) !== 61) continue;
+    i++;
+    while (i < n && isSpace(html.charCodeAt(i))) i++;
+    const quote = html.charCodeAt(i);
+    let end: number;
+    if (quote === 34 || quote === 39) {
+      // A value whose quote never closes ends no tag: the scan finds no attribute there.
+      end = html.indexOf(quote === 34 ? '"' : "'", ++i);
+      if (end === -1) continue;
+    } else for (end = i; end < n && !isSpace(html.charCodeAt(end)) && html.charCodeAt(end) !== 62; end++);
+    const value = html.slice(i, end);
+    if (value.includes(placeholderMark) || isRefusedLink(value)) return true;
+    readTo = end;
+  }
+  return false;
+}
+
 // A send renders one design for every recipient: the design's scan is kept for the next recipient.
 let lastDesign: string | undefined;
+let lastSafeAt = -1;
 let lastHrefs: CheckedHref[] = [];
 
-function hrefsOf(design: string): CheckedHref[] {
-  if (design !== lastDesign) {
-    lastHrefs = hrefsToCheck(design);
+function hrefsOf(design: string, safeAt: number): CheckedHref[] {
+  if (safeAt !== lastSafeAt || design !== lastDesign) {
+    lastHrefs = mayHaveHrefsToCheck(design, safeAt) ? hrefsToCheck(design) : [];
     lastDesign = design;
+    lastSafeAt = safeAt;
   }
   return lastHrefs;
 }
@@ -99,10 +137,14 @@ function checkedTag(tag: CheckedHref, fill: Fill): string {
  * The design with its placeholders filled by `fill` (which escapes the values), where every `href`
  * that a placeholder helped to write is checked as a URL once filled, and a refused one left in an
  * old design is neutralised too. Only the tags holding such an href are written again; the rest of
- * the design is filled as it is. Linear in the design, which is scanned once per send.
+ * the design is filled as it is. Linear in the design, which is scanned once per send, and only when
+ * some href may need it. `safeAt`: where an href starts (`href=...`) that needs no check, one the
+ * renderer added itself whose filled URL it checked (the footer's): written again, it would read
+ * the same. (Wherever it lands, even inside a design's unclosed tag, comment or quote, that href is
+ * its own `<a>`'s or none: every context the footer can start in ends before its `<a`, or swallows it.)
  */
-export function fillDesignPlaceholders(design: string, fill: Fill): string {
-  const hrefs = hrefsOf(design);
+export function fillDesignPlaceholders(design: string, fill: Fill, safeAt = -1): string {
+  const hrefs = hrefsOf(design, safeAt);
   if (hrefs.length === 0) return fill(design);
   let out = '';
   let copied = 0;

@@ -70,6 +70,28 @@ describe('hrefs filled from placeholders', () => {
     expect(render(design, {})).toContain('<a href="">Site</a>');
   });
 
+  // The design is scanned for these hrefs only when a quick read of every `href` in its text finds
+  // one that may need it; the footer's own, filled with our page, never does.
+  it('still checks a refused link in a design that gets the footer and has no placeholder', () => {
+    const html = render('<p><a href="javascript:alert(1)">x</a> <a href="https://safe.example/">y</a></p>', {});
+    expect(html).toContain('<a href="#">x</a> <a href="https://safe.example/">y</a>');
+    expect(html).toContain(`<a href="${links.preferences}" target="_blank" style="color:#6b7280;text-decoration:underline;">Unsubscribe or manage your preferences</a>`);
+  });
+
+  it('still checks an href that starts inside the value of another attribute holding `href=`', () => {
+    expect(render(`<a title='href="' href="javascript:alert(1)">x</a>`, {})).toContain('<a title="href=&quot;" href="#">x</a>');
+    expect(render('<a title=href=x href=((website))>x</a>', { website: 'javascript:alert(1)' })).toContain('<a title="href=x" href="#">x</a>');
+  });
+
+  it('fills the footer as written wherever it lands, even inside a quote the design left open', () => {
+    const pixel = `<img src="${links.openPixel}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px;">`;
+    const footer = render('', {}).replace(pixel, '');
+    expect(footer).toContain(`href="${links.preferences}"`);
+    for (const design of [`<p title='x`, '<p title="x', '<p title=x', '<!-- x', '<style>x', '<p><a href="https://a.example/" title=']) {
+      expect(render(design, {})).toBe(`${design}${footer}${pixel}`);
+    }
+  });
+
   it('leaves an href in a comment or a script alone (it is not a link)', () => {
     const html = render(body('<!-- <a href="((website))"> --><script>var a = \'<a href="((website))">\';</script>'), { website: 'https://x.example/' });
     expect(html).toContain('<!-- <a href="https://x.example/"> -->');

@@ -5,10 +5,16 @@
 // the former regular expressions quadratic or cubic (unclosed tags, comments and elements, preheader
 // spans and links that never close, runs of `<`), and densely nested tags.
 //
+// Each render is the delivery path's (shared/sending/deliver.ts): the recipient's links tracked, as
+// every marketing mail's are; the normal and the mixed designs are also rendered without tracking,
+// in the details, to compare with runs before tracking was measured.
+//
 // Time is CPU time (user + system of this process) per render, median of BENCH_RENDER_RUNS after a
 // warm-up: the bench machine is shared, and wall time there measures the neighbours too.
 //   BENCH_RENDER_KB (350, the largest design an automation step accepts), BENCH_RENDER_RUNS (21)
 // Standalone: `npx tsx bench/scenarios/render.ts` runs only this and prints its rows.
+import { resetConfig } from '../../shared/config';
+import { clickLinkBuilder } from '../../shared/sending/click-links';
 import { renderMail, type RenderInput } from '../../shared/sending/render';
 import { findDesignTemplate } from '../../shared/templates/repository';
 import { details, log, median, num, printTable, round, row } from '../lib/report';
@@ -60,7 +66,17 @@ function adversarialDesign(bytes = designBytes): string {
   return `<body>${closed.map((unit) => repeated(unit, '', share)).join('')}${endless.map((unit) => repeated(unit, '', tail)).join('')}`;
 }
 
-function input(designHtml: string): RenderInput {
+/** Designs whose mails are rendered with their links left as they are. */
+const untracked = new Set<string>();
+
+function input(name: string, designHtml: string): RenderInput {
+  const links: RenderInput['links'] = {
+    preferences: 'https://mail.example.com/api/public/preferences?token=abc.def',
+    oneClickUnsubscribe: 'https://mail.example.com/api/public/unsubscribe?token=abc.def',
+    openPixel: 'https://mail.example.com/api/public/open?token=abc.def',
+  };
+  // As deliver.ts does it: a builder per recipient, signing each tracked link for their token.
+  if (!untracked.has(name)) links.trackClick = clickLinkBuilder('abc.def');
   return {
     designHtml,
     subject: 'News for ((first_name))',
@@ -68,12 +84,25 @@ function input(designHtml: string): RenderInput {
     fields: { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com', full_name: 'Ada Lovelace' },
     senderName: 'Acme News',
     senderAddress: '1 Main Street, Springfield',
-    links: {
-      preferences: 'https://mail.example.com/api/public/preferences?token=abc.def',
-      oneClickUnsubscribe: 'https://mail.example.com/api/public/unsubscribe?token=abc.def',
-      openPixel: 'https://mail.example.com/api/public/open?token=abc.def',
-    },
+    links,
   };
+}
+
+/**
+ * Runs `work` with the configuration the click links are signed with: on its own, this scenario has
+ * no local stack to take it from, so it lends the two values the link builder needs, and takes them
+ * back after (the configuration is read again by whatever runs next).
+ */
+function withLinkConfig<T>(work: () => T): T {
+  const lent = Object.entries({ TABLE_NAME: 'bench-render', APP_RUNTIME: 'local' }).filter(([name]) => process.env[name] === undefined);
+  for (const [name, value] of lent) process.env[name] = value;
+  resetConfig();
+  try {
+    return work();
+  } finally {
+    for (const [name] of lent) delete process.env[name];
+    resetConfig();
+  }
 }
 
 interface Cost {
@@ -90,14 +119,14 @@ interface Cost {
 function measure(designs: Record<string, string>): Record<string, Cost> {
   const names = Object.keys(designs);
   const textChars: Record<string, number> = {};
-  for (const name of names) for (let i = 0; i < 3; i++) textChars[name] = renderMail(input(designs[name]!)).text.length;
+  for (const name of names) for (let i = 0; i < 3; i++) textChars[name] = renderMail(input(name, designs[name]!)).text.length;
   const cpu: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
   const wall: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
   for (let run = 0; run < runs; run++) {
     for (const name of names) {
       const cpuStart = process.cpuUsage();
       const wallStart = performance.now();
-      renderMail(input(designs[name]!));
+      renderMail(input(name, designs[name]!));
       wall[name]!.push(performance.now() - wallStart);
       const used = process.cpuUsage(cpuStart);
       cpu[name]!.push((used.user + used.system) / 1000);
@@ -118,8 +147,10 @@ export async function scenarioRender(): Promise<void> {
   const mixed = adversarialDesign();
   log(`render: normal and adversarial designs of ${kb} KB, ${runs} runs each`);
   const eighthBytes = Math.floor(designBytes / 8);
-  const costs = measure({ normal, mixed, eighth: adversarialDesign(eighthBytes), ...patterns });
+  untracked.add('normal untracked').add('mixed untracked');
+  const costs = withLinkConfig(() => measure({ normal, mixed, eighth: adversarialDesign(eighthBytes), ...patterns, 'normal untracked': normal, 'mixed untracked': mixed }));
   const { normal: normalCost, mixed: mixedCost, eighth } = costs as Record<'normal' | 'mixed' | 'eighth', Cost>;
+  const plain = { normal: costs['normal untracked']!, mixed: costs['mixed untracked']! };
   const each = Object.fromEntries(Object.keys(patterns).map((name) => [name, costs[name]!]));
   const [worstName, worst] = Object.entries(each).sort((a, b) => b[1].cpuMsPerKb - a[1].cpuMsPerKb)[0]!;
   const digits = (value: number) => round(value, 4);
@@ -127,6 +158,7 @@ export async function scenarioRender(): Promise<void> {
   row(scenario, `normal design ${kb} KB, CPU per KB`, digits(normalCost.cpuMsPerKb), 'ms/KB');
   row(scenario, `adversarial design ${kb} KB (all patterns), CPU per KB`, digits(mixedCost.cpuMsPerKb), 'ms/KB');
   row(scenario, 'adversarial / normal', round(mixedCost.cpuMsPerKb / normalCost.cpuMsPerKb, 2), 'x', { op: '<=', limit: 2 });
+  row(scenario, 'adversarial / normal, links not tracked', round(plain.mixed.cpuMsPerKb / plain.normal.cpuMsPerKb, 2), 'x');
   row(scenario, `worst single pattern (${worstName}) ${kb} KB, CPU per KB`, digits(worst.cpuMsPerKb), 'ms/KB');
   row(scenario, 'worst single pattern / normal', round(worst.cpuMsPerKb / normalCost.cpuMsPerKb, 2), 'x');
   // Linearity itself: the same mix at an eighth of the size costs the same per KB when linear (a
@@ -138,6 +170,11 @@ export async function scenarioRender(): Promise<void> {
     ms_per_kb: 'median over the runs; cpu = user + system time of the bench process',
     normal: { bytes: normal.length, cpu_ms_per_kb: digits(normalCost.cpuMsPerKb), wall_ms_per_kb: digits(normalCost.wallMsPerKb), text_chars: normalCost.textChars },
     adversarial: { bytes: mixed.length, cpu_ms_per_kb: digits(mixedCost.cpuMsPerKb), wall_ms_per_kb: digits(mixedCost.wallMsPerKb), text_chars: mixedCost.textChars },
+    links_not_tracked: {
+      normal_cpu_ms_per_kb: digits(plain.normal.cpuMsPerKb),
+      adversarial_cpu_ms_per_kb: digits(plain.mixed.cpuMsPerKb),
+      ratio: round(plain.mixed.cpuMsPerKb / plain.normal.cpuMsPerKb, 2),
+    },
     adversarial_eighth: { cpu_ms_per_kb: digits(eighth.cpuMsPerKb), wall_ms_per_kb: digits(eighth.wallMsPerKb) },
     patterns: Object.fromEntries(
       Object.entries(each).map(([name, cost]) => [name, { cpu_ms_per_kb: digits(cost.cpuMsPerKb), wall_ms_per_kb: digits(cost.wallMsPerKb), ratio: round(cost.cpuMsPerKb / normalCost.cpuMsPerKb, 2) }]),

@@ -2,6 +2,8 @@
 // and automations. Per recipient: the suppression check at send time, rendering, the rate limit, the
 // ledger claim, SES, and the claim marked sent or uncertain by SES's answer (or its absence). The claim is taken only once the recipient's turn has come, right before SES, so
 // a delivery stopped (its time up) or killed while waiting holds no claim on anyone it did not mail.
+// A mail SES took is marked sent in the same request as the worker's next claim (ledger.ts), so
+// each worker holds at most one claim whose outcome the ledger does not know.
 // Throttling is retried with backoff and, if it persists, handed back unsent, as is everyone not
 // reached when the caller's time runs out.
 import { config } from '../config';
@@ -20,6 +22,7 @@ import {
   ledgerEntriesAmong,
   markRecipientSent,
   markRecipientUncertain,
+  markSentAndClaim,
   readLedgerEntry,
   releaseRecipient,
   type LedgerClaim,
@@ -170,6 +173,12 @@ async function countSent(ref: SendRef, sent: number, simulated: number): Promise
 
 const normalized = (email: string) => email.trim().toLowerCase();
 
+/** A worker's last recipient: SES took the mail, the claim is not marked sent yet. */
+interface Carried {
+  recipient: DeliveryRecipient;
+  claim: LedgerClaim;
+}
+
 /** The addresses among `addresses` that may not be mailed now: unsubscribes, the group, bounces and complaints. */
 async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[]): Promise<Set<string>> {
   const [unsubscribed, bounced] = await Promise.all([
@@ -234,10 +243,27 @@ export async function deliverToRecipients(
       else queue.push(recipient);
     }),
   );
-  const deliverOne = async (recipient: DeliveryRecipient): Promise<void> => {
+  /** Count a mail SES took once its claim is marked sent (false: a redelivery took this run for dead and counted it uncertain; so does this run). */
+  const countMarked = async (recipient: DeliveryRecipient, marked: Promise<boolean>): Promise<void> => {
+    const ok = await marked.catch((error: unknown) => {
+      log.error('ledger claim could not be marked sent', { ref: refText, ...describeError(error) });
+      return false;
+    });
+    if (ok) countMailed(recipient.email);
+    else outcome.uncertain++;
+  };
+  const markAlone = (carried: Carried | undefined) => (carried ? countMarked(carried.recipient, markRecipientSent(carried.claim)) : Promise.resolve());
+  // A worker's mark of one recipient goes with its claim of the next (one round trip, never two
+  // unknown claims per worker) while its next turn at the rate limiter comes within about a second
+  // (plus any throttling pause, at most 5 s): inside the 10 s margin after SES's timeouts that
+  // batch-ledger.ts gives a claim before another run takes its holder for dead.
+  const { deliveryConcurrency, maxSendRate } = sendingSettings();
+  const carryMarks = deliveryConcurrency / maxSendRate <= 1;
+  /** Deliver one recipient, after `carried` (the worker's last mail, taken by SES, its claim not yet marked); returns the one to carry on. */
+  const deliverOne = async (recipient: DeliveryRecipient, carried: Carried | undefined): Promise<Carried | undefined> => {
     if (!mayStart()) {
       outcome.deferred.push(recipient);
-      return;
+      return carried;
     }
     let mail: OutgoingMail;
     try {
@@ -245,44 +271,49 @@ export async function deliverToRecipients(
     } catch (error) {
       log.warn('recipient could not be prepared', { ref: refText, ...describeError(error) });
       outcome.failed.push(recipient);
-      return;
+      return carried;
     }
     // Wait for the turn first, claim after: a wait cut short leaves no claim behind.
     if (!(await sendBucket().acquire(mayStart))) {
       outcome.deferred.push(recipient);
-      return;
+      return carried;
     }
     let claim: LedgerClaim | undefined;
+    let marking: Promise<void> | undefined;
     try {
-      claim = await claimRecipient(ref, recipient.email, batch);
+      if (carried) {
+        const written = markSentAndClaim(carried.claim, ref, recipient.email, batch);
+        marking = countMarked(carried.recipient, written.marked);
+        claim = await written.claimed;
+      } else {
+        claim = await claimRecipient(ref, recipient.email, batch);
+      }
     } catch (error) {
       log.warn('recipient could not be claimed', { ref: refText, ...describeError(error) });
       outcome.failed.push(recipient);
-      return;
+      return undefined;
+    } finally {
+      await marking;
     }
     if (!claim) {
       // Someone else holds them: another run of this batch (wait for its outcome) or another batch.
       // Given back in between: not claimed by us, so they may be tried again later.
       if (await countHeld(recipient, await readLedgerEntry(ref, recipient.email))) outcome.deferred.push(recipient);
-      return;
+      return undefined;
     }
     const attempt = await sendWithBackoff(mail, mayStart);
     if (attempt.result === 'sent') {
       countMetric('MailsSent');
-      // False: a redelivery took this run for dead and counted the recipient as uncertain; so does this run.
-      const marked = await markRecipientSent(claim).catch((error: unknown) => {
-        log.error('ledger claim could not be marked sent', { ref: refText, ...describeError(error) });
-        return false;
-      });
-      if (marked) countMailed(recipient.email);
-      else outcome.uncertain++;
-      return;
+      const sent = { recipient, claim };
+      if (carryMarks) return sent;
+      await markAlone(sent);
+      return undefined;
     }
     if (attempt.result === 'uncertain') {
       outcome.uncertain++;
       log.error('mail outcome unknown; the recipient is not mailed again', { ref: refText, ...describeError(attempt.error) });
       await markRecipientUncertain(claim).catch((error: unknown) => log.error('ledger claim could not be marked', { ref: refText, ...describeError(error) }));
-      return;
+      return undefined;
     }
     if (attempt.result === 'deferred') throttled = true;
     else log.warn('SES refused a mail', { ref: refText, ...describeError(attempt.error) });
@@ -295,9 +326,12 @@ export async function deliverToRecipients(
     if (!released) outcome.uncertain++;
     else if (attempt.result === 'deferred') outcome.deferred.push(recipient);
     else outcome.failed.push(recipient);
+    return undefined;
   };
-  const workers = Array.from({ length: Math.min(sendingSettings().deliveryConcurrency, queue.length) }, async () => {
-    for (let next = queue.shift(); next; next = queue.shift()) await deliverOne(next);
+  const workers = Array.from({ length: Math.min(deliveryConcurrency, queue.length) }, async () => {
+    let carried: Carried | undefined;
+    for (let next = queue.shift(); next; next = queue.shift()) carried = await deliverOne(next, carried);
+    await markAlone(carried);
   });
   await Promise.all(workers);
   // A single send's batch is counted when it settles (delivery-queue.ts), from the ledger, exactly once.

@@ -4,13 +4,14 @@
 // never mails anyone twice, and marked sent or uncertain once SES answered or did not. Also the marker items that let each statistics event count once per
 // recipient; both live in the recipient's partition.
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { db, tableName } from '../table/client';
+import { coalescedWriter, type CoalescedWriter, type ConditionalWrite } from '../table/coalesced-writes';
 import { sendEventMarkerKey, sendLedgerKey } from './keys';
 import { type Key } from '../table/keys';
-import { isConditionFailure, putNewItem, type Item } from '../table/records';
+import { putNewItem, type Item } from '../table/records';
 import { encodeSendRef, type SendRef } from './send-ref';
 
 /**
@@ -21,6 +22,24 @@ const retentionSeconds = 180 * 24 * 3600;
 
 function expiresAt(): number {
   return Math.floor(currentTime().getTime() / 1000) + retentionSeconds;
+}
+
+/**
+ * The container's claims, marks and releases, coalesced: every delivery worker still waits for its
+ * own write's answer before it goes on (a claim before SES, a mark before its next recipient), so no
+ * guarantee moves, but the workers of every delivery in the container share requests. Up to 25 writes
+ * a request (a full group is a few milliseconds of the store's time), 2 requests in flight.
+ */
+let coalesced: CoalescedWriter | undefined;
+
+/** Made on first use: a bundle that only reads the ledger (or writes event markers) leaves the coalescer out. */
+function ledgerWriter(): CoalescedWriter {
+  coalesced ??= coalescedWriter({ maxItems: 25, concurrency: 2 });
+  return coalesced;
+}
+
+function ledgerWrite(write: ConditionalWrite): Promise<boolean> {
+  return ledgerWriter()(write);
 }
 
 /** A claim this delivery holds on one recipient; only its holder may release it or mark it sent. */
@@ -67,10 +86,27 @@ function entryOf(item: Item): LedgerEntry {
  * Claim a recipient for this send: undefined when the ledger already holds them (mailed, being
  * mailed, or an earlier attempt died with the outcome unknown: never risk a second mail).
  */
-export async function claimRecipient(ref: SendRef, email: string, holder?: LedgerHolder): Promise<LedgerClaim | undefined> {
+export function claimRecipient(ref: SendRef, email: string, holder?: LedgerHolder): Promise<LedgerClaim | undefined> {
+  const claim = claimWrite(ref, email, holder);
+  return ledgerWrite(claim.write).then((claimed) => (claimed ? claim.claim : undefined));
+}
+
+/**
+ * Mark one claim `sent` (SES took its mail) and claim the next recipient, in one request: a worker
+ * never holds two claims whose outcome the ledger does not know, so a kill between them leaves no
+ * more recipients uncertain than there were SES calls in flight. Each has its own answer, as
+ * `markRecipientSent` and `claimRecipient` give it.
+ */
+export function markSentAndClaim(sent: LedgerClaim, ref: SendRef, email: string, holder?: LedgerHolder): { marked: Promise<boolean>; claimed: Promise<LedgerClaim | undefined> } {
+  const next = claimWrite(ref, email, holder);
+  const [marked, claimed] = ledgerWriter().together([settleWrite(sent.key, sent.claimId, 'sent'), next.write]) as [Promise<boolean>, Promise<boolean>];
+  return { marked, claimed: claimed.then((ok) => (ok ? next.claim : undefined)) };
+}
+
+function claimWrite(ref: SendRef, email: string, holder?: LedgerHolder): { claim: LedgerClaim; write: ConditionalWrite } {
   const key = sendLedgerKey(ref.accountId, encodeSendRef(ref), email);
   const claimId = randomUUID();
-  const claimed = await putNewItem({
+  const item = {
     ...key,
     entity: 'send-ledger',
     state: 'claimed',
@@ -79,8 +115,8 @@ export async function claimRecipient(ref: SendRef, email: string, holder?: Ledge
     claimed_at: isoTimestamp(),
     ...(holder ? { batch_id: holder.batchId, holder_message: holder.messageId, holder_receive: holder.receive } : {}),
     expires_at: expiresAt(),
-  });
-  return claimed ? { key, claimId } : undefined;
+  };
+  return { claim: { key, claimId }, write: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
 }
 
 /**
@@ -108,23 +144,21 @@ export async function readLedgerEntry(ref: SendRef, email: string): Promise<Ledg
 }
 
 /** Move a claim on from `claimed`, only while it is still that claim; false when it is not any more. */
-async function settleClaim(key: Key, claimId: string, state: 'sent' | 'uncertain'): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET #state = :state',
-        ConditionExpression: 'claim_id = :claimId AND #state = :claimed',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':state': state, ':claimId': claimId, ':claimed': 'claimed' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+function settleClaim(key: Key, claimId: string, state: 'sent' | 'uncertain'): Promise<boolean> {
+  return ledgerWrite(settleWrite(key, claimId, state));
+}
+
+function settleWrite(key: Key, claimId: string, state: 'sent' | 'uncertain'): ConditionalWrite {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: 'SET #state = :state',
+      ConditionExpression: 'claim_id = :claimId AND #state = :claimed',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':state': state, ':claimId': claimId, ':claimed': 'claimed' },
+    },
+  };
 }
 
 /**
@@ -149,22 +183,16 @@ export function markClaimUncertain(entry: LedgerEntry): Promise<boolean> {
  * SES did not take the message: give the recipient back so a later attempt may mail them. False
  * when the claim was no longer ours to give back (a redelivery marked it uncertain meanwhile).
  */
-export async function releaseRecipient(claim: LedgerClaim): Promise<boolean> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: claim.key,
-        ConditionExpression: 'claim_id = :claimId AND #state = :claimed',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':claimId': claim.claimId, ':claimed': 'claimed' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function releaseRecipient(claim: LedgerClaim): Promise<boolean> {
+  return ledgerWrite({
+    Delete: {
+      TableName: tableName(),
+      Key: claim.key,
+      ConditionExpression: 'claim_id = :claimId AND #state = :claimed',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':claimId': claim.claimId, ':claimed': 'claimed' },
+    },
+  });
 }
 
 /** The marker of one statistics event for one recipient. */

@@ -45,9 +45,11 @@ function esbuildOptions(options: BundlingOptions): BuildOptions {
   const unmapped = Object.keys(options).filter((key) => !mapped.has(key));
   if (unmapped.length) throw new Error(`bench/scenarios/cold-start.ts does not apply the bundling options ${unmapped.join(', ')}`);
   const alias: Record<string, string> = {};
+  const define: Record<string, string> = {};
   for (const [argument, value] of Object.entries(options.esbuildArgs ?? {})) {
-    if (!argument.startsWith('--alias:')) throw new Error(`bench/scenarios/cold-start.ts does not apply the esbuild argument ${argument}`);
-    alias[argument.slice('--alias:'.length)] = String(value);
+    if (argument.startsWith('--alias:')) alias[argument.slice('--alias:'.length)] = String(value);
+    else if (argument.startsWith('--define:')) define[argument.slice('--define:'.length)] = String(value);
+    else throw new Error(`bench/scenarios/cold-start.ts does not apply the esbuild argument ${argument}`);
   }
   if (options.format !== undefined && options.format !== 'cjs') throw new Error(`bundles are CommonJS, not ${options.format}`);
   return {
@@ -61,6 +63,7 @@ function esbuildOptions(options: BundlingOptions): BuildOptions {
     mainFields: options.mainFields,
     external: options.externalModules,
     alias,
+    define,
     metafile: true,
     logLevel: 'silent',
   };

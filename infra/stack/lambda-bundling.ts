@@ -60,7 +60,11 @@ export const bundling: BundlingOptions = {
   //   never call.
   // Nothing else is taken from the runtime.
   externalModules: [tracingLayerPackage, '@aws-sdk/signature-v4-crt', '@aws-sdk/signature-v4a'],
-  esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': lambdaCredentialsModule },
+  esbuildArgs: {
+    '--alias:@aws-sdk/credential-provider-node': lambdaCredentialsModule,
+    // A bundle's runtime is never local: code only a local run needs is dropped (shared/queue/local-adapter.ts).
+    '--define:process.env.LAMBDA_BUNDLE': '"true"',
+  },
 };
 
 export interface BundledFunctionProps {

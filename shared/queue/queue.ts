@@ -2,7 +2,7 @@
 // only here, from the runtime (SQS on AWS, the in-process queue locally).
 import { config } from '../config';
 import { sendToSqs } from './aws-queue';
-import { enqueueLocal } from './local-queue';
+import { localQueue } from './local-adapter';
 import { serializeBodies, type QueueName } from './queues';
 
 export { queueConsumers, queueNames, type QueueName } from './queues';
@@ -26,7 +26,7 @@ export async function sendMessages(queue: QueueName, bodies: unknown[], options:
     throw new Error(`Message group '${group}' for queue '${queue}' is not a valid SQS MessageGroupId`);
   }
   if (config().runtime === 'local') {
-    enqueueLocal(queue, messages, group);
+    localQueue().enqueueLocal(queue, messages, group);
     return;
   }
   await sendToSqs(queue, messages, group);

@@ -3,7 +3,7 @@
 // 15-minute DelaySeconds allows; the consumer then reports the message as failed.
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import { config } from '../config';
-import { changeLocalVisibility } from './local-queue';
+import { localQueue } from './local-adapter';
 import type { QueueName } from './queues';
 import { queueUrl, sqsClient } from './sqs-client';
 
@@ -16,7 +16,7 @@ export async function retryMessageAfter(queue: QueueName, receiptHandle: string,
     throw new Error(`A visibility timeout is 0 to ${maxVisibilitySeconds} whole seconds, got ${seconds}`);
   }
   if (config().runtime === 'local') {
-    changeLocalVisibility(queue, receiptHandle, seconds);
+    localQueue().changeLocalVisibility(queue, receiptHandle, seconds);
     return;
   }
   await sqsClient().send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl(queue), ReceiptHandle: receiptHandle, VisibilityTimeout: seconds }));

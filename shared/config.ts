@@ -26,6 +26,8 @@ export interface Config {
   tokenSigningKey: string;
   /** The address system mail (sender verification, send summaries) comes from. */
   systemFromEmail: string;
+  /** Deployed: the SES custom verification email template a new sender address is mailed with (the stack creates it). */
+  senderVerificationTemplate: string;
   /** A running send that has not progressed (no page fanned out, no batch settled) for this long is stalled. */
   sendStallMs: number;
   /** Resumes the watchdog tries on a stalled send before it ends the send as failed (status 4). */
@@ -133,6 +135,9 @@ function readConfig(): Config {
     },
     get systemFromEmail() {
       return runtime === 'aws' ? required('SYSTEM_FROM_EMAIL') : (optional('SYSTEM_FROM_EMAIL') ?? 'no-reply@localhost');
+    },
+    get senderVerificationTemplate() {
+      return runtime === 'aws' ? required('SENDER_VERIFICATION_TEMPLATE') : (optional('SENDER_VERIFICATION_TEMPLATE') ?? 'local-sender-verification');
     },
   };
 }

@@ -10,6 +10,7 @@ import { validate } from '../../shared/validation';
 import { readSenderInput, senderId } from './sender-input';
 import { alignmentOf, onVerifiedDomainOf } from '../../shared/identities/alignment';
 import { verifySender } from '../../shared/senders/confirmation-service';
+import { refreshSenderVerification, releaseAddressIfUnused } from '../../shared/identities/address-service';
 import { claimVerificationBudget, resendIntervalSeconds, resendTooSoonMessage, sendVerificationMail, sendVerificationMailAfterChange, withVerificationBudget } from './verification';
 
 export const list = accountOperation(async ({ account, request }) =>
@@ -23,7 +24,7 @@ export const save = accountOperation(async ({ account, request }) => {
   if (await onVerifiedDomainOf(account.id, input.from_email)) {
     // SES may already send from any address of the account's verified domain: nothing to confirm.
     const sender = await addSender(account.id, input);
-    await verifySender(account.id, sender.id, sender.from_email);
+    await verifySender(account.id, sender.id, sender.from_email, 'domain');
     return ok('Added Successfully');
   }
   const { result: sender, budget } = await withVerificationBudget(account.id, () => addSender(account.id, input), () => true);
@@ -31,9 +32,13 @@ export const save = accountOperation(async ({ account, request }) => {
   return ok('Added Successfully');
 });
 
+// Details asks the identity port about an unverified sender (deployed: SES), so `is_verified` turns
+// to 1 as soon as the owner has clicked SES's link. The list shows what is stored: it never calls SES
+// per sender; the periodic check (functions/identity-refresh) and details keep it current.
 export const details = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { sender_id: senderId });
-  const sender = await getSender(account.id, input.sender_id);
+  const before = await getSender(account.id, input.sender_id);
+  const sender = before.is_verified === 0 && (await refreshSenderVerification(account.id, before.id)) ? await getSender(account.id, before.id) : before;
   return ok({ sender: { ...sender, ...(await alignmentOf(account.id, sender.from_email)) } });
 });
 
@@ -47,12 +52,14 @@ async function updateWithBudget(accountId: number, id: number, input: SenderInpu
   if (before.from_email !== input.from_email && (await onVerifiedDomainOf(accountId, input.from_email))) {
     // Moved onto a verified domain: verified at once, and the sends waiting for it are released.
     await updateSender(accountId, id, input);
-    await verifySender(accountId, id, input.from_email);
+    await verifySender(accountId, id, input.from_email, 'domain');
+    await releaseAddressIfUnused(accountId, before.from_email);
     return;
   }
   if (before.from_email !== input.from_email) {
     const { budget } = await withVerificationBudget(accountId, () => updateSender(accountId, id, input), (result) => result.addressChanged);
     if (budget) await sendVerificationMailAfterChange(accountId, id, budget, requestId);
+    await releaseAddressIfUnused(accountId, before.from_email);
     return;
   }
   const { addressChanged } = await updateSender(accountId, id, input);
@@ -72,7 +79,10 @@ export const update = accountOperation(async ({ account, request }) => {
 
 export const remove = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { sender_id: senderId });
+  const sender = await getSender(account.id, input.sender_id);
   await deleteSender(account.id, input.sender_id);
+  // The address's SES identity goes with the account's last sender of it.
+  await releaseAddressIfUnused(account.id, sender.from_email);
   return okInErrors('Deleted Successfully');
 });
 

@@ -1,5 +1,7 @@
-// Sending a sender's verification mail: a signed, expiring confirmation link to the from address,
-// from the service's own system address, with `send_at` recording when it went out. Each mail takes a
+// Sending a sender's verification mail, with `send_at` recording when it went out. The address is
+// registered through the sending-identity port first: deployed, SES creates its identity and mails our
+// branded custom verification mail itself; locally (and for an address another account holds) the
+// mail is ours: a signed, expiring confirmation link, from the service's own system address. Each mail takes a
 // place in the account's hourly system-mail budget first, so the service cannot be made to mail
 // strangers in bulk; past the budget, and inside a resend's minimum interval, the answer is 429.
 import { senderConfirmationValidHours, signSenderConfirmation } from '../../shared/senders/confirmation';
@@ -8,6 +10,7 @@ import { TooManyRequestsError } from '../../shared/http/errors';
 import { claimVerificationMail, releaseVerificationMail, type Sender } from '../../shared/senders/repository';
 import { claimSystemMail, releaseSystemMail, type SystemMailClaim } from '../../shared/system-mail/budget';
 import { describeError, log } from '../../shared/log';
+import { registerSenderAddress } from '../../shared/identities/address-service';
 import { sendMail } from '../../shared/mail/mailer';
 import { senderVerificationMail } from '../../shared/mail/templates/sender-verification';
 
@@ -58,14 +61,16 @@ export async function sendVerificationMail(accountId: number, senderId: number, 
     const claim = await claimVerificationMail(accountId, senderId, minIntervalSeconds);
     if (!claim.claimed) throw new TooManyRequestsError(resendTooSoonMessage, claim.retryAfterSeconds);
     const { sender } = claim;
-    const mail = senderVerificationMail({
-      fromName: sender.from_name,
-      fromEmail: sender.from_email,
-      confirmUrl: confirmationUrl(sender),
-      validForHours: senderConfirmationValidHours,
-    });
     try {
-      await sendMail({ from: config().systemFromEmail, to: [sender.from_email], ...mail });
+      if ((await registerSenderAddress(accountId, sender.from_email)) === 'registered') {
+        const mail = senderVerificationMail({
+          fromName: sender.from_name,
+          fromEmail: sender.from_email,
+          confirmUrl: confirmationUrl(sender),
+          validForHours: senderConfirmationValidHours,
+        });
+        await sendMail({ from: config().systemFromEmail, to: [sender.from_email], ...mail });
+      }
     } catch (error) {
       await releaseVerificationMail(accountId, senderId, sender.send_at as string, claim.previousSendAt);
       throw error;

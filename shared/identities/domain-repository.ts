@@ -1,14 +1,14 @@
 // Sender domains: every table access for them. An account's record and the domain's one claim (keyed
 // by the domain alone) are written and deleted in one transaction, so two accounts can never both
 // hold a domain, and a domain is only ever verified for the account that registered it.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
-import { getItem, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
+import { getItem, isConditionFailure, queryAll, queryPageAfter, withoutKeys, type Item } from '../table/records';
 import { cancellationCodes } from '../table/transactions';
 import type { DkimRecord, DomainIdentity, DomainStatus } from './identities';
-import { SENDER_DOMAIN, domainClaimKey, senderDomainKey, senderDomainPartition } from './keys';
+import { SENDER_DOMAIN, domainClaimKey, pendingIndexKeys, pendingIndexPartition, senderDomainKey, senderDomainPartition } from './keys';
 
 export interface SenderDomain {
   domain: string;
@@ -77,7 +77,15 @@ async function tryClaim(accountId: number, domain: string): Promise<SenderDomain
           {
             Put: {
               TableName: tableName(),
-              Item: { ...senderDomainKey(accountId, domain), entity: SENDER_DOMAIN, ...record, user_id: accountId, updated_at: now },
+              Item: {
+                ...senderDomainKey(accountId, domain),
+                entity: SENDER_DOMAIN,
+                ...record,
+                user_id: accountId,
+                updated_at: now,
+                // Listed for the periodic check while pending (recordDomainIdentity takes it off).
+                ...pendingIndexKeys('sender-domain', now, accountId, domain),
+              },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -93,15 +101,46 @@ async function tryClaim(accountId: number, domain: string): Promise<SenderDomain
   }
 }
 
-/** Store what the identity port says of the domain now; the record as it is after. */
+/**
+ * Store what the identity port says of the domain now; the record as it is after. A domain that is no
+ * longer pending leaves the periodic check's index (a failed one waits for a new save).
+ */
 export async function recordDomainIdentity(accountId: number, domain: string, identity: DomainIdentity): Promise<SenderDomain> {
-  const item = await updateExistingItem(senderDomainKey(accountId, domain), {
-    status: identity.status,
-    dkim_records: identity.dkimRecords,
-    updated_at: isoTimestamp(),
-  });
-  if (!item) throw new RecordNotFound(SENDER_DOMAIN, domain);
-  return toSenderDomain(item);
+  const pending = identity.status === 'pending';
+  try {
+    const result = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: senderDomainKey(accountId, domain),
+        UpdateExpression: `SET #status = :status, #records = :records, #updated = :now${pending ? '' : ' REMOVE gsi1pk, gsi1sk'}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status', '#records': 'dkim_records', '#updated': 'updated_at' },
+        ExpressionAttributeValues: { ':status': identity.status, ':records': identity.dkimRecords, ':now': isoTimestamp() },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toSenderDomain(result.Attributes as Item);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new RecordNotFound(SENDER_DOMAIN, domain);
+    throw error;
+  }
+}
+
+/** A record waiting on SES, as the periodic check's index lists it. */
+export interface PendingEntry {
+  accountId: number;
+  /** The entry's position in the index: the next read starts after it. */
+  position: string;
+}
+
+/**
+ * One page of the pending domains registered after `since` (an ISO time), oldest first, from just
+ * after `after` (a position of the previous page). One Query on gsi1: never a Scan.
+ */
+export async function pendingDomainsPage(since: string, after: string | undefined, limit: number): Promise<{ entries: (PendingEntry & { domain: string })[]; last: boolean }> {
+  const page = await queryPageAfter({ partition: pendingIndexPartition('sender-domain'), index: 'gsi1', after: after ?? since, limit });
+  const entries = page.items.map((item) => ({ accountId: Number(item.user_id), domain: String(item.domain), position: String(item.gsi1sk) }));
+  return { entries, last: page.next === undefined };
 }
 
 /** Delete the account's record and its claim together; RecordNotFound when the account has no such domain. */

@@ -2,7 +2,8 @@
 // other to SES), then register it with the identity port; refresh its status from the port; delete both.
 import { IdentityTakenError, type DomainIdentity } from './identities';
 import { verifySender } from '../senders/confirmation-service';
-import { listSendersPage } from '../senders/repository';
+import { listSenderVerificationsPage, unverifySender, type SenderVerification } from '../senders/repository';
+import { ownAddressVerified } from './address-service';
 import { addressDomain } from './alignment';
 import { identities } from './identity-port';
 import {
@@ -58,20 +59,37 @@ export async function refreshSenderDomain(accountId: number, domain: string): Pr
 /** Senders read per page while looking for those on a newly verified domain. */
 const senderPageSize = 100;
 
-/** Verify the account's unverified senders whose address is on the domain, releasing what waited for them. */
-async function verifySendersOn(accountId: number, domain: string): Promise<void> {
+/** The account's senders whose address is on the domain, page after page (an account has a handful). */
+async function sendersOn(accountId: number, domain: string): Promise<SenderVerification[]> {
+  const found: SenderVerification[] = [];
   let cursor: string | undefined;
   do {
-    const page = await listSendersPage(accountId, { limit: senderPageSize, ...(cursor ? { cursor } : {}) });
-    for (const sender of page.items) {
-      if (sender.is_verified === 0 && addressDomain(sender.from_email) === domain) await verifySender(accountId, sender.id, sender.from_email);
-    }
+    const page = await listSenderVerificationsPage(accountId, { limit: senderPageSize, ...(cursor ? { cursor } : {}) });
+    found.push(...page.items.filter((sender) => addressDomain(sender.from_email) === domain));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
+  return found;
 }
 
-/** Delete the account's domain, then its identity (SES forgets a missing one quietly). RecordNotFound when it has none. */
+/** Verify the account's unverified senders whose address is on the domain, releasing what waited for them. */
+async function verifySendersOn(accountId: number, domain: string): Promise<void> {
+  for (const sender of await sendersOn(accountId, domain)) {
+    if (sender.is_verified === 0) await verifySender(accountId, sender.id, sender.from_email, 'domain');
+  }
+}
+
+/**
+ * Delete the account's domain, then its identity (SES forgets a missing one quietly), then take back
+ * the verification of the senders that had it from this domain, unless their own address identity is
+ * verified for this account: nothing keeps mailing from a domain the account no longer holds (sending
+ * holds an unverified sender's mail). RecordNotFound when the account has no such domain.
+ */
 export async function removeSenderDomain(accountId: number, domain: string): Promise<void> {
   await releaseSenderDomain(accountId, domain);
   await identities().deleteDomain(domain);
+  for (const sender of await sendersOn(accountId, domain)) {
+    if (sender.is_verified === 1 && sender.verified_by === 'domain' && !(await ownAddressVerified(accountId, sender.from_email))) {
+      await unverifySender(accountId, sender.id, sender.from_email);
+    }
+  }
 }

@@ -15,11 +15,18 @@ export interface DomainIdentity {
   dkimRecords: DkimRecord[];
 }
 
-/** Where the custom verification mail's page sends the reader after a click. */
+/** The verification mail of an address registered with SES. */
 export interface AddressVerificationMail {
-  /** The SES custom verification email template (our branded one). */
+  /** The SES custom verification email template (our branded one; its pages are set on the template). */
   templateName: string;
 }
+
+/**
+ * What registering an address did: `mailed` when the adapter had the verification mail sent itself
+ * (SES's custom verification mail); `registered` when the caller must send its own (the local flow:
+ * our signed link, mail in the sink).
+ */
+export type AddressRegistration = 'mailed' | 'registered';
 
 /**
  * The identity exists already, outside any account's claim: the service's own sender domain, or one
@@ -39,10 +46,15 @@ export interface IdentityAdapter {
   domainIdentity(domain: string): Promise<DomainIdentity | undefined>;
   /** Forget a domain identity; forgetting one that does not exist is not an error. */
   deleteDomain(domain: string): Promise<void>;
-  /** Register an address and have its verification mail sent. */
-  registerAddress(address: string, mail: AddressVerificationMail): Promise<void>;
-  /** Whether SES may send from the address (verified itself, or through its verified domain). */
+  /** Register an address (again: a repeat sends a new mail) and say who sends its verification mail. */
+  registerAddress(address: string, mail: AddressVerificationMail): Promise<AddressRegistration>;
+  /**
+   * Whether the address's own identity is verified for sending. A verified domain does not count
+   * here: which account may use a domain is the sender-domain records' business, one account each.
+   */
   addressVerified(address: string): Promise<boolean>;
+  /** Forget an address identity; forgetting one that does not exist is not an error. */
+  deleteAddress(address: string): Promise<void>;
 }
 
 /** The three CNAMEs Easy DKIM asks for, from its tokens. */

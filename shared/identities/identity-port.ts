@@ -6,7 +6,7 @@ import type { IdentityAdapter } from './identities';
 import { localIdentities } from './local-identities';
 import { sesIdentities } from './ses-identities';
 
-export type { DkimRecord, DomainIdentity, DomainStatus, IdentityAdapter } from './identities';
+export type { AddressRegistration, DkimRecord, DomainIdentity, DomainStatus, IdentityAdapter } from './identities';
 
 /** The adapter for this runtime. */
 export function identities(): IdentityAdapter {

@@ -22,3 +22,28 @@ export function domainClaimKey(domain: string): Key {
 export function localIdentityKey(identity: string): Key {
   return { pk: 'LOCAL-IDENTITY', sk: identity };
 }
+
+/**
+ * The one item saying which account holds an address's SES identity: only that account may take SES's
+ * word that the address is verified (SES has one identity per address for the whole AWS account).
+ * Addresses compare as SES compares them, without regard to case.
+ */
+export function addressClaimKey(address: string): Key {
+  return { pk: `ADDRESS#${address.trim().toLowerCase()}`, sk: 'claim' };
+}
+
+/** What waits on SES: a pending domain, or a sender whose address was registered and is not verified yet. */
+export type PendingKind = 'sender-domain' | 'sender';
+
+/**
+ * The gsi1 keys that list one waiting record in the periodic check's index: a partition per kind,
+ * sorted by when the wait began (`<ISO time>#<account>#<id or domain>`), so a check reads only the
+ * waits still young enough for SES to settle, with a Query, never a Scan.
+ */
+export function pendingIndexKeys(kind: PendingKind, since: string, accountId: number, id: string | number): { gsi1pk: string; gsi1sk: string } {
+  return { gsi1pk: pendingIndexPartition(kind), gsi1sk: `${since}#${accountId}#${id}` };
+}
+
+export function pendingIndexPartition(kind: PendingKind): string {
+  return `PENDING-IDENTITY#${kind}`;
+}

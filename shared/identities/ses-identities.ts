@@ -45,6 +45,14 @@ export function sesIdentityAdapter(client: () => SesIdentityClient): IdentityAda
     return { status: statusOf(answer), dkimRecords: dkimRecordsOf(domain, answer.DkimAttributes?.Tokens ?? []) };
   }
 
+  async function deleteIdentity(identity: string): Promise<void> {
+    try {
+      await client().send(new DeleteEmailIdentityCommand({ EmailIdentity: identity }));
+    } catch (error) {
+      if (errorName(error) !== 'NotFoundException') throw error;
+    }
+  }
+
   return {
     async registerDomain(domain) {
       try {
@@ -59,23 +67,20 @@ export function sesIdentityAdapter(client: () => SesIdentityClient): IdentityAda
       }
     },
     domainIdentity,
-    async deleteDomain(domain) {
-      try {
-        await client().send(new DeleteEmailIdentityCommand({ EmailIdentity: domain }));
-      } catch (error) {
-        if (errorName(error) !== 'NotFoundException') throw error;
-      }
-    },
+    deleteDomain: deleteIdentity,
     async registerAddress(address, mail) {
       // SendCustomVerificationEmail creates the address identity and mails our branded template,
       // whose success and failure pages are set on the template itself.
+      // A repeat (a resend) mails again; SES keeps one identity per address.
       await client().send(new SendCustomVerificationEmailCommand({ EmailAddress: address, TemplateName: mail.templateName }));
+      return 'mailed';
     },
     async addressVerified(address) {
-      if ((await getIdentity(address))?.VerifiedForSendingStatus === true) return true;
-      const domain = address.slice(address.lastIndexOf('@') + 1);
-      return (await getIdentity(domain))?.VerifiedForSendingStatus === true;
+      // The address's own identity only: SES would also send from it through a verified domain identity,
+      // but that domain may be another account's (see the interface).
+      return (await getIdentity(address))?.VerifiedForSendingStatus === true;
     },
+    deleteAddress: deleteIdentity,
   };
 }
 

@@ -2,15 +2,15 @@
 // went to), then everything that waited for it moves on: the single sends saved naming it, or held
 // by the dispatcher when its address changed, are released and booked.
 import { releaseSendsOfSender } from '../single-sends/sender-gate-service';
-import { confirmSenderAddress, type Confirmation } from './repository';
+import { confirmSenderAddress, type Confirmation, type VerificationRoute } from './repository';
 
 /**
- * Verify the sender at `confirmedEmail` and release the sends waiting for it. A second confirmation
- * (already verified) releases again: a release cut short by a failure is finished by pressing again.
- * RecordNotFound when the sender is gone.
+ * Verify the sender at `confirmedEmail` (by its address, or by its verified domain) and release the
+ * sends waiting for it. A second confirmation (already verified) releases again: a release cut short
+ * by a failure is finished by pressing again. RecordNotFound when the sender is gone.
  */
-export async function verifySender(accountId: number, senderId: number, confirmedEmail: string): Promise<Confirmation> {
-  const outcome = await confirmSenderAddress(accountId, senderId, confirmedEmail);
+export async function verifySender(accountId: number, senderId: number, confirmedEmail: string, by: VerificationRoute = 'address'): Promise<Confirmation> {
+  const outcome = await confirmSenderAddress(accountId, senderId, confirmedEmail, by);
   if (outcome !== 'address-changed') await releaseSendsOfSender(accountId, senderId);
   return outcome;
 }

@@ -8,7 +8,8 @@ import { nextId } from '../table/ids';
 import { SENDER, senderKey, senderPartition } from './keys';
 import { type Key } from '../table/keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { deleteExistingItem, getItem, isConditionFailure, putNewItem, withoutKeys, type Item } from '../table/records';
+import { deleteExistingItem, getItem, isConditionFailure, putNewItem, queryPageAfter, withoutKeys, type Item } from '../table/records';
+import { pendingIndexKeys, pendingIndexPartition } from '../identities/keys';
 
 /** What a client sets on save and update; optional fields not given are null. */
 export interface SenderInput {
@@ -183,12 +184,14 @@ export async function claimVerificationMail(accountId: number, id: number, minIn
   const now = currentTime();
   const sendAt = sqlTimestamp(now);
   const latestAllowed = sqlTimestamp(new Date(now.getTime() - minIntervalSeconds * 1000));
+  // Listed for the periodic check from now on (a confirmation takes it off): SES's link is young.
+  const pending = pendingIndexKeys('sender', now.toISOString(), accountId, id);
   const old = await updateIf(senderKey(accountId, id), {
-    expression: 'SET #send_at = :send_at',
+    expression: 'SET #send_at = :send_at, gsi1pk = :gsi1pk, gsi1sk = :gsi1sk',
     condition:
       minIntervalSeconds > 0 ? 'attribute_exists(pk) AND (attribute_not_exists(#send_at) OR #send_at <= :latest)' : 'attribute_exists(pk)',
     names: { '#send_at': 'send_at' },
-    values: { ':send_at': sendAt, ...(minIntervalSeconds > 0 ? { ':latest': latestAllowed } : {}) },
+    values: { ':send_at': sendAt, ':gsi1pk': pending.gsi1pk, ':gsi1sk': pending.gsi1sk, ...(minIntervalSeconds > 0 ? { ':latest': latestAllowed } : {}) },
   });
   if (old) {
     return { claimed: true, sender: toSender({ ...old, send_at: sendAt }), previousSendAt: (old.send_at as string | undefined) ?? null };
@@ -220,18 +223,75 @@ export async function releaseVerificationMail(accountId: number, id: number, cla
 export type Confirmation = 'verified' | 'already-verified' | 'address-changed';
 
 /**
- * Mark a sender verified, but only while its from address is still the one the confirmation mail
- * went to. RecordNotFound when the sender is gone.
+ * What verified a sender: its `address` (our link, or SES's verification of the address's identity),
+ * or its `domain` (one of the account's verified sender domains). Deleting the domain takes back only
+ * the latter. Senders verified before this was recorded count as verified by their address.
  */
-export async function confirmSenderAddress(accountId: number, id: number, confirmedEmail: string): Promise<Confirmation> {
+export type VerificationRoute = 'address' | 'domain';
+
+/**
+ * Mark a sender verified, but only while its from address is still the one the confirmation mail
+ * went to; it leaves the periodic check's index. RecordNotFound when the sender is gone.
+ */
+export async function confirmSenderAddress(accountId: number, id: number, confirmedEmail: string, by: VerificationRoute = 'address'): Promise<Confirmation> {
   const old = await updateIf(senderKey(accountId, id), {
-    expression: 'SET #is_verified = :verified, #updated_at = :now',
+    expression: 'SET #is_verified = :verified, #updated_at = :now, #by = :by REMOVE gsi1pk, gsi1sk',
     condition: 'attribute_exists(pk) AND #from_email = :email AND #is_verified = :unverified',
-    names: { '#is_verified': 'is_verified', '#updated_at': 'updated_at', '#from_email': 'from_email' },
-    values: { ':verified': 1, ':unverified': 0, ':now': isoTimestamp(), ':email': confirmedEmail },
+    names: { '#is_verified': 'is_verified', '#updated_at': 'updated_at', '#from_email': 'from_email', '#by': 'verified_by' },
+    values: { ':verified': 1, ':unverified': 0, ':now': isoTimestamp(), ':email': confirmedEmail, ':by': by },
   });
   if (old) return 'verified';
   const current = toSender(await getSenderItem(accountId, id));
   if (current.from_email !== confirmedEmail) return 'address-changed';
   return 'already-verified';
+}
+
+/**
+ * Take a sender's verification back (its domain is gone), only while it is verified at `email`, so a
+ * change of address meanwhile is left alone; whether it was taken back. Sending holds it from now on.
+ */
+export async function unverifySender(accountId: number, id: number, email: string): Promise<boolean> {
+  const old = await updateIf(senderKey(accountId, id), {
+    expression: 'SET #is_verified = :unverified, #updated_at = :now REMOVE #by',
+    condition: 'attribute_exists(pk) AND #from_email = :email AND #is_verified = :verified',
+    names: { '#is_verified': 'is_verified', '#updated_at': 'updated_at', '#from_email': 'from_email', '#by': 'verified_by' },
+    values: { ':verified': 1, ':unverified': 0, ':now': isoTimestamp(), ':email': email },
+  });
+  return old !== undefined;
+}
+
+/** A sender's verification state, with what verified it. */
+export interface SenderVerification {
+  id: number;
+  from_email: string;
+  is_verified: 0 | 1;
+  verified_by: VerificationRoute;
+}
+
+/** One page of the account's senders' verification states, in id order. */
+export async function listSenderVerificationsPage(accountId: number, page: PageRequest): Promise<ListPage<SenderVerification>> {
+  return mapPage(await queryListPage({ partition: senderPartition(accountId) }, page), (item) => ({
+    id: Number(item.id),
+    from_email: String(item.from_email),
+    is_verified: item.is_verified === 1 ? 1 : 0,
+    verified_by: item.verified_by === 'domain' ? 'domain' : 'address',
+  }));
+}
+
+/** A sender in the periodic check's index. */
+export interface PendingSender {
+  accountId: number;
+  senderId: number;
+  /** The entry's position in the index: the next read starts after it. */
+  position: string;
+}
+
+/**
+ * One page of the unverified senders whose address was registered after `since` (an ISO time), oldest
+ * first, from just after `after` (a position of the previous page). One Query on gsi1: never a Scan.
+ */
+export async function pendingSendersPage(since: string, after: string | undefined, limit: number): Promise<{ entries: PendingSender[]; last: boolean }> {
+  const page = await queryPageAfter({ partition: pendingIndexPartition('sender'), index: 'gsi1', after: after ?? since, limit });
+  const entries = page.items.map((item) => ({ accountId: Number(item.user_id), senderId: Number(item.id), position: String(item.gsi1sk) }));
+  return { entries, last: page.next === undefined };
 }

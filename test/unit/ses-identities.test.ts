@@ -71,23 +71,43 @@ describe('SES identity adapter', () => {
 
   test('registers an address through the custom verification mail of our template', async () => {
     const { adapter, sent } = fakeClient({ MessageId: 'message-1' });
-    await adapter.registerAddress('news@example.org', { templateName: 'email-campaign-prod-sender-verification' });
+    // SES mails it: the caller sends no mail of its own.
+    expect(await adapter.registerAddress('news@example.org', { templateName: 'email-campaign-prod-sender-verification' })).toBe('mailed');
     expect(sent).toEqual([
       { command: SendCustomVerificationEmailCommand.name, input: { EmailAddress: 'news@example.org', TemplateName: 'email-campaign-prod-sender-verification' } },
     ]);
   });
 
-  test('an address is verified by its own identity, or else by its verified domain', async () => {
+  test('passes on a refusal of SendCustomVerificationEmail (an unknown template, throttling)', async () => {
+    const { adapter } = fakeClient(sesError('NotFoundException'));
+    await expect(adapter.registerAddress('news@example.org', { templateName: 'missing' })).rejects.toMatchObject({ name: 'NotFoundException' });
+  });
+
+  test("an address is verified by its own identity only, never through its domain's (which may be another account's)", async () => {
     const own = fakeClient({ VerifiedForSendingStatus: true });
     expect(await own.adapter.addressVerified('news@example.org')).toBe(true);
-    expect(own.sent.map((call) => call.input)).toEqual([{ EmailIdentity: 'news@example.org' }]);
+    expect(own.sent).toEqual([{ command: GetEmailIdentityCommand.name, input: { EmailIdentity: 'news@example.org' } }]);
 
-    const byDomain = fakeClient(sesError('NotFoundException'), { VerifiedForSendingStatus: true });
-    expect(await byDomain.adapter.addressVerified('news@example.org')).toBe(true);
-    expect(byDomain.sent.map((call) => call.input)).toEqual([{ EmailIdentity: 'news@example.org' }, { EmailIdentity: 'example.org' }]);
+    const pending = fakeClient({ VerifiedForSendingStatus: false });
+    expect(await pending.adapter.addressVerified('news@example.org')).toBe(false);
+    expect(pending.sent).toHaveLength(1);
 
-    const neither = fakeClient({ VerifiedForSendingStatus: false }, { VerifiedForSendingStatus: false });
-    expect(await neither.adapter.addressVerified('news@example.org')).toBe(false);
+    const none = fakeClient(sesError('NotFoundException'));
+    expect(await none.adapter.addressVerified('news@example.org')).toBe(false);
+    expect(none.sent).toHaveLength(1);
+
+    const failing = fakeClient(sesError('TooManyRequestsException'));
+    await expect(failing.adapter.addressVerified('news@example.org')).rejects.toMatchObject({ name: 'TooManyRequestsException' });
+  });
+
+  test('deletes an address identity with DeleteEmailIdentity, quietly when SES has none', async () => {
+    const { adapter, sent } = fakeClient({}, sesError('NotFoundException'));
+    await adapter.deleteAddress('news@example.org');
+    await adapter.deleteAddress('news@example.org');
+    expect(sent).toEqual([
+      { command: DeleteEmailIdentityCommand.name, input: { EmailIdentity: 'news@example.org' } },
+      { command: DeleteEmailIdentityCommand.name, input: { EmailIdentity: 'news@example.org' } },
+    ]);
   });
 });
 

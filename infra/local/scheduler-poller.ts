@@ -14,6 +14,7 @@ import {
   type ClaimedJob,
 } from '../../shared/scheduling/local-scheduler';
 import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
+import { identityRefreshIntervalMinutes } from '../../shared/identities/refresh-service';
 import { loadFunctionHandler } from './function-modules';
 import { lambdaContext } from './lambda-context';
 
@@ -48,12 +49,22 @@ export interface SchedulerPollerOptions {
    * with the payload `{}`; a run still going when the next is due skips that one. (The automation step
    * runner books its own next run instead.)
    */
-  recurring?: Partial<Record<EventTarget, number>>;
+  recurring?: Partial<Record<RecurringTarget, number>>;
   log?: (line: string) => void;
 }
 
-/** The recurring runs of `npm start`, as the deployed stack's recurring schedules run them. */
-export const defaultRecurringRuns: Partial<Record<EventTarget, number>> = { 'send-watchdog': sendWatchdogIntervalMinutes * 60_000 };
+/**
+ * Functions run only on a fixed rate, never as a one-time job's target: deployed, an EventBridge rule
+ * invokes them (infra/stack/event-wiring.ts).
+ */
+export type RecurringFunction = 'identity-refresh';
+type RecurringTarget = EventTarget | RecurringFunction;
+
+/** The recurring runs of `npm start`, as the deployed stack's recurring schedules and rules run them. */
+export const defaultRecurringRuns: Partial<Record<RecurringTarget, number>> = {
+  'send-watchdog': sendWatchdogIntervalMinutes * 60_000,
+  'identity-refresh': identityRefreshIntervalMinutes * 60_000,
+};
 
 export interface SchedulerPoller {
   /** One poll now (tests); resolves once the claimed jobs have been handed to their targets. */
@@ -76,8 +87,8 @@ export function startSchedulerPoller(options: SchedulerPollerOptions = {}): Sche
   let polling: Promise<void> | undefined;
   let lastPollError = '';
 
-  async function invokeTarget(target: EventTarget, payload: Record<string, unknown>): Promise<void> {
-    const inCode = options.targets?.[target];
+  async function invokeTarget(target: RecurringTarget, payload: Record<string, unknown>): Promise<void> {
+    const inCode = options.targets?.[target as EventTarget];
     if (inCode) {
       await inCode(payload);
       return;
@@ -95,7 +106,7 @@ export function startSchedulerPoller(options: SchedulerPollerOptions = {}): Sche
     let current: Promise<void> | undefined;
     return setInterval(() => {
       if (stopped || current) return;
-      const run = invokeTarget(target as EventTarget, {})
+      const run = invokeTarget(target as RecurringTarget, {})
         .catch((error: Error) => log(`scheduler: recurring run of ${target} failed: ${error.message}`))
         .finally(() => {
           current = undefined;

@@ -190,6 +190,8 @@ export const routes: readonly Route[] = [
     ['POST', 'public/unsubscribe', 'oneClickUnsubscribe', publicRoute],
     ['GET', 'public/senders/confirm', 'showSenderConfirmation', publicRoute],
     ['POST', 'public/senders/confirm', 'confirmSender', publicRoute],
+    ['GET', 'public/senders/verified', 'showSenderVerified', publicRoute],
+    ['GET', 'public/senders/verification-failed', 'showSenderVerificationFailed', publicRoute],
   ]),
 
   // API docs (no credentials): the OpenAPI document and its viewer, both generated from this table

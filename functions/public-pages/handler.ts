@@ -5,10 +5,13 @@ import { oneClickUnsubscribe } from './one-click';
 import { openPixel } from './open-pixel';
 import { changePreferences, showPreferences } from './preferences';
 import { confirmSender, showSenderConfirmation } from './sender-confirmation';
+import { showSenderVerificationFailed, showSenderVerified } from './sender-verification-result';
 
 export const handler = httpHandler('public-pages', {
   showSenderConfirmation,
   confirmSender,
+  showSenderVerified,
+  showSenderVerificationFailed,
   openPixel,
   followClick,
   showPreferences,

@@ -4,7 +4,7 @@
 // A repository never triggers sending, enrolment, scheduling or queueing: only services do.
 
 /** The entity folders: keys, record shapes, repositories and domain rules. */
-const entities = '(accounts|contacts|contact-types|custom-fields|segments|suppressions|notification-recipients|senders|templates|single-sends|automations|reference-data|webhooks|identities)';
+const entities = '(accounts|contacts|contact-types|custom-fields|segments|suppressions|notification-recipients|senders|templates|single-sends|automations|reference-data|webhooks|identities|tenants)';
 
 /** Application services inside entity folders: use cases that call across entities and ports. */
 const services = `^shared/${entities}/([a-z-]+-service|import-job|import-queue|runner|going-live|members|step-content|events|delivery|delivery-queue)\\.ts$`;

@@ -1,9 +1,9 @@
 // `npm run --silent account:create -- --name NAME [--table TABLE [--region REGION]]`: create an account
-// and print its keys as one JSON object on stdout. Without --table it writes to the running local
+// and its SES tenant (made lazily before its first mail if SES cannot make it now), and print its keys as one JSON object on stdout. Without --table it writes to the running local
 // stack (found through `$DATA_DIR/local-endpoints.json`); with --table, to that deployed table using
 // the ordinary AWS credentials.
 import { parseArgs } from 'node:util';
-import { createAccount } from '../../shared/accounts/repository';
+import { openAccount } from '../../shared/accounts/account-service';
 import { chooseTarget, explain, runScript } from './script-target';
 
 const usage = 'usage: npm run --silent account:create -- --name NAME [--table TABLE [--region REGION]]';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 
   const target = chooseTarget(values.table, values.region);
   try {
-    const account = await createAccount(name);
+    const account = await openAccount(name);
     process.stdout.write(`${JSON.stringify(account)}\n`);
   } catch (error) {
     throw new Error(explain(error as Error, target), { cause: error });

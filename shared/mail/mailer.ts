@@ -25,6 +25,12 @@ export interface OutgoingMail {
   configurationSetName?: string;
   /** Message tags; they come back on the SES events of this message. */
   tags?: MailHeader[];
+  /**
+   * The account's SES tenant (shared/tenants/): the mail counts toward that tenant's reputation, and
+   * SES refuses it with SendingPausedException while the tenant is paused. Absent where the region
+   * has no tenants or the sender's identity is not associated with the tenant.
+   */
+  tenantName?: string;
 }
 
 export const sesClient = awsClient(
@@ -85,6 +91,7 @@ export async function sendMail(message: OutgoingMail): Promise<{ messageId: stri
     },
     ...(message.configurationSetName ? { ConfigurationSetName: message.configurationSetName } : {}),
     ...(message.tags?.length ? { EmailTags: message.tags.map(({ name, value }) => ({ Name: name, Value: value })) } : {}),
+    ...(message.tenantName ? { TenantName: message.tenantName } : {}),
   });
   try {
     const result = await sesClient().send(command);

@@ -1,0 +1,8 @@
+// Keys of the local tenant stand-ins. An account's own record of its tenant lives on its profile
+// (shared/accounts/keys.ts accountKey), so reading an account's tenant is the one GetItem.
+import type { Key } from '../table/keys';
+
+/** The local adapter's stand-in for an SES tenant. */
+export function localTenantKey(name: string): Key {
+  return { pk: 'LOCAL-TENANT', sk: name };
+}

@@ -1,0 +1,53 @@
+// The local adapter of the tenant port: SES's tenants played by items in the table. A tenant is
+// created enabled; `npm run tenants:status` stands in for SES pausing or reinstating it, and the local
+// SES sink refuses a paused tenant's mail as SES does (SendingPausedException).
+import { config } from '../config';
+import { getItem, putNewItem, updateExistingItem, type Item } from '../table/records';
+import { db, tableName } from '../table/client';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Tenant, TenantAdapter, TenantSendingStatus } from './tenants';
+import { localTenantKey } from './keys';
+
+function toTenant(name: string, item: Item): Tenant {
+  return { name, arn: String(item.arn), status: item.status as TenantSendingStatus };
+}
+
+async function tenant(name: string): Promise<Tenant | undefined> {
+  const item = await getItem(localTenantKey(name));
+  return item ? toTenant(name, item) : undefined;
+}
+
+export const localTenants: TenantAdapter = {
+  tenant,
+  async createTenant(name) {
+    // An ARN in SES's shape, so resource ARNs are built the same way as deployed.
+    const item = { ...localTenantKey(name), entity: 'local-tenant', status: 'enabled', arn: `arn:aws:ses:${config().region}:000000000000:tenant/${name}/local` };
+    if (await putNewItem(item)) return toTenant(name, item);
+    return (await tenant(name)) as Tenant;
+  },
+  async associate(found, resourceArn) {
+    // The sink takes mail from any address, so every resource "exists": the association is recorded.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: localTenantKey(found.name),
+        UpdateExpression: 'ADD #resources :resource',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#resources': 'resources' },
+        ExpressionAttributeValues: { ':resource': new Set([resourceArn]) },
+      }),
+    );
+    return true;
+  },
+};
+
+/** What SES does to a tenant whose reputation suffers, or an operator's reinstatement: false when there is no such tenant. */
+export async function setLocalTenantStatus(name: string, status: TenantSendingStatus): Promise<boolean> {
+  return (await updateExistingItem(localTenantKey(name), { status })) !== undefined;
+}
+
+/** The resources associated with a local tenant (the sink and tests read them). */
+export async function localTenantResources(name: string): Promise<string[]> {
+  const resources = (await getItem(localTenantKey(name)))?.resources as Set<string> | undefined;
+  return [...(resources ?? [])].sort();
+}

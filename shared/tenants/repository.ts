@@ -1,0 +1,60 @@
+// The account's record of its SES tenant, on the account's profile item: its name and ARN, the
+// sending status last seen and when, and the identities associated with it. The send path reads it
+// with the profile's one GetItem; the tenant service writes it.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { accountKey } from '../accounts/keys';
+import { db, tableName } from '../table/client';
+import { getItem, isConditionFailure } from '../table/records';
+import type { TenantSendingStatus } from './tenants';
+
+export interface AccountTenant {
+  name: string;
+  arn: string;
+  status: TenantSendingStatus;
+  /** ISO 8601: when the status was last read from SES (or SES refused a mail as paused). */
+  checked_at: string;
+  /** Addresses and domains associated with the tenant: a mail goes under the tenant only from these. */
+  identities: string[];
+}
+
+const tenantAttribute = 'tenant';
+
+/** The account's tenant, when one was made for it. */
+export async function getAccountTenant(accountId: number): Promise<AccountTenant | undefined> {
+  const tenant = (await getItem(accountKey(accountId)))?.[tenantAttribute] as AccountTenant | undefined;
+  return tenant ? { ...tenant, identities: [...(tenant.identities ?? [])] } : undefined;
+}
+
+async function updateProfile(accountId: number, expression: string, values: Record<string, unknown>, names: Record<string, string> = {}): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: accountKey(accountId),
+        UpdateExpression: expression,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#tenant': tenantAttribute, ...names },
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Store the account's tenant record whole; false when the account does not exist. */
+export function recordAccountTenant(accountId: number, tenant: AccountTenant): Promise<boolean> {
+  return updateProfile(accountId, 'SET #tenant = :tenant', { ':tenant': tenant });
+}
+
+/** Store the tenant's sending status as just seen. */
+export function recordTenantStatus(accountId: number, status: TenantSendingStatus, checkedAt: string): Promise<boolean> {
+  return updateProfile(accountId, 'SET #tenant.#status = :status, #tenant.checked_at = :checked', { ':status': status, ':checked': checkedAt }, { '#status': 'status' });
+}
+
+/** Store the identities now associated with the tenant. */
+export function recordTenantIdentities(accountId: number, identities: readonly string[]): Promise<boolean> {
+  return updateProfile(accountId, 'SET #tenant.identities = :identities', { ':identities': [...new Set(identities)].sort() });
+}

@@ -15,6 +15,7 @@ import server from 'aws-ses-v2-local';
 import { optionalEnv } from '../../shared/config';
 import { invokeSesEventsFunction, startSesEventFeed, type SesEventFeed, type SesEventTarget } from './ses-event-feed';
 import { eventBridgeEvent, simulatedEvents, type SimulatedMail, type SimulatorOrigin } from './ses-simulator';
+import { refusePausedTenants } from './ses-tenant-pause';
 
 type SinkStore = typeof import('aws-ses-v2-local/dist/store');
 type SinkMail = Parameters<SinkStore['saveEmail']>[0];
@@ -134,6 +135,8 @@ export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? ((line: string) => console.error(line));
   const stopKeeping = options.directory === undefined ? () => undefined : keepMailIn(options.directory);
+  // A paused tenant's mail is refused as SES refuses it (ses-tenant-pause.ts).
+  refusePausedTenants(log);
   const listener = await server({ host, port: options.port }).catch((error: unknown) => {
     stopKeeping();
     throw error;

@@ -160,9 +160,9 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
               paused_reason: { type: 'string', description: 'Why the automation paused itself (its bounce or complaint rate); only while paused for it.' },
               held: {
                 type: 'object',
-                description: 'Only while a step\'s sender is not verified: its mails wait.',
+                description: 'Only while a step\'s mails wait: its sender is not verified, or the account\'s SES tenant is paused.',
                 required: ['reason', 'message'],
-                properties: { reason: { const: 'sender-unverified' }, message: { type: 'string' } },
+                properties: { reason: { enum: ['sender-unverified', 'tenant-paused'] }, message: { type: 'string' } },
               },
             },
           },

@@ -33,6 +33,8 @@ import { currentTime } from '../time';
 import { bucketsToDrain, drainedThrough, dueAfter } from './buckets';
 import { currentContacts, stillInTarget } from './members';
 import { automationGroupId, stepContent, type StepMail } from './step-content';
+import { ensureAccountTenant, type AccountTenant } from '../tenants/tenant-service';
+import { contentUnderTenant, tenantPausedReason } from '../tenants/tenant-gate-service';
 
 export interface RunSummary {
   /** Due enrolments read. */
@@ -85,6 +87,14 @@ class RunCache {
   private steps = new Map<string, Promise<AutomationStep[]>>();
   private contents = new Map<string, Promise<StepMail>>();
   private countries = new Map<string, Promise<string | undefined>>();
+  private tenants = new Map<number, Promise<AccountTenant | undefined>>();
+
+  /** The account's SES tenant, made when missing and its status read once per run. */
+  tenant(accountId: number): Promise<AccountTenant | undefined> {
+    let found = this.tenants.get(accountId);
+    if (!found) this.tenants.set(accountId, (found = ensureAccountTenant(accountId)));
+    return found;
+  }
 
   automation(accountId: number, utr: string): Promise<Automation | undefined> {
     const key = `${accountId}#${utr}`;
@@ -151,7 +161,7 @@ async function changeAll(enrolments: readonly Enrolment[], change: (enrolment: E
  * batch, each batch's enrolments written and its mails counted as soon as it ends, so a run that
  * stops loses nothing it did. A batch not started before the run's time ran out is left as it is.
  */
-async function runStep(run: Run, automation: Automation, steps: AutomationStep[], step: AutomationStep, enrolments: Enrolment[]): Promise<void> {
+async function runStep(run: Run, automation: Automation, steps: AutomationStep[], step: AutomationStep, enrolments: Enrolment[], tenant?: AccountTenant): Promise<void> {
   const { cache, summary } = run;
   const accountId = automation.user_id;
   const contacts = await currentContacts(accountId, enrolments.map((enrolment) => enrolment.contactId));
@@ -191,7 +201,7 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStep[]
     await changeAll(present, keepDue, summary, 'keptDue');
     return;
   }
-  const { content } = mail;
+  const content = await contentUnderTenant(accountId, tenant, mail.content);
   const ref: SendRef = { kind: 'automation-step', accountId, automationUtr: automation.utr, stepUtr: step.utr };
   const after = steps.find((candidate) => candidate.id > step.id);
   await inParallel(chunked(present, deliveryBatch), parallelDeliveries, async (batch) => {
@@ -239,12 +249,20 @@ async function runAutomation(run: Run, accountId: number, automationUtr: string,
     else byStep.set(next.id, [...(byStep.get(next.id) ?? []), enrolment]);
   }
   await changeAll(finished, (enrolment) => endEnrolment(enrolment, 'completed'), summary, 'ended');
+  // The account's SES tenant, made when missing and read from SES once per run: while it is paused,
+  // every due enrolment stays due (its place kept) and goes once SES enables the tenant again.
+  const tenant = byStep.size > 0 ? await cache.tenant(accountId) : undefined;
+  if (tenant?.status === 'paused') {
+    log.warn('automation steps held: the account\'s SES tenant is paused', { accountId, automationUtr, reason: tenantPausedReason, tenant: tenant.name });
+    await changeAll([...byStep.values()].flat(), keepDue, summary, 'keptDue');
+    return;
+  }
   for (const [stepId, due] of byStep) {
     if (!run.keepGoing()) {
       summary.keptDue += due.length;
       continue;
     }
-    await runStep(run, automation, steps, steps.find((step) => step.id === stepId) as AutomationStep, due);
+    await runStep(run, automation, steps, steps.find((step) => step.id === stepId) as AutomationStep, due, tenant);
   }
 }
 

@@ -6,9 +6,11 @@ import { reputationPauseReason } from './reputation-pause';
 import { listAutomationSteps } from './steps';
 import { getSender } from '../senders/repository';
 import { RecordNotFound } from '../table/errors';
+import { getAccountTenant } from '../tenants/repository';
 
 export interface AutomationHold {
-  reason: 'sender-unverified';
+  /** `tenant-paused`: the account's SES tenant is paused (shared/tenants/), every step waits. */
+  reason: 'sender-unverified' | 'tenant-paused';
   /** One sentence for people. */
   message: string;
 }
@@ -38,12 +40,23 @@ export async function senderHold(automation: Automation): Promise<AutomationHold
   };
 }
 
+/** The automation's hold while it is live and its account's SES tenant was last seen paused. */
+async function tenantHold(automation: Automation): Promise<AutomationHold | undefined> {
+  if (automation.status !== automationStatus.live) return undefined;
+  const tenant = await getAccountTenant(automation.user_id);
+  if (tenant?.status !== 'paused') return undefined;
+  return {
+    reason: 'tenant-paused',
+    message: `Steps are held: the account's SES tenant ${tenant.name} is paused by SES. Their mails wait and go out once SES enables it again.`,
+  };
+}
+
 /**
  * The automation as its details show it: with `paused_reason` only while it is paused for its
  * reputation (reputation-pause.ts), and `held` only while it is held.
  */
 export async function automationDetails(automation: Automation): Promise<Automation & { paused_reason?: string; held?: AutomationHold }> {
   const pausedReason = automation.status === automationStatus.paused ? await reputationPauseReason(automation.user_id, automation.utr) : undefined;
-  const held = await senderHold(automation);
+  const held = (await senderHold(automation)) ?? (await tenantHold(automation));
   return { ...automation, ...(pausedReason === undefined ? {} : { paused_reason: pausedReason }), ...(held ? { held } : {}) };
 }

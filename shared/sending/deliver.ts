@@ -135,6 +135,7 @@ export function recipientMail(ref: SendRef, content: SendContent, recipient: Del
     headers: mail.headers,
     configurationSetName: sendingSettings().configurationSetName,
     tags: [{ name: sendRefTag, value: encodeSendRef(ref) }],
+    ...(content.tenantName ? { tenantName: content.tenantName } : {}),
   };
 }
 

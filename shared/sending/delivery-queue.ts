@@ -13,6 +13,7 @@ import { singleSendContent, type SendContent } from './send-content';
 import { encodeSendRef } from './send-ref';
 import { finishIfComplete } from './send-summary';
 import { sendingSettings } from './settings';
+import { withAccountTenant } from '../tenants/sending-tenant';
 
 type RecordResult = 'done' | 'retry';
 
@@ -42,7 +43,7 @@ async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise
   }
   const singleSend = await getSendingSingleSend(ref.accountId, ref.utr);
   if (singleSend?.status === singleSendStatus.running && singleSend.waiting?.reason === reputationPauseReason) return 'paused';
-  const content = singleSend && singleSend.status >= singleSendStatus.running ? singleSendContent(singleSend) : undefined;
+  const content = singleSend && singleSend.status >= singleSendStatus.running ? await withAccountTenant(ref.accountId, singleSendContent(singleSend)) : undefined;
   cache.set(key, content);
   return content;
 }

@@ -16,6 +16,8 @@ export interface SendContent {
   senderAddress: string;
   /** The group the recipient's unsubscribe link and the send-time suppression check use. */
   unsubscribeGroupId: number | null;
+  /** The account's SES tenant the mails go under (shared/tenants/sending-tenant.ts); absent: none. */
+  tenantName?: string;
 }
 
 /** The design choice a send or step stores (the spec's fields). */

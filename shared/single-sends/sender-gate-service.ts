@@ -23,6 +23,7 @@ import {
   unlistSenderWait,
 } from './sender-waits';
 import { failSingleSend, rewatch, unwatch } from './stall-watch';
+import { tenantGate } from '../tenants/tenant-gate-service';
 
 /** Sends released at a time by one confirmation: quick for many, without a burst on the scheduler API. */
 const releaseConcurrency = 10;
@@ -131,9 +132,10 @@ export async function checkSender(send: SendingSingleSend): Promise<SenderGate> 
     await settleSenderWait(accountId, sender.id, utr);
     return 'held';
   }
-  if (sameAddress(sender.from_email, send.from_sender)) return 'usable';
+  // A usable sender still waits while the account's SES tenant is paused (shared/tenants/).
+  if (sameAddress(sender.from_email, send.from_sender)) return tenantGate(send);
   const details = await senderDetails(sender);
   if (!(await recopySenderDetails(accountId, utr, send.from_sender, details))) return 'changed';
   Object.assign(send, details);
-  return 'usable';
+  return tenantGate(send);
 }

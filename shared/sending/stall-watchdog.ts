@@ -10,7 +10,10 @@ import { cancel } from '../scheduling/scheduler';
 import { holdSend } from '../single-sends/hold-service';
 import { getDispatchState, getSendingSingleSend, type DispatchState } from '../single-sends/progress';
 import { singleSendJobName, singleSendStatus } from '../single-sends/record';
-import { failSingleSend, recordStallVisit, silentSends, unwatch, type SilentSend } from '../single-sends/stall-watch';
+import { failSingleSend, recordStallVisit, restartSilence, silentSends, unwatch, type SilentSend } from '../single-sends/stall-watch';
+import { getAccountTenant } from '../tenants/repository';
+import { recheckTenantStatus } from '../tenants/tenant-status-port';
+import { tenantPausedMessage, tenantPausedReason, tenantRecheckMs } from '../tenants/tenant-gate-service';
 import { reputationPauseReason } from '../single-sends/record';
 import { currentTime } from '../time';
 
@@ -98,6 +101,17 @@ async function resume(entry: SilentSend, state: DispatchState, now: Date): Promi
   return 'resumed';
 }
 
+/**
+ * The account's SES tenant is paused: SES holds the send's mail (its batches come back deferred), which
+ * is not a stall. It waits, saying why, and its silence starts again, so it is never ended for it.
+ */
+async function waitForTenant(entry: SilentSend, tenant: string, now: Date): Promise<WatchOutcome> {
+  if (!(await restartSilence(entry))) return 'left';
+  await holdSend(entry.accountId, entry.utr, { reason: tenantPausedReason, message: tenantPausedMessage(tenant), retryAt: new Date(now.getTime() + tenantRecheckMs) });
+  log.warn('single send waits for its account\'s SES tenant', { accountId: entry.accountId, utr: entry.utr, tenant });
+  return 'waiting';
+}
+
 async function visit(entry: SilentSend, now: Date): Promise<WatchOutcome> {
   const send = await getSendingSingleSend(entry.accountId, entry.utr);
   const state = send?.status === singleSendStatus.running ? await getDispatchState(entry.accountId, entry.utr) : undefined;
@@ -106,6 +120,9 @@ async function visit(entry: SilentSend, now: Date): Promise<WatchOutcome> {
     await unwatch(entry.accountId, entry.utr);
     return 'unwatched';
   }
+  // SES may have paused the account's tenant mid-send (its batches then come back deferred): ask it.
+  const tenant = await getAccountTenant(entry.accountId);
+  if (tenant && ((await recheckTenantStatus(entry.accountId, tenant.name)) ?? tenant.status) === 'paused') return waitForTenant(entry, tenant.name, now);
   const held = send.waiting && !watchdogReasons.has(send.waiting.reason) && send.waiting.retry_at !== null ? Date.parse(send.waiting.retry_at) : undefined;
   // Held on purpose until a later time: not a stall until a threshold after that time has passed.
   if (held !== undefined && held + config().sendStallMs > now.getTime()) return 'left';

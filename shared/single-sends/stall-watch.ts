@@ -73,6 +73,30 @@ export async function recordStallVisit(send: SilentSend, stallResumes: number): 
   }
 }
 
+/**
+ * A wait that is not a stall (its account's SES tenant is paused): the send's silence starts again now,
+ * so neither the stall threshold nor the limit on unconfirmed batches runs while SES holds its mail.
+ * False when the send progressed or was visited since it was read.
+ */
+export async function restartSilence(send: SilentSend): Promise<boolean> {
+  const now = currentTime();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: singleSendDispatchKey(send.accountId, send.utr),
+        UpdateExpression: 'SET progress_at = :now, gsi1sk = :heard, stall_resumes = :noResumes',
+        ConditionExpression: 'gsi1sk = :read',
+        ExpressionAttributeValues: { ':now': now.toISOString(), ':heard': stallWatchSortKey(now, send.accountId, send.utr), ':noResumes': 0, ':read': send.watchKey },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /** Take a send off the watch (it ended, or it is gone). */
 export async function unwatch(accountId: number, utr: string): Promise<void> {
   await db().send(

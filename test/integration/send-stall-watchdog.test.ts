@@ -17,6 +17,9 @@ import * as progress from '../../shared/single-sends/progress';
 import { singleSendJobName, type SingleSend } from '../../shared/single-sends/repository';
 import { silentSends } from '../../shared/single-sends/stall-watch';
 import { resetClock, setClock } from '../../shared/time';
+import { setLocalTenantStatus } from '../../shared/tenants/local-tenants';
+import { ensureAccountTenant } from '../../shared/tenants/tenant-service';
+import { tenantRecheckMs } from '../../shared/tenants/tenant-gate-service';
 import { newAccount } from '../support/accounts';
 import type { Keys } from '../support/events';
 import { callSingleSends } from '../support/single-sends';
@@ -257,6 +260,39 @@ describe('a send that cannot be resumed ends visibly', () => {
       status: 4,
       failure: { reason: 'deliveries-unconfirmed', message: expect.stringMatching(/^1 of 1 batches of recipients were never confirmed delivered/) },
     });
+  }, 60_000);
+});
+
+describe('a send held by its account\'s paused SES tenant', () => {
+  test('is not a stall: the watchdog reads the pause from SES, says why it waits and never ends it; once enabled, silence counts again from the last pause seen', async () => {
+    // Prepare: every recipient queued, the batch never confirmed (its deliveries wait), and the tenant paused by SES.
+    const audience = await audienceAndSend(5);
+    losingDeliveriesOf.add(audience.send.utr);
+    await dispatchHandler({ accountId: audience.accountId, utr: audience.send.utr });
+    await localQueueIdle();
+    // As SES does: the tenant's own status, not yet the account's record of it.
+    const tenant = await ensureAccountTenant(audience.accountId);
+    await setLocalTenantStatus(tenant?.name ?? '', 'paused');
+
+    // Act: far past both the stall threshold and the limit for unconfirmed batches.
+    passTime(stallMs + 60_000);
+    const first = await watchStalledSends();
+    passTime(unconfirmedDeliveryLimitMs + stallMs);
+    const second = await watchStalledSends();
+
+    // Assess: it waits, saying why, at status 2.
+    expect(first.outcomes.waiting).toBe(1);
+    expect(second.outcomes.waiting).toBe(1);
+    expect(await details(audience)).toMatchObject({ status: 2, waiting: { reason: 'tenant-paused', message: expect.stringMatching(/^The account's SES tenant .+ is paused by SES/) } });
+
+    // Act: SES enables the tenant; the lost batch is still never confirmed.
+    await setLocalTenantStatus(tenant?.name ?? '', 'enabled');
+    passTime(tenantRecheckMs + stallMs + 60_000);
+    const after = await watchStalledSends();
+
+    // Assess: silence restarted at the last pause seen, so it waits for its deliveries instead of ending at once.
+    expect(after.outcomes).toEqual({ waiting: 1 });
+    expect(await details(audience)).toMatchObject({ status: 2, waiting: { reason: 'delivering' } });
   }, 60_000);
 });
 

@@ -51,8 +51,13 @@ export function explain(error: Error, target: Target): string {
   return error.message.split('\n')[0] ?? error.name;
 }
 
-/** Run a script's main: errors become one `error: ...` line on stderr and exit code 1. */
+/**
+ * Run a script's main: errors become one `error: ...` line on stderr and exit code 1. Its stdout is
+ * one JSON answer for other programs to read, so the service's log lines (which go to stdout, as
+ * Lambda wants them) are off unless LOG_LEVEL asks for them.
+ */
 export function runScript(main: () => Promise<void>): void {
+  process.env.LOG_LEVEL ??= 'silent';
   main().catch((error: Error) => {
     process.stderr.write(`error: ${error.message}\n`);
     process.exitCode = 1;

@@ -14,6 +14,7 @@ import { justifyFindings } from './nag-suppressions';
 import { Platform } from './platform';
 import { consumerTimeout, deliveryQueue, ServiceFunctions } from './service-functions';
 import { readSettings, type StackSettings } from './settings';
+import { VerificationTemplate } from './verification-template';
 import { queuesWaitingOnPurpose } from '../../shared/queue/queues';
 import { httpFamilies } from '../../shared/routes';
 
@@ -79,6 +80,14 @@ export class EmailCampaignStack extends Stack {
       allowDestroy: settings.allowDestroy,
       handlerSource: props.handlerSource,
     });
+    // SES's branded verification mail of sender addresses (the functions know it by its name).
+    const verificationTemplate = new VerificationTemplate(this, 'SenderVerificationTemplate', {
+      stage: settings.stage,
+      systemFromEmail: settings.systemFromEmail,
+      publicBaseUrl: baseUrl,
+      logRetention: settings.logRetention,
+      allowDestroy: settings.allowDestroy,
+    });
     addRoutes(api, (family) => this.functions.functionOf(family));
     // The request limits the HTTP functions enforce (shared/rate-limits/); unset, their defaults apply.
     for (const family of httpFamilies) {
@@ -105,7 +114,7 @@ export class EmailCampaignStack extends Stack {
       },
       alarmEmail: settings.alarmEmail,
     });
-    justifyFindings({ api, functions: this.functions, platform: this.platform, events: this.events });
+    justifyFindings({ api, functions: this.functions, platform: this.platform, events: this.events, verificationTemplate });
 
     new CfnOutput(this, 'ApiBaseUrl', { value: baseUrl, description: 'The API root; every route is below it.' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

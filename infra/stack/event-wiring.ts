@@ -2,7 +2,7 @@
 // concurrency cap that keeps SES under its rate), EventBridge Scheduler fires the scheduler targets,
 // and the SES configuration set's events reach the feedback function through EventBridge.
 import { Duration } from 'aws-cdk-lib';
-import { EventBus, Rule } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
@@ -14,9 +14,10 @@ import { Construct } from 'constructs';
 import { maxBatchSize, queueConsumers, queueNames, queueUrlEnvName } from '../../shared/queue/queues';
 import { scheduleDeadLetterArnEnvName } from '../../shared/scheduling/aws-scheduler';
 import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
+import { identityRefreshIntervalMinutes } from '../../shared/identities/refresh-service';
 import { needsOf } from './function-needs';
 import type { Platform } from './platform';
-import { deliveryQueue, sesEventsFunction, type ServiceFunctions } from './service-functions';
+import { deliveryQueue, identityRefreshFunction, sesEventsFunction, type ServiceFunctions } from './service-functions';
 
 /** Scheduler targets that also run on a fixed rate, besides their one-time jobs. */
 export const recurringSchedules: Partial<Record<EventTarget, string>> = {
@@ -109,6 +110,13 @@ export class EventWiring extends Construct {
       // The group is named, not referenced, so say that the schedule needs it.
       schedule.node.addDependency(platform.scheduleGroup);
     }
+
+    // The periodic check of pending SES identities: a plain rate rule, as it is never a one-time job's target.
+    new Rule(this, 'IdentityRefresh', {
+      description: 'Refreshes pending sender domains and unverified senders from SES',
+      schedule: Schedule.rate(Duration.minutes(identityRefreshIntervalMinutes)),
+      targets: [new LambdaFunction(functions.functionOf(identityRefreshFunction), { retryAttempts: 0, maxEventAge: Duration.minutes(5) })],
+    });
 
     this.feedbackDeadLetters = new Queue(this, 'FeedbackDeadLetters', {
       retentionPeriod: Duration.days(14),

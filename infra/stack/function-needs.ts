@@ -25,6 +25,13 @@ export interface FunctionNeeds {
    * address deleted from an account's bounce list is not dropped by SES at its next send.
    */
   suppressionList?: boolean;
+  /**
+   * The account's SES tenant (shared/tenants/): 'manage' makes tenants, associates the configuration
+   * set and identities with them and reads their sending status (a send's dispatch, an automation
+   * run); 'read' only reads the status (the stall watchdog, for a send whose mail SES holds); 'send'
+   * only sends mail under them (the deliverer: SendEmail with TenantName is authorized on the tenant).
+   */
+  tenants?: 'manage' | 'read' | 'send';
   /** Sends system mail (sender confirmations, send summaries) from SYSTEM_FROM_EMAIL. */
   systemMail?: boolean;
   /** Creates, moves and deletes one-time schedules in the group (and passes the scheduler role). */
@@ -69,7 +76,10 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'reference-data': { table: ['GetItem', 'UpdateItem'] },
   // A sender saved on (or moved onto) a verified sender domain is verified at once, which releases the
   // single sends waiting for it and books their dispatch, as a confirmation does.
-  senders: { table: readWrite, mail: true, systemMail: true, schedules: true },
+  // Deployed, a new address is registered as an SES email identity (SES mails our custom verification
+  // template), details asks SES whether an unverified address is verified now, and the account's last
+  // sender of an address deletes its identity.
+  senders: { table: readWrite, mail: true, systemMail: true, schedules: true, identities: true },
   // A save claims the domain and stores its record in one transaction (Put, Put), a delete removes both
   // (Delete, Delete); details stores the status SES reports (UpdateItem). Registers domains with SES.
   // A domain found verified verifies the account's senders on it, which releases the single sends
@@ -94,18 +104,26 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // Event functions
   // A send held for its unverified sender is listed for it (PutItem); a listed send released at once
   // (the sender was confirmed meanwhile) leaves the list (DeleteItem).
-  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'] },
+  // It makes the account's SES tenant when it has none and reads its status before each run (a paused
+  // tenant holds the send), associating the send's sender identity with it.
+  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'], tenants: 'manage' },
   // The deliverer re-queues recipients SES throttled on a message's last receive, and the last batch
   // of a send mails its summary to the notification recipients.
-  'send-deliver': { table: [...readWrite, 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['deliveries'] },
+  // It sends under the account's tenant, from the tenant recorded on the account (no tenant call).
+  'send-deliver': { table: [...readWrite, 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['deliveries'], tenants: 'send' },
   // Records statistics and suppressions from SES's events; it reads only the account's webhooks
   // (Query, cached a minute) to queue a delivery for each one subscribed to the event. A bounce or
   // complaint reads its send's counters (GetItem) and may pause it, mailing the notification
   // recipients not on the suppression lists (BatchGetItem) as system mail.
   'ses-events': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['webhooks'] },
-  'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, schedules: true },
-  // Books a stalled send's dispatch job, and cancels the job of a send it ends.
-  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, signingKey: false },
+  // Like the dispatcher, it makes and reads the account's SES tenant (a paused one keeps the steps due).
+  'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, schedules: true, tenants: 'manage' },
+  // Books a stalled send's dispatch job, and cancels the job of a send it ends. A silent send's
+  // account tenant is read from SES (GetTenant) and its status recorded: a paused tenant is no stall.
+  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, signingKey: false, tenants: 'read' },
+  // Reads the pending index (gsi1) and refreshes each entry from SES: a domain's status (UpdateItem),
+  // a sender verified (UpdateItem) whose waiting single sends are released and booked.
+  'identity-refresh': { table: readWrite, indexes: ['gsi1'], identities: true, schedules: true },
   // A long import continues in a fresh message of its own queue; imported contacts enrol too.
   'contact-import': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment

@@ -7,6 +7,7 @@ import type { EventWiring } from './event-wiring';
 import { needsOf } from './function-needs';
 import type { Platform } from './platform';
 import type { ServiceFunctions } from './service-functions';
+import type { VerificationTemplate } from './verification-template';
 
 export interface Acknowledgement {
   id: string;
@@ -18,10 +19,12 @@ export interface NagScopes {
   functions: ServiceFunctions;
   platform: Platform;
   events: EventWiring;
+  /** SES's custom verification template, made by CDK's AwsCustomResource (its singleton Lambda). */
+  verificationTemplate?: VerificationTemplate;
 }
 
 /** Every accepted finding, by the construct it is accepted on; the test lists them in the report. */
-export function acknowledgements({ api, functions, platform, events }: NagScopes): [IConstruct, Acknowledgement][] {
+export function acknowledgements({ api, functions, platform, events, verificationTemplate }: NagScopes): [IConstruct, Acknowledgement][] {
   const accepted: [IConstruct, Acknowledgement][] = [
     [
       api,
@@ -85,6 +88,24 @@ export function acknowledgements({ api, functions, platform, events }: NagScopes
     ]);
   }
   for (const [name, fn] of functions.byName) {
+    const tenants = needsOf(name).tenants;
+    if (!tenants) continue;
+    const tenantReason =
+      'Each account gets its own SES tenant, named at run time from the table and the account id, so no tenant name is ' +
+      'known at deploy time; the grant is confined to SES tenants of this account and region (shared/tenants/).';
+    accepted.push([fn.role as IConstruct, { id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:tenant/*]', reason: tenantReason }]);
+    if (tenants !== 'manage' || needsOf(name).identities) continue;
+    accepted.push([
+      fn.role as IConstruct,
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason:
+          'ses:CreateTenantResourceAssociation only: the customers\' sender identities are associated with their tenant at ' +
+          'run time, so no identity name is known at deploy time; confined to SES identities of this account and region.',
+      },
+    ]);
+  }
+  for (const [name, fn] of functions.byName) {
     if (!needsOf(name).schedules) continue;
     accepted.push([
       fn.role as IConstruct,
@@ -93,6 +114,18 @@ export function acknowledgements({ api, functions, platform, events }: NagScopes
         reason:
           'One-time schedules are named per job at run time (single-send-<account>-<utr>, automation runs); the ARN ' +
           'pattern confines Create/Update/DeleteSchedule to the service\'s own schedule group.',
+      },
+    ]);
+  }
+  if (verificationTemplate) {
+    accepted.push([
+      verificationTemplate.providerRole,
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason:
+          'The role of CDK\'s own AwsCustomResource Lambda, which creates, updates and deletes the SES custom verification ' +
+          'template at deploy time only; CDK attaches the basic execution policy to it, and its one inline statement is ' +
+          'confined to the template (infra/stack/verification-template.ts).',
       },
     ]);
   }

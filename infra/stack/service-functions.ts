@@ -19,6 +19,7 @@ import { needsOf, type FunctionNeeds } from './function-needs';
 import { bundledFunction, repositoryHandlers, type HandlerSource } from './lambda-bundling';
 import { maxReceiveCount, type Platform } from './platform';
 import { tracingLayer } from './tracing-layer';
+import { senderVerificationTemplateName, verificationTemplateArn } from './verification-template';
 import { apiDocsDirectoryName, writeApiDocsFiles } from '../openapi/api-docs-files';
 
 /** The HTTP family that serves the API docs (its files are packaged beside its code). */
@@ -26,6 +27,9 @@ export const apiDocsFamily = 'api-docs';
 
 /** The function that receives the SES configuration set's events. */
 export const sesEventsFunction = 'ses-events';
+
+/** The periodic check of pending SES identities (an EventBridge rule's target). */
+export const identityRefreshFunction = 'identity-refresh';
 
 /** The automation step runner: it sends mail at the per-container rate, one container at a time. */
 export const automationStepsFunction = 'automation-steps';
@@ -48,6 +52,9 @@ const eventShapes: Readonly<Record<string, FunctionShape>> = {
   [sesEventsFunction]: { timeout: Duration.seconds(30), memorySize: 256, description: 'SES configuration-set events: statistics and suppressions' },
   // Fired every minute: finish before the next run starts.
   [automationStepsFunction]: { timeout: Duration.seconds(55), memorySize: 512, description: 'Scheduler target: runs due automation steps' },
+  // Every 15 minutes: refreshes the pending sender domains and unverified senders from SES, a few
+  // hundred throttled identity calls at most.
+  [identityRefreshFunction]: { timeout: Duration.minutes(5), memorySize: 256, description: 'EventBridge rule target: refreshes pending SES sender identities' },
   // Looks at the few sends that stopped progressing and books their resumption: a small, short run.
   'send-watchdog': { timeout: Duration.seconds(60), memorySize: 256, description: 'Scheduler target: resumes stalled single sends, ends those that cannot be' },
   // Parses CSV chunks: more memory buys CPU; a chunk that runs long hands over to a continuation message.
@@ -165,6 +172,24 @@ export class ServiceFunctions extends Construct {
     }
   }
 
+  /** The account tenants (shared/tenants/): named per account, so the grant is on the stack's region and AWS account's tenants. */
+  private grantTenants(fn: NodejsFunction, level: 'manage' | 'read' | 'send', configurationSetArn: string): void {
+    // Sending under a tenant is granted with the mail itself (SendEmail on the tenants too).
+    if (level === 'send') return;
+    const stack = Stack.of(this);
+    const tenantArn = stack.formatArn({ service: 'ses', resource: 'tenant', resourceName: '*' });
+    fn.addToRolePolicy(new PolicyStatement({ actions: level === 'manage' ? ['ses:CreateTenant', 'ses:GetTenant'] : ['ses:GetTenant'], resources: [tenantArn] }));
+    if (level === 'manage') {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          // An association names the tenant and the resource: the configuration set and the customers' identities.
+          actions: ['ses:CreateTenantResourceAssociation'],
+          resources: [tenantArn, configurationSetArn, stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+        }),
+      );
+    }
+  }
+
   private grantNeeds(name: string, fn: NodejsFunction, props: ServiceFunctionsProps, targetArn: (target: EventTarget) => string): void {
     const needs = needsOf(name);
     const { platform } = props;
@@ -175,18 +200,35 @@ export class ServiceFunctions extends Construct {
           // SES v2 SendEmail with simple content (shared/mail/mailer.ts) is authorized as ses:SendEmail;
           // ses:SendRawEmail would only be needed for raw MIME content, which nothing sends.
           actions: ['ses:SendEmail'],
-          resources: [platform.senderIdentity.emailIdentityArn, platform.configurationSetArn],
+          // A mail sent with TenantName (shared/tenants/) is authorized on the tenant too.
+          resources: [
+            platform.senderIdentity.emailIdentityArn,
+            platform.configurationSetArn,
+            ...(needs.tenants ? [Stack.of(this).formatArn({ service: 'ses', resource: 'tenant', resourceName: '*' })] : []),
+          ],
         }),
       );
     }
     if (needs.systemMail) fn.addEnvironment('SYSTEM_FROM_EMAIL', props.systemFromEmail);
+    if (needs.tenants) this.grantTenants(fn, needs.tenants, platform.configurationSetArn);
     if (needs.identities) {
+      const identities = Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
       fn.addToRolePolicy(
         new PolicyStatement({
           // The customers' own addresses and domains (shared/identities/ses-identities.ts): any name, so
           // the grant is on every identity of this account and region, and on nothing else of SES.
-          actions: ['ses:CreateEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:GetEmailIdentity', 'ses:SendCustomVerificationEmail'],
-          resources: [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+          actions: ['ses:CreateEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:GetEmailIdentity'],
+          resources: [identities],
+        }),
+      );
+      // SendCustomVerificationEmail names the address's identity and our template (the stack makes it:
+      // verification-template.ts), so the mail can only ever be ours.
+      const templateName = senderVerificationTemplateName(props.stage);
+      fn.addEnvironment('SENDER_VERIFICATION_TEMPLATE', templateName);
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendCustomVerificationEmail'],
+          resources: [identities, verificationTemplateArn(Stack.of(this), templateName)],
         }),
       );
     }

@@ -2,27 +2,21 @@
 // created enabled; `npm run tenants:status` stands in for SES pausing or reinstating it, and the local
 // SES sink refuses a paused tenant's mail as SES does (SendingPausedException).
 import { config } from '../config';
-import { getItem, putNewItem, updateExistingItem, type Item } from '../table/records';
+import { getItem, putNewItem, updateExistingItem } from '../table/records';
 import { db, tableName } from '../table/client';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { localTenantOf, localTenantStatus } from './local-tenant-status';
 import type { Tenant, TenantAdapter, TenantSendingStatus } from './tenants';
 import { localTenantKey } from './keys';
 
-function toTenant(name: string, item: Item): Tenant {
-  return { name, arn: String(item.arn), status: item.status as TenantSendingStatus };
-}
-
-async function tenant(name: string): Promise<Tenant | undefined> {
-  const item = await getItem(localTenantKey(name));
-  return item ? toTenant(name, item) : undefined;
-}
+const { tenant } = localTenantStatus;
 
 export const localTenants: TenantAdapter = {
   tenant,
   async createTenant(name) {
     // An ARN in SES's shape, so resource ARNs are built the same way as deployed.
     const item = { ...localTenantKey(name), entity: 'local-tenant', status: 'enabled', arn: `arn:aws:ses:${config().region}:000000000000:tenant/${name}/local` };
-    if (await putNewItem(item)) return toTenant(name, item);
+    if (await putNewItem(item)) return localTenantOf(name, item);
     return (await tenant(name)) as Tenant;
   },
   async associate(found, resourceArn) {

@@ -3,7 +3,7 @@
 // a tenant paused in the middle of a send is read by the stall watchdog (shared/sending/stall-watchdog.ts).
 import { config } from '../config';
 import { currentTime } from '../time';
-import { localTenants } from './local-tenants';
+import { localTenantStatus } from './local-tenant-status';
 import { recordTenantStatus } from './repository';
 import { sesTenantStatus } from './ses-tenant-status';
 import { noteTenantsUnavailable, tenantsOffered } from './tenant-availability';
@@ -13,7 +13,7 @@ export { noteTenantsUnavailable, resetTenantAvailability, tenantsOffered } from 
 
 /** The read side for this runtime. */
 export function tenantStatus(): TenantStatusReader {
-  return config().runtime === 'local' ? localTenants : sesTenantStatus();
+  return config().runtime === 'local' ? localTenantStatus : sesTenantStatus();
 }
 
 /**

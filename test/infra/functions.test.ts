@@ -14,10 +14,13 @@ const indexIn = (tableArn: unknown, index: string) => ({ 'Fn::Join': ['', [table
 const withNeed = (need: 'mail' | 'schedules' | 'systemMail' | 'identities' | 'suppressionList') => allFunctions.filter((name) => needsOf(name)[need] === true);
 /** What managing sending identities is authorized as (shared/identities/ses-identities.ts). */
 const identityActions = ['ses:CreateEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:GetEmailIdentity', 'ses:SendCustomVerificationEmail'];
+/** What making and reading the accounts' SES tenants is authorized as (shared/tenants/). */
+const tenantActions = ['ses:CreateTenant', 'ses:GetTenant', 'ses:CreateTenantResourceAssociation'];
 
 describe('functions', () => {
   let synthesized: Synthesized;
   const resolve = (value: unknown): unknown => synthesized.stack.resolve(value);
+  const tenantArns = () => Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'tenant', resourceName: '*' });
 
   beforeAll(() => {
     synthesized = synthesize({ senderDomain: 'mail.example.org' });
@@ -30,7 +33,8 @@ describe('functions', () => {
 
   test('deploys one function per HTTP family and per event function, and no other', () => {
     expect(eventFunctions).toEqual(expect.arrayContaining(['send-dispatch', 'send-deliver', 'ses-events']));
-    synthesized.template.resourceCountIs('AWS::Lambda::Function', allFunctions.length);
+    // Plus CDK's singleton Lambda of the AwsCustomResource that makes SES's custom verification template.
+    synthesized.template.resourceCountIs('AWS::Lambda::Function', allFunctions.length + 1);
     expect(new Set(allFunctions.map((name) => logicalIdOf(synthesized, name))).size).toBe(allFunctions.length);
   });
 
@@ -59,7 +63,8 @@ describe('functions', () => {
 
   test('each function logs to its own log group kept for 30 days; the API has one for access logs', () => {
     const { template } = synthesized;
-    template.resourceCountIs('AWS::Logs::LogGroup', allFunctions.length + 1);
+    // Plus the log group of the verification template's custom resource (infra/stack/verification-template.ts).
+    template.resourceCountIs('AWS::Logs::LogGroup', allFunctions.length + 2);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     const used = allFunctions.map((name) => (functionProperties(synthesized, name).LoggingConfig.LogGroup as { Ref: string }).Ref);
     expect(new Set(used).size).toBe(allFunctions.length);
@@ -117,7 +122,8 @@ describe('functions', () => {
     for (const name of allFunctions) {
       // Identity management (sender-domains) is checked below; here only the right to send.
       const statements = statementsFor(synthesized, name, 'ses:').filter(
-        (statement) => statement.Resource !== '*' && !actionsOf(statement).every((action) => identityActions.includes(action)),
+        (statement) =>
+          statement.Resource !== '*' && !actionsOf(statement).every((action) => identityActions.includes(action) || tenantActions.includes(action)),
       );
       const environment = functionProperties(synthesized, name).Environment.Variables;
       if (!needsOf(name).mail) {
@@ -129,23 +135,63 @@ describe('functions', () => {
       // SES v2 SendEmail with simple content; raw MIME content (ses:SendRawEmail) is never sent.
       expect(actionsOf(statements[0] as never)).toEqual(['ses:SendEmail']);
       const resources = statements[0]?.Resource as unknown[];
-      expect(resources).toHaveLength(2);
-      expect(resources).toEqual(expect.arrayContaining([resolve(platform.senderIdentity.emailIdentityArn), resolve(platform.configurationSetArn)]));
+      // A function that sends under the accounts' SES tenants may send on them too.
+      const tenantsToo = needsOf(name).tenants ? [resolve(tenantArns())] : [];
+      expect(resources).toHaveLength(2 + tenantsToo.length);
+      expect(resources).toEqual(expect.arrayContaining([resolve(platform.senderIdentity.emailIdentityArn), resolve(platform.configurationSetArn), ...tenantsToo]));
       expect(environment.SES_CONFIGURATION_SET).toBe('email-campaign-dev');
     }
   });
 
-  test('only sender-domains may manage SES identities, and only identities of this account and region', () => {
-    expect(withNeed('identities')).toEqual(['sender-domains']);
+  test('only the identity functions may manage SES identities, and only identities of this account and region', () => {
+    expect(withNeed('identities')).toEqual(['senders', 'sender-domains', 'identity-refresh']);
     for (const name of allFunctions) {
       const statements = statementsFor(synthesized, name, 'ses:').filter((statement) => actionsOf(statement).some((action) => identityActions.includes(action)));
       if (!needsOf(name).identities) {
         expect({ name, statements }).toEqual({ name, statements: [] });
         continue;
       }
-      expect(statements).toHaveLength(1);
-      expect(actionsOf(statements[0] as never)).toEqual([...identityActions].sort());
-      expect(resolve(statements[0]?.Resource)).toEqual(resolve(Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })));
+      // The identity calls on any identity; the custom verification mail on an identity and our template only.
+      const identities = resolve(Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }));
+      expect(statements).toHaveLength(2);
+      const mailing = statements.find((statement) => actionsOf(statement).includes('ses:SendCustomVerificationEmail'));
+      const managing = statements.find((statement) => statement !== mailing);
+      expect(actionsOf(managing as never)).toEqual(identityActions.filter((action) => action !== 'ses:SendCustomVerificationEmail'));
+      expect(resolve(managing?.Resource)).toEqual(identities);
+      expect(actionsOf(mailing as never)).toEqual(['ses:SendCustomVerificationEmail']);
+      const resources = resolve(mailing?.Resource) as unknown[];
+      expect(resources).toHaveLength(2);
+      expect(resources).toContainEqual(identities);
+      expect(JSON.stringify(resources.find((resource) => JSON.stringify(resource) !== JSON.stringify(identities)))).toMatch(
+        /:custom-verification-email-template\/email-campaign-dev-sender-verification"\]\]\}$/,
+      );
+    }
+  });
+
+  test('only the dispatcher and the automation runner make SES tenants; the watchdog only reads them, the deliverer only sends under them', () => {
+    expect(allFunctions.filter((name) => needsOf(name).tenants === 'manage')).toEqual(['send-dispatch', 'automation-steps']);
+    expect(allFunctions.filter((name) => needsOf(name).tenants === 'read')).toEqual(['send-watchdog']);
+    expect(allFunctions.filter((name) => needsOf(name).tenants === 'send')).toEqual(['send-deliver']);
+    const identities = resolve(Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }));
+    for (const name of allFunctions) {
+      const statements = statementsFor(synthesized, name, 'ses:').filter((statement) => actionsOf(statement).some((action) => tenantActions.includes(action)));
+      const level = needsOf(name).tenants;
+      // Sending under a tenant is SendEmail's grant (checked with the mail grants), no tenant action.
+      if (!level || level === 'send') {
+        expect({ name, statements }).toEqual({ name, statements: [] });
+        continue;
+      }
+      expect(actionsOf(statements[0] as never)).toEqual(level === 'manage' ? ['ses:CreateTenant', 'ses:GetTenant'] : ['ses:GetTenant']);
+      expect(resolve(statements[0]?.Resource)).toEqual(resolve(tenantArns()));
+      if (level === 'read') {
+        expect(statements).toHaveLength(1);
+        continue;
+      }
+      expect(statements).toHaveLength(2);
+      expect(actionsOf(statements[1] as never)).toEqual(['ses:CreateTenantResourceAssociation']);
+      const associable = [resolve(tenantArns()), resolve(synthesized.stack.platform.configurationSetArn), identities];
+      expect(resolve(statements[1]?.Resource)).toHaveLength(associable.length);
+      expect(resolve(statements[1]?.Resource)).toEqual(expect.arrayContaining(associable));
     }
   });
 

@@ -146,6 +146,10 @@ const identityActionOf: Record<string, string> = {
   GetEmailIdentityCommand: 'ses:GetEmailIdentity',
   DeleteEmailIdentityCommand: 'ses:DeleteEmailIdentity',
   SendCustomVerificationEmailCommand: 'ses:SendCustomVerificationEmail',
+  // And of the tenant port (shared/tenants/ses-tenants.ts, ses-tenant-status.ts).
+  CreateTenantCommand: 'ses:CreateTenant',
+  GetTenantCommand: 'ses:GetTenant',
+  CreateTenantResourceAssociationCommand: 'ses:CreateTenantResourceAssociation',
   // And of the suppression-list port (shared/mail/suppression-list.ts).
   DeleteSuppressedDestinationCommand: 'ses:DeleteSuppressedDestination',
 };

@@ -39,9 +39,10 @@ describe('cdk-nag AwsSolutions', () => {
       expect(reason.length).toBeGreaterThan(60);
     }
     // Wildcards are accepted only for X-Ray and SES's DeleteSuppressedDestination (no resource-level
-    // permissions), the schedule group's schedules and the SES identities customers register at run time.
+    // permissions), the schedule group's schedules, the SES identities customers register at run time and
+// the SES tenants made per account at run time.
     const wildcards = accepted.filter(([, { id }]) => id.startsWith('AwsSolutions-IAM5')).map(([, { id }]) => id);
-    for (const id of wildcards) expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|arn:.*:schedule\/email-campaign-dev\/\*|arn:.*:ses:.*:identity\/\*)\]$/);
+    for (const id of wildcards) expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|arn:.*:schedule\/email-campaign-dev\/\*|arn:.*:ses:.*:(identity|tenant)\/\*)\]$/);
     // The '*' reason of a role granted the suppression list says so; only the suppressions function's does.
     const namingSuppressionList = accepted.filter(([, { id, reason }]) => id === 'AwsSolutions-IAM5[Resource::*]' && reason.includes('ses:DeleteSuppressedDestination'));
     expect(namingSuppressionList.map(([construct]) => construct)).toEqual([stack.functions.byName.get('suppressions')?.role]);

@@ -187,6 +187,9 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   'GET /api/assets/previews/{file}': {},
   'GET /api/public/senders/confirm': { query: { token } },
   'POST /api/public/senders/confirm': { body: { token } },
+  // Where SES's custom verification mail leads after the click: plain pages, no fields.
+  'GET /api/public/senders/verified': {},
+  'GET /api/public/senders/verification-failed': {},
   'GET /api/public/click': {
     query: {
       token,

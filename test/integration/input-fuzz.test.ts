@@ -65,6 +65,8 @@ const rawAnswers: Record<string, RegExp> = {
   'POST /api/public/unsubscribe': /^text\/plain/,
   'GET /api/public/senders/confirm': /^text\/html/,
   'POST /api/public/senders/confirm': /^text\/html/,
+  'GET /api/public/senders/verified': /^text\/html/,
+  'GET /api/public/senders/verification-failed': /^text\/html/,
 };
 
 function routeOf(request: FuzzRequest): Route | undefined {

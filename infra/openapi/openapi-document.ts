@@ -152,13 +152,16 @@ const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
  * The request-limit headers on an authenticated operation's answers: all but a 401 (refused before the
  * account is known) and a 500 (which may come before it too); a 429 also says when to retry.
  */
+/** Routes that mail at once (test mails), and so may find SES's sending paused. */
+const mailingRoutes = new Set(['POST /api/single/send/test', 'POST /api/automations/schedule/test']);
+
 function withRateLimitHeaders(responses: Record<string, Schema>): void {
   for (const [status, response] of Object.entries(responses)) {
     if (status === '401' || status === '500') continue;
     response.headers = {
       'X-RateLimit-Limit': headerRef('X-RateLimit-Limit'),
       'X-RateLimit-Remaining': headerRef('X-RateLimit-Remaining'),
-      ...(status === '429' ? { 'Retry-After': headerRef('Retry-After') } : {}),
+      ...(status === '429' || status === '503' ? { 'Retry-After': headerRef('Retry-After') } : {}),
     };
   }
 }
@@ -184,6 +187,9 @@ function operation(route: Route): Schema {
     responses['429'] = failure('More requests than the account\'s per-second limit (X-RateLimit-* headers); retry after the Retry-After seconds.');
   }
   if (methodsWithBody.has(route.method)) responses['400'] = failure('The body could not be read in its declared encoding.');
+  if (mailingRoutes.has(routeKey(route))) {
+    responses['503'] = failure('SES has paused mail sending (the account\'s tenant, or the whole SES account): errors is `Mail sending is paused. Try again later.`; retry after the Retry-After seconds.');
+  }
   if (!account && rawResponses[routeKey(route)]?.mediaType === 'text/html') withPageFailures(responses);
   if (account) withRateLimitHeaders(responses);
   const form = {

@@ -29,7 +29,7 @@ export interface FunctionNeeds {
    * The account's SES tenant (shared/tenants/): 'manage' makes tenants, associates the configuration
    * set and identities with them and reads their sending status (a send's dispatch, an automation
    * run); 'read' only reads the status (the stall watchdog, for a send whose mail SES holds); 'send'
-   * only sends mail under them (the deliverer: SendEmail with TenantName is authorized on the tenant).
+   * only sends mail under them (the deliverer and test mails: SendEmail with TenantName is authorized on the tenant).
    */
   tenants?: 'manage' | 'read' | 'send';
   /** Sends system mail (sender confirmations, send summaries) from SYSTEM_FROM_EMAIL. */
@@ -98,7 +98,8 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   automations: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   // Reads a send or step, its sender and a contact, checks the tester's addresses against the bounce
   // list (BatchGetItem), counts the hour's test mails (UpdateItem) and mails them.
-  'test-mails': { table: ['GetItem', 'Query', 'UpdateItem', 'BatchGetItem'], mail: true },
+  // Test mails go under the account's SES tenant, from the tenant recorded on the account.
+  'test-mails': { table: ['GetItem', 'Query', 'UpdateItem', 'BatchGetItem'], mail: true, tenants: 'send' },
   // The fallback (404 or 405 for a path no route claims) is not listed: it touches no item. Nor is
   // api-docs (the OpenAPI document and its viewer, files packaged beside its code).
   // Event functions

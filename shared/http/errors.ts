@@ -1,5 +1,6 @@
 // The HTTP error hierarchy: each error knows its status and the spec's `errors` member. Only errors
-// of this hierarchy (status < 500) expose their text; anything else becomes a generic 500.
+// of this hierarchy expose their text (client errors, and a 503 that says what is unavailable);
+// anything else becomes a generic 500.
 
 export type FieldErrors = Record<string, string[]>;
 
@@ -82,5 +83,12 @@ export class TooManyRequestsError extends HttpError {
     headers: Record<string, string> = {},
   ) {
     super(429, text, { ...headers, 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+
+/** 503: a service the request needs refuses for now (SES paused sending); says when to try again. */
+export class ServiceUnavailableError extends HttpError {
+  constructor(text: string, retryAfterSeconds: number) {
+    super(503, text, { 'Retry-After': String(retryAfterSeconds) });
   }
 }

@@ -10,7 +10,7 @@ import { routesOf, type HttpFamily, type Route } from '../routes';
 import { loadSecrets } from '../secrets';
 import { traceInvocation } from '../tracing';
 import { rateLimitHeaders, takeAccountRequest, type RateLimitState } from '../rate-limits/account-limit';
-import { HttpError, TooManyRequestsError, ValidationError } from './errors';
+import { HttpError, ServiceUnavailableError, TooManyRequestsError, ValidationError } from './errors';
 import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';
 import { matchRoute, readRequest, refuseOverlongCredentials, type ApiRequest } from './request';
@@ -60,13 +60,13 @@ function checkWiring(family: HttpFamily, operations: Record<string, Operation>):
   }
 }
 
-/** Map anything thrown to a response: client errors keep their text, the rest is a logged generic 500. */
+/** Map anything thrown to a response: client errors and a 503 keep their text, the rest is a logged generic 500. */
 export function errorResult(error: unknown, route: Route | undefined, requestId: string): APIGatewayProxyStructuredResultV2 {
   if (error instanceof RecordNotFound) {
     return jsonResult(404, { status: 'failed', errors: route?.notFound ?? 'Record Not Found' });
   }
   if (error instanceof InvalidCursor) return errorResult(ValidationError.of('cursor', invalidCursorMessage), route, requestId);
-  if (error instanceof HttpError && error.statusCode < 500) {
+  if (error instanceof ServiceUnavailableError || (error instanceof HttpError && error.statusCode < 500)) {
     return jsonResult(error.statusCode, error.toJSON(), error.headers);
   }
   log.error('request failed', { requestId, route: route ? `${route.method} ${route.path}` : undefined, ...describeError(error) });

@@ -7,7 +7,7 @@ import { stepContent } from '../automations/step-content';
 import { getAutomationStep } from '../automations/steps';
 import { getContact } from '../contacts/repository';
 import { config } from '../config';
-import { HttpError, TooManyRequestsError } from '../http/errors';
+import { HttpError, ServiceUnavailableError, TooManyRequestsError } from '../http/errors';
 import { describeError, log } from '../log';
 import { MailSendingPausedError, MailThrottledError, sendMail } from '../mail/mailer';
 import { findCountry } from '../reference-data/repository';
@@ -16,6 +16,7 @@ import { getSingleSend } from '../single-sends/repository';
 import { RecordNotFound } from '../table/errors';
 import { contactFields } from './recipients';
 import { singleSendContent, type SendContent } from './send-content';
+import { withAccountTenant } from '../tenants/sending-tenant';
 import { encodeSendRef, type SendRef } from './send-ref';
 import { harmlessRecipientMail, samplePersona, testRecipient, testSubjectPrefix, type TestPersona } from './test-mail';
 import { claimTestMails, releaseTestMails } from './test-send-budget';
@@ -53,7 +54,8 @@ export async function singleSendSubject(accountId: number, utr: string): Promise
     throw error;
   });
   const senderVerified = sender?.is_verified === 1 && sender.from_email.toLowerCase() === singleSend.from_sender.toLowerCase();
-  return { ref: { kind: 'single-send', accountId, utr: singleSend.utr }, content: singleSendContent(singleSend), senderVerified };
+  // A test mail is the account's mail: it goes under the account's SES tenant, as its sends do.
+  return { ref: { kind: 'single-send', accountId, utr: singleSend.utr }, content: await withAccountTenant(accountId, singleSendContent(singleSend)), senderVerified };
 }
 
 /** An automation step (by its utr) of the account; RecordNotFound when there is none. */
@@ -63,7 +65,7 @@ export async function automationStepSubject(accountId: number, stepUtr: string):
   const ref: SendRef = { kind: 'automation-step', accountId, automationUtr, stepUtr: step.utr };
   try {
     const { content, senderVerified } = await stepContent(accountId, automation, step);
-    return { ref, content, senderVerified };
+    return { ref, content: await withAccountTenant(accountId, content), senderVerified };
   } catch (error) {
     // The step's sender was deleted: the step cannot be mailed, and neither can its test.
     if (error instanceof RecordNotFound) throw new SenderNotVerified(ref);
@@ -129,6 +131,7 @@ export function testSendHttpError(error: unknown, what: 'single send' | 'automat
   }
   // SES's rate or daily quota: a test is worth a retry later, not a 500.
   if (error instanceof MailThrottledError) return new TooManyRequestsError('Mail sending is busy. Try again in a minute.', 60);
-  if (error instanceof MailSendingPausedError) return new HttpError(503, 'Mail sending is paused. Try again later.');
+  // SES paused the account's tenant (or the whole SES account): nothing a retry in seconds would fix.
+  if (error instanceof MailSendingPausedError) return new ServiceUnavailableError('Mail sending is paused. Try again later.', 300);
   return error;
 }

@@ -168,10 +168,10 @@ describe('functions', () => {
     }
   });
 
-  test('only the dispatcher and the automation runner make SES tenants; the watchdog only reads them, the deliverer only sends under them', () => {
+  test('only the dispatcher and the automation runner make SES tenants; the watchdog only reads them, the deliverer and test mails only send under them', () => {
     expect(allFunctions.filter((name) => needsOf(name).tenants === 'manage')).toEqual(['send-dispatch', 'automation-steps']);
     expect(allFunctions.filter((name) => needsOf(name).tenants === 'read')).toEqual(['send-watchdog']);
-    expect(allFunctions.filter((name) => needsOf(name).tenants === 'send')).toEqual(['send-deliver']);
+    expect(allFunctions.filter((name) => needsOf(name).tenants === 'send').sort()).toEqual(['send-deliver', 'test-mails']);
     const identities = resolve(Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }));
     for (const name of allFunctions) {
       const statements = statementsFor(synthesized, name, 'ses:').filter((statement) => actionsOf(statement).some((action) => tenantActions.includes(action)));

@@ -13,7 +13,7 @@ import { describeError, log } from '../log';
 import { isMailboxSimulatorAddress } from '../mail/mailbox-simulator';
 import { clickLinkBuilder } from './click-links';
 import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from './links';
-import { MailSendingPausedError, MailThrottledError, sendMail, type OutgoingMail } from '../mail/mailer';
+import type { OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
 import type { DeliveryRecipient } from './delivery-message';
 import { outcomeForBatch } from './batch-ledger';
@@ -34,7 +34,9 @@ import type { SendContent } from './send-content';
 import { encodeSendRef, sendRefTag, type SendRef } from './send-ref';
 import { sendingSettings } from './settings';
 import { addSentCounts } from './statistics';
-import { backoffDelay, tokenBucket, type TokenBucket } from './throttle';
+import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
+
+export { resetSendBucket } from './pacing';
 
 export interface DeliveryOptions {
   /**
@@ -81,50 +83,6 @@ export function locallyDelivered(sent: number, simulated: number): number {
   return config().runtime === 'local' ? sent - simulated : 0;
 }
 
-let bucket: TokenBucket | undefined;
-
-/** The container's rate limiter, shared by every delivery in it. */
-function sendBucket(): TokenBucket {
-  // A burst of 1: no one-second window ever holds more than the configured rate.
-  bucket ??= tokenBucket(sendingSettings().maxSendRate, 1);
-  return bucket;
-}
-
-/** When the container's next SES call may start: the rate's interval after the last one. */
-let nextStart = 0;
-
-/**
- * Hold a claimed recipient's SES call until the rate's interval after the previous one. Turns are
- * spaced when taken, but claims made in shared transactions answer in bunches, and SES counts the
- * calls: without this, a second could hold more than the rate. The wait is at most a few intervals,
- * so a killed run still leaves no more claims of unknown outcome than it had mails in flight.
- */
-async function spacedStart(): Promise<void> {
-  const now = Date.now();
-  const at = Math.max(now, nextStart);
-  nextStart = at + 1000 / sendingSettings().maxSendRate;
-  if (at - now >= 1) await sleep(at - now);
-}
-
-/** Forget the rate limiter (tests change the rate). */
-export function resetSendBucket(): void {
-  bucket = undefined;
-  nextStart = 0;
-}
-
-/** In-process retries of one throttled mail before it is handed back to the queue. */
-const throttleRetries = 3;
-
-const sleep = (ms: number) => new Promise((resume) => setTimeout(resume, ms));
-
-type Attempt = { result: 'sent' } | { result: 'deferred' } | { result: 'refused'; error: unknown } | { result: 'uncertain'; error: unknown };
-
-/** SES answered with a client error: it definitely did not take the message. */
-function isRefusal(error: unknown): boolean {
-  const status = (error as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
-  return status !== undefined && status >= 400 && status < 500;
-}
-
 /** The recipient's mail, ready for SES. */
 export function recipientMail(ref: SendRef, content: SendContent, recipient: DeliveryRecipient): OutgoingMail {
   const token = recipientToken(ref, recipient.email, content.unsubscribeGroupId);
@@ -154,29 +112,6 @@ export function recipientMail(ref: SendRef, content: SendContent, recipient: Del
     tags: [{ name: sendRefTag, value: encodeSendRef(ref) }],
     ...(content.tenantName ? { tenantName: content.tenantName } : {}),
   };
-}
-
-/**
- * Send one mail whose turn at the rate limiter has come (and whose recipient is claimed); a throttled
- * send is retried, each retry with a turn of its own, while `mayStart` allows.
- */
-async function sendWithBackoff(mail: OutgoingMail, mayStart: () => boolean): Promise<Attempt> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await sendMail(mail);
-      return { result: 'sent' };
-    } catch (error) {
-      if (error instanceof MailSendingPausedError) return { result: 'deferred' };
-      if (!(error instanceof MailThrottledError)) return isRefusal(error) ? { result: 'refused', error } : { result: 'uncertain', error };
-      // The daily quota does not recover in seconds; the rate does.
-      if (error.reason === 'daily-quota' || attempt > throttleRetries) return { result: 'deferred' };
-      const delay = backoffDelay(attempt);
-      // Every sender in the container backs off, not only this one.
-      sendBucket().pause(delay);
-      await sleep(delay);
-      if (!(await sendBucket().acquire(mayStart))) return { result: 'deferred' };
-    }
-  }
 }
 
 /** Count an automation step's mails: failures are logged, never undo the sends (the ledger keeps them once). */

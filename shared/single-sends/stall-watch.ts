@@ -52,18 +52,24 @@ export async function silentSends(before: Date, limitPerShard = 100): Promise<Si
 }
 
 /**
- * Record the watchdog's visit: the entry moves to now (looked at again a threshold later) and the
- * resume count becomes `stallResumes`. False when the send progressed or was visited since it was read.
+ * Move the send's watch entry to `now`, with `set` written beside it, unless the send progressed or was
+ * visited since it was read (then false).
  */
-export async function recordStallVisit(send: SilentSend, stallResumes: number): Promise<boolean> {
+async function touchWatched(send: SilentSend, now: Date, set: Record<string, unknown>): Promise<boolean> {
+  const names = Object.keys(set);
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: singleSendDispatchKey(send.accountId, send.utr),
-        UpdateExpression: 'SET gsi1sk = :heard, stall_resumes = :resumes',
+        UpdateExpression: `SET gsi1sk = :heard${names.map((name, i) => `, #set${i} = :set${i}`).join('')}`,
         ConditionExpression: 'gsi1sk = :read',
-        ExpressionAttributeValues: { ':heard': stallWatchSortKey(currentTime(), send.accountId, send.utr), ':resumes': stallResumes, ':read': send.watchKey },
+        ExpressionAttributeNames: names.length ? Object.fromEntries(names.map((name, i) => [`#set${i}`, name])) : undefined,
+        ExpressionAttributeValues: {
+          ':heard': stallWatchSortKey(now, send.accountId, send.utr),
+          ':read': send.watchKey,
+          ...Object.fromEntries(names.map((name, i) => [`:set${i}`, set[name]])),
+        },
       }),
     );
     return true;
@@ -74,27 +80,21 @@ export async function recordStallVisit(send: SilentSend, stallResumes: number): 
 }
 
 /**
+ * Record the watchdog's visit: the entry moves to now (looked at again a threshold later) and the
+ * resume count becomes `stallResumes`. False when the send progressed or was visited since it was read.
+ */
+export function recordStallVisit(send: SilentSend, stallResumes: number): Promise<boolean> {
+  return touchWatched(send, currentTime(), { stall_resumes: stallResumes });
+}
+
+/**
  * A wait that is not a stall (its account's SES tenant is paused): the send's silence starts again now,
  * so neither the stall threshold nor the limit on unconfirmed batches runs while SES holds its mail.
  * False when the send progressed or was visited since it was read.
  */
-export async function restartSilence(send: SilentSend): Promise<boolean> {
+export function restartSilence(send: SilentSend): Promise<boolean> {
   const now = currentTime();
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendDispatchKey(send.accountId, send.utr),
-        UpdateExpression: 'SET progress_at = :now, gsi1sk = :heard, stall_resumes = :noResumes',
-        ConditionExpression: 'gsi1sk = :read',
-        ExpressionAttributeValues: { ':now': now.toISOString(), ':heard': stallWatchSortKey(now, send.accountId, send.utr), ':noResumes': 0, ':read': send.watchKey },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return touchWatched(send, now, { progress_at: now.toISOString(), stall_resumes: 0 });
 }
 
 /** Take a send off the watch (it ended, or it is gone). */

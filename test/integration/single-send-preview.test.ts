@@ -9,34 +9,18 @@ import { seedReferenceData } from '../../shared/reference-data/repository';
 import { deliverToRecipients, resetSendBucket } from '../../shared/sending/deliver';
 import { contactFields as placeholderValues } from '../../shared/sending/recipients';
 import { singleSendContent } from '../../shared/sending/send-content';
-import type { SendRef } from '../../shared/sending/send-ref';
-import { createSingleSend, getSingleSend } from '../../shared/single-sends/repository';
+import { getSingleSend } from '../../shared/single-sends/repository';
 import { startMailSink, stopMailSink } from '../support/senders';
-import { contactFields, mailsTo, sendContent } from '../support/sending';
+import { contactFields, mailsTo } from '../support/sending';
 import { handlerCaller } from '../support/events';
-import { newSendingAccount, type SendingAccount } from '../support/single-sends';
+import { newSendingAccount, storedSingleSend, type SendingAccount } from '../support/single-sends';
 
 const design =
   '<!DOCTYPE html><html><head><title>News</title></head><body><p>Hi ((full_name)) from ((city)), ((email))</p>' +
   '<p>Your plan: ((company_name))</p></body></html>';
 
-async function storedSend(account: SendingAccount): Promise<SendRef & { kind: 'single-send' }> {
-  const send = await createSingleSend(
-    account.keys.account_id,
-    sendContent({
-      sender_id: account.sender.id,
-      from_sender: account.sender.from_email,
-      unsubscribe_group_id: account.groupId,
-      recipient_id: [{ id: String(account.contactTypeId), table: 'contacts_' }],
-      schedule_type: 1,
-      schedule_date: '2099-01-01',
-      schedule_time: '10:00:00',
-      template_html: design,
-    }),
-    new Date('2099-01-01T10:00:00Z'),
-  );
-  return { kind: 'single-send', accountId: account.keys.account_id, utr: send.utr };
-}
+/** A stored send of the account with the design above. */
+const storedSend = (account: SendingAccount) => storedSingleSend(account, { templateHtml: design });
 
 type Preview = { subject: string; html: string; text: string };
 

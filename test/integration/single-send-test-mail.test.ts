@@ -10,39 +10,22 @@ import { resetConfig } from '../../shared/config';
 import { addContact } from '../../shared/contacts/contact-service';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { ledgerEntriesAmong } from '../../shared/sending/ledger';
-import type { SendRef } from '../../shared/sending/send-ref';
-import { createSingleSend } from '../../shared/single-sends/repository';
 import { addBouncedAddress } from '../../shared/suppressions/bounces';
 import { isGloballyUnsubscribed, isInUnsubscribeGroup } from '../../shared/suppressions/repository';
 import { resetClock, setClock } from '../../shared/time';
 import { apiEvent, authHeaders, handlerCaller, multipart, type Keys } from '../support/events';
 import { oneClick, openPage, sendStatistics } from '../support/recipient-pages';
 import { startMailSink, stopMailSink } from '../support/senders';
-import { contactFields, headerOf, mailsTo, sendContent, type SinkMail } from '../support/sending';
-import { addTestSender, indexed, newSendingAccount, type SendingAccount } from '../support/single-sends';
+import { contactFields, headerOf, mailsTo, type SinkMail } from '../support/sending';
+import { addTestSender, indexed, newSendingAccount, storedSingleSend, type SendingAccount } from '../support/single-sends';
 
 const design =
   '<!DOCTYPE html><html><head><title>News</title></head><body><p>Hi ((full_name)) from ((city))</p>' +
   '<p><a href="https://shop.example/offer?a=1&amp;b=2">Offer</a></p></body></html>';
 
-/** A stored send (scheduled far ahead: nothing dispatches it) of the account's verified sender. */
-async function storedSend(account: SendingAccount, senderId = account.sender.id, fromEmail = account.sender.from_email): Promise<SendRef & { kind: 'single-send' }> {
-  const send = await createSingleSend(
-    account.keys.account_id,
-    sendContent({
-      sender_id: senderId,
-      from_sender: fromEmail,
-      unsubscribe_group_id: account.groupId,
-      recipient_id: [{ id: String(account.contactTypeId), table: 'contacts_' }],
-      schedule_type: 1,
-      schedule_date: '2099-01-01',
-      schedule_time: '10:00:00',
-      template_html: design,
-    }),
-    new Date('2099-01-01T10:00:00Z'),
-  );
-  return { kind: 'single-send', accountId: account.keys.account_id, utr: send.utr };
-}
+/** A stored send of the account's verified sender (or the one given) with the design above. */
+const storedSend = (account: SendingAccount, senderId = account.sender.id, fromEmail = account.sender.from_email) =>
+  storedSingleSend(account, { templateHtml: design, senderId, fromEmail });
 
 const tester = () => `tester-${randomUUID()}@example.com`;
 

@@ -4,13 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { handler as testMailsHandler } from '../../functions/test-mails/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
 import { seedReferenceData } from '../../shared/reference-data/repository';
-import { createSingleSend } from '../../shared/single-sends/repository';
 import { setLocalTenantStatus } from '../../shared/tenants/local-tenants';
 import { associateIdentity, ensureAccountTenant } from '../../shared/tenants/tenant-service';
 import { apiEvent, authHeaders, multipart } from '../support/events';
 import { startMailSink, stopMailSink } from '../support/senders';
-import { mailsTo, sendContent } from '../support/sending';
-import { indexed, newSendingAccount, type SendingAccount } from '../support/single-sends';
+import { mailsTo } from '../support/sending';
+import { indexed, newSendingAccount, storedSingleSend, type SendingAccount } from '../support/single-sends';
 
 let sink: SesSink;
 let account: SendingAccount;
@@ -35,19 +34,7 @@ async function sendTest(utr: string, address: string) {
 test('a test mail goes under the account\'s tenant: refused while SES pauses it, mailed once it is enabled', async () => {
   // Prepare: a stored send from the account's sender, whose address is associated with its tenant.
   const accountId = account.keys.account_id;
-  const send = await createSingleSend(
-    accountId,
-    sendContent({
-      sender_id: account.sender.id,
-      from_sender: account.sender.from_email,
-      unsubscribe_group_id: account.groupId,
-      recipient_id: [{ id: String(account.contactTypeId), table: 'contacts_' }],
-      schedule_type: 1,
-      schedule_date: '2099-01-01',
-      schedule_time: '10:00:00',
-    }),
-    new Date('2099-01-01T10:00:00Z'),
-  );
+  const send = await storedSingleSend(account);
   const tenant = await ensureAccountTenant(accountId);
   expect(await associateIdentity(accountId, account.sender.from_email)).toBe(true);
   await setLocalTenantStatus(tenant?.name ?? '', 'paused');

@@ -5,11 +5,14 @@ import { addContactType } from '../../shared/contact-types/repository';
 import { scheduledJobDueKey } from '../../shared/scheduling/keys';
 import { addSegment } from '../../shared/segments/repository';
 import { addSender, confirmSenderAddress, type Sender } from '../../shared/senders/repository';
+import type { SendRef } from '../../shared/sending/send-ref';
+import { createSingleSend } from '../../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { claimLocalJob, completeLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
 import { newAccount } from './accounts';
 import { apiEvent, authHeaders, parsed, type Keys } from './events';
 import { place, uniqueAddress } from './senders';
+import { sendContent } from './sending';
 
 export type Account = Keys & { account_id: number };
 
@@ -56,6 +59,31 @@ export async function newSendingAccount(name = 'Sender'): Promise<SendingAccount
     conditions: [{ field: 'city', fieldType: 'text', operator: 'is', value: 'Kochi' }],
   });
   return { keys, sender, groupId: group.id, contactTypeId: type.id, segmentId: segment.id };
+}
+
+/**
+ * A send of the account's contact type, stored as it is and scheduled far ahead (nothing dispatches
+ * it), from the account's sender unless told otherwise: what tests and previews of a send start from.
+ */
+export async function storedSingleSend(
+  account: SendingAccount,
+  options: { templateHtml?: string; senderId?: number; fromEmail?: string } = {},
+): Promise<SendRef & { kind: 'single-send' }> {
+  const send = await createSingleSend(
+    account.keys.account_id,
+    sendContent({
+      sender_id: options.senderId ?? account.sender.id,
+      from_sender: options.fromEmail ?? account.sender.from_email,
+      unsubscribe_group_id: account.groupId,
+      recipient_id: [{ id: String(account.contactTypeId), table: 'contacts_' }],
+      schedule_type: 1,
+      schedule_date: '2099-01-01',
+      schedule_time: '10:00:00',
+      ...(options.templateHtml !== undefined ? { template_html: options.templateHtml } : {}),
+    }),
+    new Date('2099-01-01T10:00:00Z'),
+  );
+  return { kind: 'single-send', accountId: account.keys.account_id, utr: send.utr };
 }
 
 /** Indexed form keys for an array, as the spec's clients send them: `recipient_id[0]`, `recipient_id[1]`. */

@@ -138,8 +138,9 @@ export function startSchedulerPoller(options: SchedulerPollerOptions = {}): Sche
   async function fail(job: ClaimedJob, reason: string): Promise<void> {
     const attempts = job.attempts + 1;
     if (attempts >= maxAttempts) {
-      log(`scheduler: job ${job.name} (${job.target}) failed ${attempts} time(s) and is given up: ${reason}`);
+      // Logged once the job is gone, so whoever reads the line can rely on it.
       await complete(job);
+      log(`scheduler: job ${job.name} (${job.target}) failed ${attempts} time(s) and is given up: ${reason}`);
       return;
     }
     // Kept in the table, so the retry survives a restart like any other job.
@@ -160,8 +161,8 @@ export function startSchedulerPoller(options: SchedulerPollerOptions = {}): Sche
   async function fire(job: ClaimedJob): Promise<void> {
     if (job.attempts >= maxAttempts) {
       // Its earlier runs were all cut short by killed processes.
-      log(`scheduler: job ${job.name} (${job.target}) was started ${job.attempts} time(s) without finishing and is given up`);
       await complete(job);
+      log(`scheduler: job ${job.name} (${job.target}) was started ${job.attempts} time(s) without finishing and is given up`);
       return;
     }
     const stopHeartbeat = heartbeat(job);

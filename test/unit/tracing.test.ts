@@ -3,11 +3,18 @@
 
 type ClientGetter = () => { middlewareStack: { identify(): string[] } };
 
-function loadClients(): Record<string, ClientGetter> {
-  let clients: Record<string, ClientGetter> = {};
+type Client = ReturnType<ClientGetter>;
+
+/** Every client, built in a fresh module registry; `onXRayLoad` is told when the X-Ray SDK is loaded. */
+function buildClients(onXRayLoad: () => void = () => undefined): Record<string, Client> {
+  let clients: Record<string, Client> = {};
   jest.isolateModules(() => {
+    jest.doMock('aws-xray-sdk-core', () => {
+      onXRayLoad();
+      return jest.requireActual('aws-xray-sdk-core');
+    });
     /* eslint-disable @typescript-eslint/no-require-imports -- a fresh module registry per environment */
-    clients = {
+    const getters: Record<string, ClientGetter> = {
       dynamodb: require('../../shared/table/client').db,
       sesv2: require('../../shared/mail/mailer').sesClient,
       sqs: require('../../shared/queue/aws-queue').sqsClient,
@@ -15,11 +22,12 @@ function loadClients(): Record<string, ClientGetter> {
       secretsManager: require('../../shared/secrets').secretsManagerClient,
     };
     /* eslint-enable @typescript-eslint/no-require-imports */
+    clients = Object.fromEntries(Object.entries(getters).map(([name, getter]) => [name, getter()]));
   });
   return clients;
 }
 
-const captured = (client: ReturnType<ClientGetter>) => client.middlewareStack.identify().some((entry) => entry.startsWith('XRaySDKInstrumentation'));
+const captured = (client: Client) => client.middlewareStack.identify().some((entry) => entry.startsWith('XRaySDKInstrumentation'));
 
 describe('AWS clients and X-Ray', () => {
   const saved = { ...process.env };
@@ -35,9 +43,9 @@ describe('AWS clients and X-Ray', () => {
   test('in a trace-enabled Lambda every client is captured', () => {
     Object.assign(process.env, { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x', _X_AMZN_TRACE_ID: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1' });
 
-    const clients = loadClients();
+    const clients = buildClients();
 
-    expect(Object.fromEntries(Object.entries(clients).map(([name, client]) => [name, captured(client())]))).toEqual({
+    expect(Object.fromEntries(Object.entries(clients).map(([name, client]) => [name, captured(client)]))).toEqual({
       dynamodb: true,
       sesv2: true,
       sqs: true,
@@ -49,8 +57,26 @@ describe('AWS clients and X-Ray', () => {
   test('outside Lambda the tracer is off and no client is wrapped', () => {
     delete process.env.AWS_EXECUTION_ENV;
 
-    const clients = loadClients();
+    const clients = buildClients();
 
-    expect(Object.values(clients).map((client) => captured(client()))).toEqual([false, false, false, false, false]);
+    expect(Object.values(clients).map(captured)).toEqual([false, false, false, false, false]);
+  });
+
+  test('outside Lambda the X-Ray SDK is never loaded: its async hooks would tax every promise', () => {
+    delete process.env.AWS_EXECUTION_ENV;
+    let loaded = false;
+
+    buildClients(() => (loaded = true));
+
+    expect(loaded).toBe(false);
+  });
+
+  test('in Lambda the X-Ray SDK is loaded with the service', () => {
+    Object.assign(process.env, { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x' });
+    let loaded = false;
+
+    buildClients(() => (loaded = true));
+
+    expect(loaded).toBe(true);
   });
 });

@@ -3,7 +3,6 @@
 // address once per page) and fans them out to the delivery queue in batches. Resumable: the cursor
 // is written with each page's fan-out, so a run that stops (time budget, crash) continues where the
 // last recorded page ended, and a page replayed after a crash yields the same batch ids.
-import { bouncedAmong } from '../suppressions/bounces';
 import {
   getDispatchState,
   getSendingSingleSend,
@@ -19,7 +18,6 @@ import { holdSend } from '../single-sends/hold-service';
 import { checkSender } from '../single-sends/sender-gate-service';
 import { getReputationView } from '../single-sends/reputation-pause';
 import { getSegmentRules } from '../segments/repository';
-import { suppressedAmong } from '../suppressions/repository';
 import { sendMessages } from '../queue/queue';
 import { scheduleAt } from '../scheduling/scheduler';
 import { currentTime } from '../time';
@@ -80,24 +78,18 @@ async function heldForSegment(accountId: number, utr: string, entry: { table: st
 /** A scheduler may fire a moment early; anything earlier than this means the job is stale. */
 const earlyToleranceMs = 2_000;
 
-async function suppressedInPage(send: SendingSingleSend, addresses: string[]): Promise<Set<string>> {
-  const groupId = send.unsubscribe_group_id > 0 ? send.unsubscribe_group_id : null;
-  const [unsubscribed, bounced] = await Promise.all([suppressedAmong(send.user_id, addresses, groupId), bouncedAmong(send.user_id, addresses)]);
-  return new Set([...unsubscribed, ...bounced]);
-}
-
-/** The page's recipients that may be mailed, each address once. */
-async function mailable(send: SendingSingleSend, recipients: DeliveryRecipient[], excluded: Set<string>): Promise<DeliveryRecipient[]> {
+/**
+ * The page's recipients to queue, each address once. Suppressions are not looked at here: the
+ * deliverer looks them up right before each mail (deliver.ts), which a look now would not spare it.
+ */
+function mailable(recipients: DeliveryRecipient[], excluded: Set<string>): DeliveryRecipient[] {
   const seen = new Set<string>();
-  const candidates = recipients.filter((recipient) => {
+  return recipients.filter((recipient) => {
     const address = recipient.email.trim().toLowerCase();
     if (address === '' || excluded.has(address) || seen.has(address)) return false;
     seen.add(address);
     return true;
   });
-  if (candidates.length === 0) return [];
-  const suppressed = await suppressedInPage(send, candidates.map((recipient) => recipient.email));
-  return candidates.filter((recipient) => !suppressed.has(recipient.email.trim().toLowerCase()));
 }
 
 /** Whether a ready send's time has come (a job replaced by an update may fire before it). */
@@ -168,7 +160,7 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
     const batches: DeliveryRecipient[][] = [];
     let next: DispatchCursor;
     if (page) {
-      const recipients = await mailable(send, page.recipients, excluded);
+      const recipients = mailable(page.recipients, excluded);
       // By count and by serialized size (SQS takes 256 KiB a message): large custom fields mean smaller batches.
       batches.push(
         ...packRecipients(ref, recipients, (trimmed) =>

@@ -14,7 +14,7 @@ import { startSinkProcess } from './lib/sink-process';
 import type { OutgoingMail } from '../shared/mail/mailer';
 import { renderMail } from '../shared/sending/render';
 import { findDesignTemplate } from '../shared/templates/repository';
-import { conditionalPutRate, sinkRate } from './lib/store-limits';
+import { conditionalPutRate, ledgerPairRate, sinkRate } from './lib/store-limits';
 import { cpuMeter, perUnit } from './lib/cpu-meter';
 import { sendingSettings } from '../shared/sending/settings';
 import { db } from '../shared/table/client';
@@ -148,6 +148,10 @@ async function main(): Promise<void> {
     };
     const putsBefore = await putLimit();
     const sinkBefore = await sinkLimit();
+    // The floor of the send path's own work per recipient: one SES call and one ledger claim and mark.
+    const pairMeter = cpuMeter(stack.ports.dynamodb, sinkProcess.pid);
+    const pairs = await ledgerPairRate(limitPuts / 2, 2);
+    const pairCpu = perUnit(pairMeter.stop(), pairs.requests * 12);
 
     // Measured: create through the API -> scheduler -> dispatcher -> queue -> deliverer -> sink -> status 3.
     sinkProcess.drain(/^bench-\d{6}@example\.com$/, 50);
@@ -217,6 +221,10 @@ async function main(): Promise<void> {
       window_share_of_put_limit: ratio(windowRate / putRate),
       cpu_share_of_put_limit: ratio(cpuTotal(putsBefore.cpu) / cpuTotal(sendCpu)),
       cpu_per_recipient: sendCpu,
+      // The highest share the send could reach where CPU is the limit, if a recipient cost nothing but
+      // its SES call and its ledger claim and mark (no render, reads, queue or counting).
+      ledger_pair: { pairs_per_second: pairs.itemsPerSecond, cpu_per_pair: pairCpu },
+      floor_cpu_share_of_put_limit: ratio(cpuTotal(putsBefore.cpu) / (cpuTotal(sinkBefore.cpu) + cpuTotal(pairCpu))),
       dynamodb_requests_per_recipient: Math.round((requestTotal / recipients) * 1000) / 1000,
       dynamodb_requests: Object.fromEntries([...requests.counts].sort((a, b) => b[1] - a[1])),
       heap_before_send_mb: Math.round(heapBefore / 2 ** 20),

@@ -66,6 +66,42 @@ export async function transactionRate(transactions: number, itemsPerTransaction:
   return timed(transactions, concurrency, itemsPerTransaction, transact(randomUUID()));
 }
 
+/**
+ * The ledger's own writes for `pairs` recipients, as a container's deliverers send them: transactions
+ * of 12 claims (conditional puts of new entries) and 12 marks (conditional updates of entries claimed
+ * before, from `claimed` to `sent`), `concurrency` in flight (the ledger's coalescer keeps 2). The marked entries are written first,
+ * untimed. A pair's CPU is the least the store side of one recipient can cost while every mail is
+ * claimed before SES is called and marked after it answers.
+ */
+export async function ledgerPairRate(pairs: number, concurrency: number): Promise<StoreRate> {
+  const perTransaction = 12;
+  const transactions = Math.ceil(pairs / perTransaction);
+  const claimed = randomUUID();
+  const claimOf = (run: string, index: number) => ({ Put: { TableName: tableName(), Item: ledgerLikeItem(run, index), ConditionExpression: 'attribute_not_exists(pk)' } });
+  const seed = (index: number) => db().send(new TransactWriteCommand({ TransactItems: Array.from({ length: perTransaction }, (_, item) => claimOf(claimed, index * perTransaction + item)) }));
+  await inParallel(Array.from({ length: transactions }, (_, index) => index), concurrency, async (index) => {
+    await seed(index);
+  });
+  const fresh = randomUUID();
+  const markOf = (index: number) => ({
+    Update: {
+      TableName: tableName(),
+      Key: { pk: `bench-store-limit#${claimed}#${index}@example.com`, sk: 'LEDGER' },
+      UpdateExpression: 'SET #state = :sent',
+      ConditionExpression: '#state = :claimed',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':sent': 'sent', ':claimed': 'claimed' },
+    },
+  });
+  return timed(transactions, concurrency, perTransaction, (index) =>
+    db().send(
+      new TransactWriteCommand({
+        TransactItems: Array.from({ length: perTransaction }, (_, item) => [claimOf(fresh, index * perTransaction + item), markOf(index * perTransaction + item)]).flat(),
+      }),
+    ),
+  );
+}
+
 /** SES SendEmail of one ready mail to the local sink, `concurrency` in flight; after a warm-up of a quarter as many. */
 export async function sinkRate(mails: number, concurrency: number, mail: OutgoingMail): Promise<StoreRate> {
   const send = (run: string) => (index: number) => sendMail({ ...mail, to: [`limit-${run}-${index}@example.com`] });

@@ -45,6 +45,7 @@ function sendRows(scenario: string, recipients: number, json: Record<string, unk
   row(scenario, `single send ${recipients}: first to last mail, over conditional puts/s`, Number(json.window_share_of_put_limit), 'x');
   row(scenario, `single send ${recipients}: CPU per put over CPU per recipient (all processes)`, Number(json.cpu_share_of_put_limit), 'x');
   row(scenario, `SES sink alone: SendEmail, ${limit.concurrency} in flight (same run)`, sink.mails_per_second, 'mails/s');
+  row(scenario, `single send ${recipients}: ceiling, CPU per put over CPU of one SES call + one ledger claim and mark`, Number(json.floor_cpu_share_of_put_limit), 'x');
   row(scenario, `single send ${recipients}: DynamoDB requests per recipient`, Number(json.dynamodb_requests_per_recipient), 'requests');
   row(scenario, `single send ${recipients}: peak heap during the send`, Number(json.peak_heap_during_send_mb), 'MB');
   row(scenario, `single send ${recipients}: process peak RSS (incl. setup)`, maxRssKb === null ? null : round(maxRssKb / 1024, 0), 'MB');

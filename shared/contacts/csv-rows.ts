@@ -3,7 +3,7 @@
 import type { CsvTable } from '../csv/read-csv';
 import { fieldsByName } from './items';
 import type { ImportRow } from './import-writes';
-import type { RowError } from './import-jobs';
+import { rowError, type RowError } from './import-jobs';
 import { listCustomFields } from '../custom-fields/repository';
 import { findCountry, findCountryByCode } from '../reference-data/repository';
 import { ValidationError } from '../http/errors';
@@ -94,7 +94,7 @@ export async function csvRowReader(accountId: number, contactTypeId: number, tab
       return { ok: true, row: { line: row.line, ...(await readContactInput(input, context)) } };
     } catch (error) {
       if (!(error instanceof ValidationError) || typeof error.errors === 'string') throw error;
-      return { ok: false, error: { row: row.line, messages: Object.values(error.errors).flat() } };
+      return { ok: false, error: rowError(row.line, Object.values(error.errors).flat()) };
     }
   }
 

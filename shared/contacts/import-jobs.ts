@@ -45,6 +45,36 @@ export interface ImportJob extends Omit<ContactImport, 'errors'> {
 
 /** Most row errors kept (and shown) per import; `failed` still counts every refused row. */
 export const maxStoredErrors = 1000;
+/** Most messages one row error keeps: the bound on an error's size, whatever the number of custom fields. */
+export const maxMessagesPerRow = 20;
+
+/** A row's error, its messages cut to `maxMessagesPerRow`, the last then saying how many more there were. */
+export function rowError(row: number, messages: readonly string[]): RowError {
+  if (messages.length <= maxMessagesPerRow) return { row, messages: [...messages] };
+  const kept = maxMessagesPerRow - 1;
+  return { row, messages: [...messages.slice(0, kept), `And ${messages.length - kept} more errors in this row.`] };
+}
+
+/** Bytes of row errors (as JSON) per stored item: well inside DynamoDB's 400 KB item with its attribute overhead. */
+const errorItemBytes = 256 * 1024;
+
+/** A chunk's kept errors, in order, in pieces that each fit one item, with each piece's place among them. */
+function errorPieces(errors: readonly RowError[]): { offset: number; errors: RowError[] }[] {
+  const pieces: { offset: number; errors: RowError[] }[] = [];
+  let bytes = 0;
+  errors.forEach((error, index) => {
+    const size = Buffer.byteLength(JSON.stringify(error));
+    const last = pieces.at(-1);
+    if (last && bytes + size <= errorItemBytes) {
+      last.errors.push(error);
+      bytes += size;
+      return;
+    }
+    pieces.push({ offset: index, errors: [error] });
+    bytes = size;
+  });
+  return pieces;
+}
 /** The file, the job and its errors are kept this long after the upload. */
 const retentionSeconds = 7 * 24 * 60 * 60;
 /** A file piece stays well inside DynamoDB's 400 KB item. */
@@ -230,10 +260,11 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome, nextF
       },
     },
   ];
-  if (kept.length > 0) {
-    actions.push({
-      Put: { TableName: tableName(), Item: { ...contactImportErrorsKey(accountId, job.id, chunk.start), entity: `${CONTACT_IMPORT}-errors`, errors: kept, expires_at: expiresAt() } },
-    });
+  // A chunk's errors go in as many items as they need. Each is keyed by the chunk's start plus its
+  // place among the chunk's errors, under the next chunk's start: the status reads them in row order.
+  for (const piece of errorPieces(kept)) {
+    const key = contactImportErrorsKey(accountId, job.id, chunk.start + piece.offset);
+    actions.push({ Put: { TableName: tableName(), Item: { ...key, entity: `${CONTACT_IMPORT}-errors`, errors: piece.errors, expires_at: expiresAt() } } });
   }
   if (chunk.imported > 0) {
     actions.push({

@@ -5,9 +5,10 @@
 // is a pass-through. Loading it loads the X-Ray SDK, whose context tracking (cls-hooked) puts an async
 // hook with a destroy callback on every promise: measured at 5-8% of the send path's Node CPU.
 import type { Tracer } from '@aws-lambda-powertools/tracer';
+import { optionalEnv } from './config';
 
 /** Made at load, as the tracer always was (Lambda's init phase); null outside a Lambda execution environment. */
-const tracer: Tracer | null = process.env.AWS_EXECUTION_ENV ? loadTracer() : null;
+const tracer: Tracer | null = optionalEnv('AWS_EXECUTION_ENV') ? loadTracer() : null;
 
 function loadTracer(): Tracer {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only in Lambda, unlike an import

@@ -1,9 +1,10 @@
 // A Lambda Context for functions invoked in process by the local runtime.
 import type { Context } from 'aws-lambda';
 import { optionalEnv } from '../../shared/config';
+import { functionTimeoutSeconds } from '../function-timeouts';
 
-/** The context Lambda would pass to `functionName` for one invocation. */
-export function lambdaContext(functionName: string, requestId: string, timeoutMs = 30_000): Context {
+/** The context Lambda would pass to `functionName` for one invocation: its deployed time limit unless `timeoutMs` says otherwise. */
+export function lambdaContext(functionName: string, requestId: string, timeoutMs = functionTimeoutSeconds(functionName) * 1000): Context {
   const deadline = Date.now() + timeoutMs;
   const region = optionalEnv('AWS_REGION') ?? 'us-east-1';
   return {

@@ -21,6 +21,7 @@ import { maxReceiveCount, type Platform } from './platform';
 import { tracingLayer } from './tracing-layer';
 import { senderVerificationTemplateName, verificationTemplateArn } from './verification-template';
 import { apiDocsDirectoryName, writeApiDocsFiles } from '../openapi/api-docs-files';
+import { functionTimeoutSeconds } from '../function-timeouts';
 
 /** The HTTP family that serves the API docs (its files are packaged beside its code). */
 export const apiDocsFamily = 'api-docs';
@@ -40,33 +41,25 @@ interface FunctionShape {
   description: string;
 }
 
-// API Gateway gives up on an integration after 30 s; stop first so the client gets our answer.
-const httpShape = (family: string): FunctionShape => ({ timeout: Duration.seconds(29), memorySize: 512, description: `HTTP API: ${family}` });
+const httpShape = (family: string): FunctionShape => ({ timeout: Duration.seconds(functionTimeoutSeconds(family)), memorySize: 512, description: `HTTP API: ${family}` });
 
-/** Event functions by name, with their timeouts and memory. */
-const eventShapes: Readonly<Record<string, FunctionShape>> = {
-  // Stops early to hand over to a resume schedule, so a long timeout costs nothing and saves hand-overs.
-  'send-dispatch': { timeout: Duration.minutes(5), memorySize: 512, description: 'Scheduler target: fans a single send out to the delivery queue' },
-  // Ten messages of up to 50 recipients each at the per-container send rate, with room for backoff.
-  'send-deliver': { timeout: Duration.minutes(5), memorySize: 512, description: 'Delivery queue consumer: renders and sends mail through SES' },
-  [sesEventsFunction]: { timeout: Duration.seconds(30), memorySize: 256, description: 'SES configuration-set events: statistics and suppressions' },
-  // Fired every minute: finish before the next run starts.
-  [automationStepsFunction]: { timeout: Duration.seconds(55), memorySize: 512, description: 'Scheduler target: runs due automation steps' },
-  // Every 15 minutes: refreshes the pending sender domains and unverified senders from SES, a few
-  // hundred throttled identity calls at most.
-  [identityRefreshFunction]: { timeout: Duration.minutes(5), memorySize: 256, description: 'EventBridge rule target: refreshes pending SES sender identities' },
-  // Looks at the few sends that stopped progressing and books their resumption: a small, short run.
-  'send-watchdog': { timeout: Duration.seconds(60), memorySize: 256, description: 'Scheduler target: resumes stalled single sends, ends those that cannot be' },
-  // Parses CSV chunks: more memory buys CPU; a chunk that runs long hands over to a continuation message.
-  'contact-import': { timeout: Duration.minutes(5), memorySize: 1024, description: 'Import queue consumer: runs contact CSV import jobs' },
-  // Ten deliveries of at most 5 s each, one after another, with room to spare; it waits, it does not compute.
-  'webhook-deliver': { timeout: Duration.seconds(90), memorySize: 256, description: 'Webhook queue consumer: POSTs signed events to the accounts\' webhooks' },
+/** Event functions by name, with their memory (their timeouts: ../function-timeouts.ts). */
+const eventShapes: Readonly<Record<string, Omit<FunctionShape, 'timeout'>>> = {
+  'send-dispatch': { memorySize: 512, description: 'Scheduler target: fans a single send out to the delivery queue' },
+  'send-deliver': { memorySize: 512, description: 'Delivery queue consumer: renders and sends mail through SES' },
+  [sesEventsFunction]: { memorySize: 256, description: 'SES configuration-set events: statistics and suppressions' },
+  [automationStepsFunction]: { memorySize: 512, description: 'Scheduler target: runs due automation steps' },
+  [identityRefreshFunction]: { memorySize: 256, description: 'EventBridge rule target: refreshes pending SES sender identities' },
+  'send-watchdog': { memorySize: 256, description: 'Scheduler target: resumes stalled single sends, ends those that cannot be' },
+  // Parses CSV chunks: more memory buys CPU.
+  'contact-import': { memorySize: 1024, description: 'Import queue consumer: runs contact CSV import jobs' },
+  'webhook-deliver': { memorySize: 256, description: 'Webhook queue consumer: POSTs signed events to the accounts\' webhooks' },
 };
 
-/** The shape of a queue consumer not listed above. */
-const defaultConsumerShape = (name: string): FunctionShape => ({ timeout: Duration.minutes(5), memorySize: 512, description: `Queue consumer: ${name}` });
-
-const shapeOf = (name: string): FunctionShape => eventShapes[name] ?? defaultConsumerShape(name);
+const shapeOf = (name: string): FunctionShape => ({
+  timeout: Duration.seconds(functionTimeoutSeconds(name)),
+  ...(eventShapes[name] ?? { memorySize: 512, description: `Queue consumer: ${name}` }),
+});
 
 /** The queue the deliverer consumes; its consumer's rate is held under the SES quota. */
 export const deliveryQueue: QueueName = 'deliveries';

@@ -5,6 +5,7 @@ import { Stack } from 'aws-cdk-lib';
 import { repositoryHandlers } from '../../infra/stack/lambda-bundling';
 import { functionNeeds, needsOf } from '../../infra/stack/function-needs';
 import { eventFunctionNames } from '../../infra/stack/service-functions';
+import { functionTimeoutSeconds } from '../../infra/function-timeouts';
 import { httpFamilies } from '../../shared/routes';
 import { actionsOf, functionProperties, logicalIdOf, policyStatementsOf, statementsFor, synthesize, type Synthesized } from './support';
 
@@ -42,6 +43,10 @@ describe('functions', () => {
     const properties = functionProperties(synthesized, name);
     expect(properties).toMatchObject({ Runtime: 'nodejs24.x', Architectures: ['arm64'], Handler: 'index.handler', TracingConfig: { Mode: 'Active' } });
     expect(properties.Environment.Variables.NODE_OPTIONS).toBe('--enable-source-maps');
+  });
+
+  test.each(allFunctions)('%s is deployed with the time limit the local runtime gives it too', (name) => {
+    expect(functionProperties(synthesized, name).Timeout).toBe(functionTimeoutSeconds(name));
   });
 
   test.each([...httpFamilies])('%s answers within API Gateway\'s 30 s with 512 MB', (family) => {

@@ -1,6 +1,6 @@
 // The dispatcher of a single send: moves it to running, resolves its recipients page by page
-// (audience entries minus exclusions, unsubscribes, the send's group, bounces and complaints, each
-// address once per page) and fans them out to the delivery queue in batches. Resumable: the cursor
+// (audience entries minus exclusions, each address once per page; the deliverer leaves out the
+// suppressed right before each mail) and fans them out to the delivery queue in batches. Resumable: the cursor
 // is written with each page's fan-out, so a run that stops (time budget, crash) continues where the
 // last recorded page ended, and a page replayed after a crash yields the same batch ids.
 import {

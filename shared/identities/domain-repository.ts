@@ -7,7 +7,7 @@ import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { getItem, isConditionFailure, queryAll, queryPageAfter, withoutKeys, type Item } from '../table/records';
 import { cancellationCodes } from '../table/transactions';
-import type { DkimRecord, DomainIdentity, DomainStatus } from './identities';
+import { domainAndParents, type DkimRecord, type DomainIdentity, type DomainStatus } from './identities';
 import { SENDER_DOMAIN, domainClaimKey, pendingIndexKeys, pendingIndexPartition, senderDomainKey, senderDomainPartition } from './keys';
 
 export interface SenderDomain {
@@ -37,9 +37,22 @@ export async function getSenderDomain(accountId: number, domain: string): Promis
   return toSenderDomain(item);
 }
 
-/** Whether the domain is registered by this account and verified: mail from it is DKIM-signed for it. */
-export async function isVerifiedDomainOf(accountId: number, domain: string): Promise<boolean> {
-  return (await getItem(senderDomainKey(accountId, domain)))?.status === 'verified';
+/**
+ * The account's verified domain that covers `domain`: the domain itself or its nearest parent that is
+ * verified (SES sends from every subdomain of a verified domain, and signs it with that domain's DKIM
+ * key, which DMARC's relaxed alignment accepts). The nearest verified domain decides: a subdomain that
+ * another account has verified is that account's, and covers nothing of this one. Claims nobody has
+ * verified (pending, failed) are passed over, so an unproven claim on a subdomain blocks nobody.
+ * Undefined when no verified domain covers it.
+ */
+export async function coveringDomainOf(accountId: number, domain: string): Promise<string | undefined> {
+  for (const candidate of domainAndParents(domain)) {
+    const holder = await domainHolder(candidate);
+    if (holder === undefined) continue;
+    if ((await getItem(senderDomainKey(holder, candidate)))?.status !== 'verified') continue;
+    return holder === accountId ? candidate : undefined;
+  }
+  return undefined;
 }
 
 /** The account holding a domain, or undefined when none does. */

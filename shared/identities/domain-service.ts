@@ -1,6 +1,6 @@
 // Sender domains as use cases: claim the domain in the table first (so two accounts never race each
 // other to SES), then register it with the identity port; refresh its status from the port; delete both.
-import { IdentityTakenError, type DomainIdentity } from './identities';
+import { domainAndParents, IdentityTakenError, type DomainIdentity } from './identities';
 import { verifySender } from '../senders/confirmation-service';
 import { listSenderVerificationsPage, unverifySender, type SenderVerification } from '../senders/repository';
 import { ownAddressVerified } from './address-service';
@@ -8,6 +8,7 @@ import { addressDomain } from './alignment';
 import { identities } from './identity-port';
 import {
   claimSenderDomain,
+  coveringDomainOf,
   getSenderDomain,
   recordDomainIdentity,
   releaseSenderDomain,
@@ -59,37 +60,43 @@ export async function refreshSenderDomain(accountId: number, domain: string): Pr
 /** Senders read per page while looking for those on a newly verified domain. */
 const senderPageSize = 100;
 
-/** The account's senders whose address is on the domain, page after page (an account has a handful). */
+/** The account's senders whose address is on the domain or a subdomain of it, page after page (an account has a handful). */
 async function sendersOn(accountId: number, domain: string): Promise<SenderVerification[]> {
   const found: SenderVerification[] = [];
   let cursor: string | undefined;
   do {
     const page = await listSenderVerificationsPage(accountId, { limit: senderPageSize, ...(cursor ? { cursor } : {}) });
-    found.push(...page.items.filter((sender) => addressDomain(sender.from_email) === domain));
+    found.push(...page.items.filter((sender) => domainAndParents(addressDomain(sender.from_email)).includes(domain)));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);
   return found;
 }
 
-/** Verify the account's unverified senders whose address is on the domain, releasing what waited for them. */
+/**
+ * Verify the account's unverified senders that the domain now covers (on it or a subdomain of it, and
+ * no nearer domain of another account's in between), releasing what waited for them.
+ */
 async function verifySendersOn(accountId: number, domain: string): Promise<void> {
   for (const sender of await sendersOn(accountId, domain)) {
-    if (sender.is_verified === 0) await verifySender(accountId, sender.id, sender.from_email, 'domain');
+    if (sender.is_verified === 1 || !(await coveringDomainOf(accountId, addressDomain(sender.from_email)))) continue;
+    await verifySender(accountId, sender.id, sender.from_email, 'domain');
   }
 }
 
 /**
  * Delete the account's domain, then its identity (SES forgets a missing one quietly), then take back
- * the verification of the senders that had it from this domain, unless their own address identity is
- * verified for this account: nothing keeps mailing from a domain the account no longer holds (sending
- * holds an unverified sender's mail). RecordNotFound when the account has no such domain.
+ * the verification of the senders that had it from this domain or a parent of theirs, unless another
+ * verified domain of the account still covers them or their own address identity is verified for this
+ * account: nothing keeps mailing from a domain the account no longer holds (sending holds an
+ * unverified sender's mail). RecordNotFound when the account has no such domain.
  */
 export async function removeSenderDomain(accountId: number, domain: string): Promise<void> {
   await releaseSenderDomain(accountId, domain);
   await identities().deleteDomain(domain);
   for (const sender of await sendersOn(accountId, domain)) {
-    if (sender.is_verified === 1 && sender.verified_by === 'domain' && !(await ownAddressVerified(accountId, sender.from_email))) {
-      await unverifySender(accountId, sender.id, sender.from_email);
-    }
+    if (sender.is_verified === 0 || sender.verified_by !== 'domain') continue;
+    if (await coveringDomainOf(accountId, addressDomain(sender.from_email))) continue;
+    if (await ownAddressVerified(accountId, sender.from_email)) continue;
+    await unverifySender(accountId, sender.id, sender.from_email);
   }
 }

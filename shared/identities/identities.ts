@@ -57,6 +57,16 @@ export interface IdentityAdapter {
   deleteAddress(address: string): Promise<void>;
 }
 
+/**
+ * A domain and each parent of it down to two labels, nearest first: `eu.news.acme.com` gives itself,
+ * `news.acme.com` and `acme.com`. SES lets a verified domain send from every one of its subdomains, so
+ * these are the domains whose identity may let SES send from an address on `domain`.
+ */
+export function domainAndParents(domain: string): string[] {
+  const labels = domain.trim().toLowerCase().split('.');
+  return labels.slice(0, Math.max(labels.length - 1, 1)).map((_, index) => labels.slice(index).join('.'));
+}
+
 /** The three CNAMEs Easy DKIM asks for, from its tokens. */
 export function dkimRecordsOf(domain: string, tokens: readonly string[]): DkimRecord[] {
   return tokens.map((token) => ({ name: `${token}._domainkey.${domain}`, type: 'CNAME', value: `${token}.dkim.amazonses.com` }));

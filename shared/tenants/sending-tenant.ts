@@ -1,18 +1,26 @@
 // What the send path needs of the account's tenant, without any call to SES (the delivery function's
 // bundle stays small): the tenant name a mail goes under, from the account's stored tenant record.
+import { domainAndParents } from '../identities/identities';
 import { getAccountTenant, type AccountTenant } from './repository';
 import { tenantsOffered } from './tenant-availability';
 
 /**
- * The tenant a mail from `fromEmail` goes under: the account's, when the address or its domain is
- * associated with it (SES refuses a tenant's mail from an identity that is not). Undefined otherwise:
- * the mail goes without a tenant, as in a region without tenant management.
+ * The identities SES may send `fromEmail` under, nearest first: the address, its domain and each parent
+ * domain (a verified domain lets SES send from all of its subdomains).
+ */
+export function senderIdentities(fromEmail: string): string[] {
+  const address = fromEmail.trim().toLowerCase();
+  return [address, ...domainAndParents(address.slice(address.lastIndexOf('@') + 1))];
+}
+
+/**
+ * The tenant a mail from `fromEmail` goes under: the account's, when the address, its domain or a
+ * parent domain is associated with it (SES refuses a tenant's mail from an identity that is not).
+ * Undefined otherwise: the mail goes without a tenant, as in a region without tenant management.
  */
 export function tenantNameForMail(tenant: AccountTenant | undefined, fromEmail: string): string | undefined {
   if (!tenant || !tenantsOffered()) return undefined;
-  const address = fromEmail.trim().toLowerCase();
-  const domain = address.slice(address.lastIndexOf('@') + 1);
-  return tenant.identities.includes(address) || tenant.identities.includes(domain) ? tenant.name : undefined;
+  return senderIdentities(fromEmail).some((identity) => tenant.identities.includes(identity)) ? tenant.name : undefined;
 }
 
 /** The content with the tenant its mails go under, from the account's stored tenant record. */

@@ -8,16 +8,12 @@ import { currentTime } from '../time';
 import { listSenderDomains } from '../identities/domain-repository';
 import { sendingSettings } from '../sending/settings';
 import { getAccountTenant, recordAccountTenant, recordTenantIdentities, recordTenantStatus, type AccountTenant } from './repository';
+import { senderIdentities } from './sending-tenant';
 import { tenants } from './tenant-port';
 import { noteTenantsUnavailable, tenantsOffered } from './tenant-availability';
 import { sesResourceArn, tenantNameOf, TenantsUnavailableError, type Tenant } from './tenants';
 
 export type { AccountTenant } from './repository';
-
-/** The address's domain, lower case. */
-function domainOf(address: string): string {
-  return address.slice(address.lastIndexOf('@') + 1).trim().toLowerCase();
-}
 
 /** Run a tenant call; undefined (logged once per container) where the region has no tenants. */
 async function whereOffered<T>(call: () => Promise<T>): Promise<T | undefined> {
@@ -97,16 +93,20 @@ function tenantOf(record: AccountTenant): Tenant {
 
 /**
  * Make sure the identity SES will send `fromEmail` under is associated with the tenant: the address's
- * own identity, else its domain's. Neither may exist (a sender verified before SES identities were
- * used): the mail then goes without the tenant (shared/tenants/sending-tenant.ts) rather than refused.
+ * own identity, and the nearest of its domain and parent domains that SES has. None may exist (a sender
+ * verified before SES identities were used): the mail then goes without the tenant
+ * (shared/tenants/sending-tenant.ts) rather than refused.
  */
 export async function associateSenderIdentity(accountId: number, tenant: AccountTenant, fromEmail: string): Promise<AccountTenant> {
-  const address = fromEmail.trim().toLowerCase();
-  const domain = domainOf(address);
-  if (tenant.identities.includes(address) || tenant.identities.includes(domain)) return tenant;
+  const [address, ...domains] = senderIdentities(fromEmail) as [string, ...string[]];
+  if ([address, ...domains].some((identity) => tenant.identities.includes(identity))) return tenant;
+  const associates = (identity: string) => whereOffered(() => tenants().associate(tenantOf(tenant), sesResourceArn(tenant, 'identity', identity)));
   const added: string[] = [];
-  for (const identity of [address, domain]) {
-    if (await whereOffered(() => tenants().associate(tenantOf(tenant), sesResourceArn(tenant, 'identity', identity)))) added.push(identity);
+  if (await associates(address)) added.push(address);
+  for (const domain of domains) {
+    if (!(await associates(domain))) continue;
+    added.push(domain);
+    break;
   }
   if (added.length === 0) return tenant;
   const identities = [...tenant.identities, ...added];

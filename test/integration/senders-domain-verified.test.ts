@@ -119,6 +119,86 @@ describe('senders on verified sender domains', () => {
     expect(Object.keys(sender).slice(-2)).toEqual(['dmarc_aligned', 'warning']);
   });
 
+  describe('subdomains of a verified domain (SES lets a verified domain send from every subdomain)', () => {
+    it('verifies a sender on a subdomain at once, aligned, with no mail', async () => {
+      const keys = await newAccount();
+      const domain = await verifiedDomain(keys);
+      const address = `news-${randomUUID()}@eu.news.${domain}`;
+      await saveSender(keys, address);
+      expect(await senderDetails(keys)).toMatchObject({ from_email: address, is_verified: 1, dmarc_aligned: 1 });
+      expect(await senderDetails(keys)).not.toHaveProperty('warning');
+      expect(await mailsTo(sink, address)).toEqual([]);
+    });
+
+    it('does not count a domain that merely ends like the verified one', async () => {
+      const keys = await newAccount();
+      const domain = await verifiedDomain(keys);
+      const address = `news-${randomUUID()}@x${domain}`;
+      await saveSender(keys, address);
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 0, dmarc_aligned: 0, warning: notAlignedWarning(`x${domain}`) });
+      expect(await mailsTo(sink, address)).toHaveLength(1);
+    });
+
+    it("leaves a subdomain another account verified to that account", async () => {
+      const keys = await newAccount();
+      const domain = await verifiedDomain(keys);
+      const subdomain = `shop.${domain}`;
+      const other = await newAccount();
+      expect((await domains(other, 'POST', 'sender-domains/save', { body: multipart({ domain: subdomain }) })).status).toBe(200);
+      await markLocalIdentityVerified(subdomain);
+      expect((await domains(other, 'GET', 'sender-domains/details', { query: { domain: subdomain } })).body).toMatchObject({ message: { senderDomain: { status: 'verified' } } });
+      const address = `news-${randomUUID()}@eu.${subdomain}`;
+      await saveSender(keys, address);
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 0, dmarc_aligned: 0, warning: notAlignedWarning(`eu.${subdomain}`) });
+      expect(await mailsTo(sink, address)).toHaveLength(1);
+      await saveSender(other, `news-${randomUUID()}@eu.${subdomain}`);
+      expect(await senderDetails(other)).toMatchObject({ is_verified: 1, dmarc_aligned: 1 });
+    });
+
+    it("is not blocked by another account's unverified claim on the subdomain", async () => {
+      const keys = await newAccount();
+      const domain = await verifiedDomain(keys);
+      const subdomain = `shop.${domain}`;
+      expect((await domains(await newAccount(), 'POST', 'sender-domains/save', { body: multipart({ domain: subdomain }) })).status).toBe(200);
+      await saveSender(keys, `news-${randomUUID()}@${subdomain}`);
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 1, dmarc_aligned: 1 });
+    });
+
+    it('verifies the senders on its subdomains when the domain becomes verified', async () => {
+      const keys = await newAccount();
+      const domain = freshDomain();
+      await domains(keys, 'POST', 'sender-domains/save', { body: multipart({ domain }) });
+      await saveSender(keys, `news-${randomUUID()}@eu.${domain}`);
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 0 });
+      await markLocalIdentityVerified(domain);
+      await domains(keys, 'GET', 'sender-domains/details', { query: { domain } });
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 1, dmarc_aligned: 1 });
+    });
+
+    it("takes back a subdomain sender's verification with the domain that gave it", async () => {
+      const keys = await newAccount();
+      const domain = await verifiedDomain(keys);
+      const address = `news-${randomUUID()}@eu.${domain}`;
+      await saveSender(keys, address);
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 1 });
+      expect(await domains(keys, 'DELETE', 'sender-domains/delete', { query: { domain } })).toMatchObject({ status: 200 });
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 0, dmarc_aligned: 0, warning: notAlignedWarning(`eu.${domain}`) });
+    });
+
+    it('keeps a subdomain sender verified when a parent domain of the account still covers it', async () => {
+      const keys = await newAccount();
+      const parent = await verifiedDomain(keys);
+      const child = `eu.${parent}`;
+      expect((await domains(keys, 'POST', 'sender-domains/save', { body: multipart({ domain: child }) })).status).toBe(200);
+      await markLocalIdentityVerified(child);
+      await domains(keys, 'GET', 'sender-domains/details', { query: { domain: child } });
+      await saveSender(keys, `news-${randomUUID()}@${child}`);
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 1 });
+      await domains(keys, 'DELETE', 'sender-domains/delete', { query: { domain: child } });
+      expect(await senderDetails(keys)).toMatchObject({ is_verified: 1, dmarc_aligned: 1 });
+    });
+  });
+
   it('warns that a domain of the account stops being aligned once deleted', async () => {
     const keys = await newAccount();
     const domain = await verifiedDomain(keys);

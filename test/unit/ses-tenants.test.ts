@@ -122,6 +122,11 @@ describe('which mail goes under the tenant', () => {
     expect(tenantNameForMail(tenant, 'News@ACME.com')).toBe('T-a1');
     expect(tenantNameForMail(tenant, 'solo@free.example')).toBe('T-a1');
   });
+  test('an address on a subdomain of an associated domain (SES sends from every subdomain of a verified domain)', () => {
+    expect(tenantNameForMail(tenant, 'news@eu.Mail.acme.com')).toBe('T-a1');
+    expect(tenantNameForMail(tenant, 'news@xacme.com')).toBeUndefined();
+    expect(tenantNameForMail(tenant, 'news@acme.com.evil.example')).toBeUndefined();
+  });
   test('any other address goes without (SES would refuse it under the tenant); no tenant, none', () => {
     expect(tenantNameForMail(tenant, 'other@free.example')).toBeUndefined();
     expect(tenantNameForMail(undefined, 'news@acme.com')).toBeUndefined();

@@ -73,35 +73,33 @@ export async function claimSenderDomain(accountId: number, domain: string): Prom
   }
 }
 
-async function tryClaim(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
+/** A new pending record of the account's domain and the claim that goes with it, as two items to put. */
+function newClaim(accountId: number, domain: string): { record: SenderDomain; claimItem: Item; recordItem: Item } {
   const now = isoTimestamp();
   const record: SenderDomain = { domain, status: 'pending', dkim_records: [], created_at: now };
+  return {
+    record,
+    claimItem: { ...domainClaimKey(domain), entity: 'domain-claim', account_id: accountId, created_at: now },
+    recordItem: {
+      ...senderDomainKey(accountId, domain),
+      entity: SENDER_DOMAIN,
+      ...record,
+      user_id: accountId,
+      updated_at: now,
+      // Listed for the periodic check while pending (recordDomainIdentity takes it off).
+      ...pendingIndexKeys('sender-domain', now, accountId, domain),
+    },
+  };
+}
+
+async function tryClaim(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
+  const { record, claimItem, recordItem } = newClaim(accountId, domain);
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...domainClaimKey(domain), entity: 'domain-claim', account_id: accountId, created_at: now },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...senderDomainKey(accountId, domain),
-                entity: SENDER_DOMAIN,
-                ...record,
-                user_id: accountId,
-                updated_at: now,
-                // Listed for the periodic check while pending (recordDomainIdentity takes it off).
-                ...pendingIndexKeys('sender-domain', now, accountId, domain),
-              },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
+          { Put: { TableName: tableName(), Item: claimItem, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName(), Item: recordItem, ConditionExpression: 'attribute_not_exists(pk)' } },
         ],
       }),
     );
@@ -110,6 +108,48 @@ async function tryClaim(accountId: number, domain: string): Promise<SenderDomain
     if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) {
       return (await domainHolder(domain)) === accountId ? 'already-yours' : 'held-by-another';
     }
+    throw error;
+  }
+}
+
+/**
+ * Hand another account's claim that was never proved to this account, in one transaction: the
+ * holder's record goes (only while it is still not verified), the claim changes hands (only while
+ * `holder` still has it) and this account's pending record is stored. Undefined when either changed
+ * meanwhile (the holder's domain was verified, or someone else took it): the domain is then held.
+ */
+export async function takeOverSenderDomain(accountId: number, domain: string, holder: number): Promise<SenderDomain | undefined> {
+  const { record, claimItem, recordItem } = newClaim(accountId, domain);
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: senderDomainKey(holder, domain),
+              ConditionExpression: 'attribute_exists(pk) AND #status <> :verified',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':verified': 'verified' },
+            },
+          },
+          {
+            Put: {
+              TableName: tableName(),
+              Item: claimItem,
+              ConditionExpression: '#account = :holder',
+              ExpressionAttributeNames: { '#account': 'account_id' },
+              ExpressionAttributeValues: { ':holder': holder },
+            },
+          },
+          { Put: { TableName: tableName(), Item: recordItem, ConditionExpression: 'attribute_not_exists(pk)' } },
+        ],
+      }),
+    );
+    return record;
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.includes('ConditionalCheckFailed') || codes?.includes('TransactionConflict')) return undefined;
     throw error;
   }
 }

@@ -1,6 +1,9 @@
 // Sender domains as use cases: claim the domain in the table first (so two accounts never race each
 // other to SES), then register it with the identity port; refresh its status from the port; delete both.
-import { domainAndParents, IdentityTakenError, type DomainIdentity } from './identities';
+import { domainAndParents, domainProofHours, IdentityTakenError, type DomainIdentity } from './identities';
+import { log } from '../log';
+import { RecordNotFound } from '../table/errors';
+import { currentTime } from '../time';
 import { verifySender } from '../senders/confirmation-service';
 import { listSenderVerificationsPage, unverifySender, type SenderVerification } from '../senders/repository';
 import { ownAddressVerified } from './address-service';
@@ -9,21 +12,55 @@ import { identities } from './identity-port';
 import {
   claimSenderDomain,
   coveringDomainOf,
+  domainHolder,
   getSenderDomain,
   recordDomainIdentity,
   releaseSenderDomain,
+  takeOverSenderDomain,
   type ClaimRefusal,
   type SenderDomain,
 } from './domain-repository';
 
+/** Whether a claim can no longer be proved by its holder: SES gave up on it, or stopped looking for its DKIM records. */
+function unproven(held: SenderDomain, now: Date): boolean {
+  if (held.status === 'failed') return true;
+  return held.status === 'pending' && now.getTime() - Date.parse(held.created_at) > domainProofHours * 3_600_000;
+}
+
 /**
- * Register a domain for the account: its record with the DKIM records to publish, or why not. When
+ * Take the domain from the account that holds it without having proved it (see `unproven`), so that
+ * nobody can keep a domain from its owner by registering it first. SES's word is asked first: a domain
+ * verified since its record was last refreshed stays with its holder (and is stored verified). The
+ * holder's SES identity goes, so the new holder gets DKIM records of its own. The refusal otherwise.
+ */
+async function takeOverUnproven(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
+  const holder = await domainHolder(domain);
+  if (holder === undefined || holder === accountId) return 'held-by-another';
+  const held = await getSenderDomain(holder, domain).catch((error: unknown) => {
+    if (error instanceof RecordNotFound) return undefined;
+    throw error;
+  });
+  if (!held || !unproven(held, currentTime())) return 'held-by-another';
+  if ((await refreshSenderDomain(holder, domain)).status === 'verified') return 'held-by-another';
+  const taken = await takeOverSenderDomain(accountId, domain, holder);
+  if (!taken) return 'held-by-another';
+  await identities().deleteDomain(domain);
+  // A domain verified once and failed since (its identity deleted in SES) may have verified senders.
+  await takeBackVerifications(holder, domain);
+  log.info('unproven sender domain handed to another account', { accountId, domain, previousHolder: holder });
+  return taken;
+}
+
+/**
+ * Register a domain for the account: its record with the DKIM records to publish, or why not. A
+ * domain another account holds without having proved it in SES's time goes to this account. When
  * the identity port fails, the claim (and an identity made meanwhile) is undone, so the save can
  * simply be retried. An identity that exists outside every claim (the service's own domain, one
  * made by hand) is refused as held by another.
  */
 export async function registerSenderDomain(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
-  const claimed = await claimSenderDomain(accountId, domain);
+  let claimed = await claimSenderDomain(accountId, domain);
+  if (claimed === 'held-by-another') claimed = await takeOverUnproven(accountId, domain);
   if (typeof claimed === 'string') return claimed;
   let identity: DomainIdentity;
   try {
@@ -93,6 +130,11 @@ async function verifySendersOn(accountId: number, domain: string): Promise<void>
 export async function removeSenderDomain(accountId: number, domain: string): Promise<void> {
   await releaseSenderDomain(accountId, domain);
   await identities().deleteDomain(domain);
+  await takeBackVerifications(accountId, domain);
+}
+
+/** Unverify the account's senders that had their verification from the domain it no longer holds, and have it from nothing else. */
+async function takeBackVerifications(accountId: number, domain: string): Promise<void> {
   for (const sender of await sendersOn(accountId, domain)) {
     if (sender.is_verified === 0 || sender.verified_by !== 'domain') continue;
     if (await coveringDomainOf(accountId, addressDomain(sender.from_email))) continue;

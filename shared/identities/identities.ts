@@ -15,6 +15,12 @@ export interface DomainIdentity {
   dkimRecords: DkimRecord[];
 }
 
+/**
+ * How long SES looks for a new domain's DKIM records (72 hours), with an hour's margin: a domain still
+ * pending after that will not be verified without a new registration.
+ */
+export const domainProofHours = 73;
+
 /** The verification mail of an address registered with SES. */
 export interface AddressVerificationMail {
   /** The SES custom verification email template (our branded one; its pages are set on the template). */

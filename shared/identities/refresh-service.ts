@@ -9,12 +9,13 @@ import { pendingSendersPage } from '../senders/repository';
 import { refreshSenderVerification } from './address-service';
 import { pendingDomainsPage } from './domain-repository';
 import { refreshSenderDomain } from './domain-service';
+import { domainProofHours } from './identities';
 
 /** Minutes between two runs of the check (an EventBridge rule deployed, the local scheduler locally). */
 export const identityRefreshIntervalMinutes = 15;
 
 /** How far back the check looks: a little past the time SES gives each kind. */
-export const pendingDomainHours = 73;
+export const pendingDomainHours = domainProofHours;
 export const pendingSenderHours = 25;
 
 /**

@@ -6,6 +6,7 @@ import { handler } from '../../functions/sender-domains/handler';
 import { domainHolder } from '../../shared/identities/domain-repository';
 import { identities } from '../../shared/identities/identity-port';
 import { localIdentities, markLocalIdentityVerified } from '../../shared/identities/local-identities';
+import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, json, type Keys, multipart, timestampPattern } from '../support/events';
 
@@ -153,6 +154,72 @@ describe('sender domains', () => {
       expect(await save(owner, domain)).toEqual(invalid({ domain: ['The domain is already registered by another account.'] }));
       expect(await domainHolder(domain)).toBeUndefined();
       expect(await identities().domainIdentity(domain)).toEqual(own);
+    });
+
+    describe('a claim its holder never proved', () => {
+      /** Save the domain for the account as if `hoursAgo` hours had passed since. */
+      async function saveHoursAgo(keys: Keys, domain: string, hoursAgo: number) {
+        setClock(() => new Date(Date.now() - hoursAgo * 3_600_000));
+        try {
+          return await save(keys, domain);
+        } finally {
+          resetClock();
+        }
+      }
+      const recordsOf = (result: { body: Record<string, unknown> }) => (result.body.message as { dkim_records: { name: string }[] }).dkim_records.map((record) => record.name);
+
+      it("goes to the next account that saves the domain once SES's 72 hours to find its DKIM records are over", async () => {
+        const squatter = await newAccount();
+        const domain = freshDomain();
+        const squatted = await saveHoursAgo(squatter, domain, 74);
+        const taken = await save(owner, domain);
+        expect(taken).toEqual({ status: 200, body: { status: 'success', message: { domain, status: 'pending', dkim_records: dkimRecords(domain) } } });
+        // A new identity, so records the squatter may publish later prove nothing for the new holder.
+        expect(recordsOf(taken)).not.toEqual(expect.arrayContaining(recordsOf(squatted)));
+        expect(await domainHolder(domain)).toBe(owner.account_id);
+        expect(await details(squatter, domain)).toEqual(notFound);
+        expect((await call(squatter, 'GET', 'sender-domains')).body).toEqual({ status: 'success', message: { senderDomains: [] } });
+        expect(await markLocalIdentityVerified(domain)).toBe(true);
+        expect((await details(owner, domain)).body).toMatchObject({ message: { senderDomain: { status: 'verified' } } });
+      });
+
+      it('goes to the next account at once when SES has given up on it (failed)', async () => {
+        const squatter = await newAccount();
+        const domain = freshDomain();
+        await save(squatter, domain);
+        await identities().deleteDomain(domain);
+        expect((await details(squatter, domain)).body).toMatchObject({ message: { senderDomain: { status: 'failed' } } });
+        expect((await save(owner, domain)).status).toBe(200);
+        expect(await domainHolder(domain)).toBe(owner.account_id);
+      });
+
+      it('stays with its holder while SES may still find the records', async () => {
+        const holder = await newAccount();
+        const domain = freshDomain();
+        await saveHoursAgo(holder, domain, 71);
+        expect(await save(owner, domain)).toEqual(invalid({ domain: ['The domain is already registered by another account.'] }));
+        expect(await domainHolder(domain)).toBe(holder.account_id);
+      });
+
+      it('stays with its holder when SES verified it after the last look, which the refusal records', async () => {
+        const holder = await newAccount();
+        const domain = freshDomain();
+        await saveHoursAgo(holder, domain, 74);
+        await markLocalIdentityVerified(domain);
+        expect(await save(owner, domain)).toEqual(invalid({ domain: ['The domain is already registered by another account.'] }));
+        expect(await domainHolder(domain)).toBe(holder.account_id);
+        expect((await call(holder, 'GET', 'sender-domains')).body).toMatchObject({ message: { senderDomains: [{ domain, status: 'verified' }] } });
+      });
+
+      it('never goes anywhere once verified, however old', async () => {
+        const holder = await newAccount();
+        const domain = freshDomain();
+        await saveHoursAgo(holder, domain, 500);
+        await markLocalIdentityVerified(domain);
+        await details(holder, domain);
+        expect(await save(owner, domain)).toEqual(invalid({ domain: ['The domain is already registered by another account.'] }));
+        expect(await domainHolder(domain)).toBe(holder.account_id);
+      });
     });
 
     it('lets another account register a domain once its holder deleted it', async () => {

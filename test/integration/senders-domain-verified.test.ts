@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { handler as domainsHandler } from '../../functions/sender-domains/handler';
 import { handler as sendersHandler } from '../../functions/senders/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
+import { identities } from '../../shared/identities/identity-port';
 import { markLocalIdentityVerified } from '../../shared/identities/local-identities';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { newAccount } from '../support/accounts';
@@ -197,6 +198,18 @@ describe('senders on verified sender domains', () => {
       await domains(keys, 'DELETE', 'sender-domains/delete', { query: { domain: child } });
       expect(await senderDetails(keys)).toMatchObject({ is_verified: 1, dmarc_aligned: 1 });
     });
+  });
+
+  it('takes back the verification a domain gave when the domain failed and went to another account', async () => {
+    const keys = await newAccount();
+    const domain = await verifiedDomain(keys);
+    await saveSender(keys, `news-${randomUUID()}@${domain}`);
+    expect(await senderDetails(keys)).toMatchObject({ is_verified: 1 });
+    // Its identity deleted in SES behind the service's back: SES gave up on it.
+    await identities().deleteDomain(domain);
+    expect((await domains(keys, 'GET', 'sender-domains/details', { query: { domain } })).body).toMatchObject({ message: { senderDomain: { status: 'failed' } } });
+    expect((await domains(owner, 'POST', 'sender-domains/save', { body: multipart({ domain }) })).status).toBe(200);
+    expect(await senderDetails(keys)).toMatchObject({ is_verified: 0, dmarc_aligned: 0 });
   });
 
   it('warns that a domain of the account stops being aligned once deleted', async () => {

@@ -95,6 +95,11 @@ export class EmailCampaignStack extends Stack {
       if (settings.accountRateLimit !== undefined) fn.addEnvironment('ACCOUNT_RATE_LIMIT', String(settings.accountRateLimit));
       if (settings.publicRateLimit !== undefined) fn.addEnvironment('PUBLIC_RATE_LIMIT', String(settings.publicRateLimit));
     }
+    // The limits past which a send pauses itself, read where bounces and complaints are counted.
+    const reputationJudge = this.functions.functionOf('ses-events');
+    if (settings.bouncePauseRate !== undefined) reputationJudge.addEnvironment('BOUNCE_PAUSE_RATE', String(settings.bouncePauseRate));
+    if (settings.complaintPauseRate !== undefined) reputationJudge.addEnvironment('COMPLAINT_PAUSE_RATE', String(settings.complaintPauseRate));
+    if (settings.pauseMinDeliveries !== undefined) reputationJudge.addEnvironment('PAUSE_MIN_DELIVERIES', String(settings.pauseMinDeliveries));
     this.events = new EventWiring(this, 'Events', {
       platform: this.platform,
       functions: this.functions,

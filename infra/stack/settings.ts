@@ -25,6 +25,13 @@ export interface StackSettings {
   accountRateLimit?: number;
   /** Requests per minute per recipient link on the public pages (PUBLIC_RATE_LIMIT); unset keeps the default. */
   publicRateLimit?: number;
+  /**
+   * When a single send or automation pauses itself (shared/sending/reputation.ts): its bounce and
+   * complaint rates (fractions) and the mails SES must have reported on first. Unset keeps 5%, 0.1%, 100.
+   */
+  bouncePauseRate?: number;
+  complaintPauseRate?: number;
+  pauseMinDeliveries?: number;
 }
 
 export const defaultSettings: StackSettings = {
@@ -94,6 +101,17 @@ function positiveNumberContext(node: Node, key: string, fallback: number): numbe
   return parsed;
 }
 
+/** A rate as a fraction: above 0 and at most 1 (0.05 is 5%). */
+function optionalFractionContext(node: Node, key: string): number | undefined {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined) return undefined;
+  const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof parsed !== 'number' || !(parsed > 0 && parsed <= 1)) {
+    throw new Error(`Context ${key} must be a fraction above 0 and at most 1 (0.05 is 5%), got ${JSON.stringify(value)}`);
+  }
+  return parsed;
+}
+
 function optionalStringContext(node: Node, key: string): string | undefined {
   const value: unknown = node.tryGetContext(key);
   if (value === undefined || value === '') return undefined;
@@ -152,5 +170,8 @@ export function readSettings(node: Node): StackSettings {
     corsOrigins: corsOriginsContext(node),
     accountRateLimit: optionalPositiveIntegerContext(node, 'accountRateLimit'),
     publicRateLimit: optionalPositiveIntegerContext(node, 'publicRateLimit'),
+    bouncePauseRate: optionalFractionContext(node, 'bouncePauseRate'),
+    complaintPauseRate: optionalFractionContext(node, 'complaintPauseRate'),
+    pauseMinDeliveries: optionalPositiveIntegerContext(node, 'pauseMinDeliveries'),
   };
 }

@@ -1,5 +1,6 @@
 // Context settings change the stack as documented: stage name, allowDestroy, log retention, API
-// throttling, SES rate and concurrency, sender domain, system From address, alarm e-mail, CORS.
+// throttling, SES rate and concurrency, sender domain, system From address, alarm e-mail, CORS, and
+// the limits past which a send pauses itself.
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
@@ -30,6 +31,9 @@ describe('stack settings from context', () => {
       systemFromEmail: 'robot@mail.example.org',
       alarmEmail: 'ops@example.org',
       corsOrigins: 'https://app.example.org, https://admin.example.org',
+      bouncePauseRate: '0.02',
+      complaintPauseRate: '0.0005',
+      pauseMinDeliveries: '500',
     });
     stack = createEmailCampaignStack(app);
     template = Template.fromStack(stack);
@@ -89,6 +93,20 @@ describe('stack settings from context', () => {
     expect(rate * senders).toBeGreaterThan(40);
   });
 
+  test('bouncePauseRate, complaintPauseRate and pauseMinDeliveries reach the function that pauses sends', () => {
+    const variables = (name: string) => {
+      const id = (stack.resolve(stack.functions.functionOf(name).functionArn) as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] as string;
+      return (template.toJSON().Resources[id] as { Properties: { Environment: { Variables: Record<string, string> } } }).Properties.Environment.Variables;
+    };
+    expect(variables('ses-events')).toMatchObject({ BOUNCE_PAUSE_RATE: '0.02', COMPLAINT_PAUSE_RATE: '0.0005', PAUSE_MIN_DELIVERIES: '500' });
+    expect(variables('contacts').BOUNCE_PAUSE_RATE).toBeUndefined();
+    // Unset, the function keeps shared/config.ts's defaults (5%, 0.1%, 100).
+    const plain = createEmailCampaignStack(appWith({ stage: 'plain' }));
+    const plainId = (plain.resolve(plain.functions.functionOf('ses-events').functionArn) as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] as string;
+    const plainVariables = (Template.fromStack(plain).toJSON().Resources[plainId] as { Properties: { Environment: { Variables: Record<string, string> } } }).Properties.Environment.Variables;
+    expect(plainVariables).not.toHaveProperty('BOUNCE_PAUSE_RATE');
+  });
+
   test('the defaults are stage dev, retained data, 30-day logs, 200/100 throttling and the SES starting quota', () => {
     expect(readSettings(new App().node)).toEqual({
       stage: 'dev',
@@ -121,6 +139,9 @@ describe('stack settings from context', () => {
     [{ systemFromEmail: 'nobody' }, /systemFromEmail must be an email address/],
     [{ alarmEmail: 'ops' }, /alarmEmail must be an email address/],
     [{ corsOrigins: 'app.example.org' }, /corsOrigins must list origins/],
+    [{ bouncePauseRate: '5' }, /bouncePauseRate must be a fraction above 0 and at most 1/],
+    [{ complaintPauseRate: '0' }, /complaintPauseRate must be a fraction above 0 and at most 1/],
+    [{ pauseMinDeliveries: '1.5' }, /pauseMinDeliveries must be a positive integer/],
   ])('rejects %j before building anything', (context, message) => {
     expect(() => createEmailCampaignStack(appWith(context))).toThrow(message);
   });

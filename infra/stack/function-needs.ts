@@ -78,13 +78,15 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // single sends waiting for it and books their dispatch, as a confirmation does.
   // Deployed, a new address is registered as an SES email identity (SES mails our custom verification
   // template), details asks SES whether an unverified address is verified now, and the account's last
-  // sender of an address deletes its identity.
-  senders: { table: readWrite, mail: true, systemMail: true, schedules: true, identities: true },
+  // sender of an address deletes its identity. Whether a verified domain of the account covers an
+  // address reads the claims of its domain and parent domains, then their records (BatchGetItem).
+  senders: { table: [...readWrite, 'BatchGetItem'], mail: true, systemMail: true, schedules: true, identities: true },
   // A save claims the domain and stores its record in one transaction (Put, Put), a delete removes both
   // (Delete, Delete); details stores the status SES reports (UpdateItem). Registers domains with SES.
   // A domain found verified verifies the account's senders on it, which releases the single sends
-  // waiting for them and books their dispatch, as a confirmation does.
-  'sender-domains': { table: readWrite, identities: true, schedules: true },
+  // waiting for them and books their dispatch, as a confirmation does (those on its subdomains too:
+  // BatchGetItem reads the claims above each address).
+  'sender-domains': { table: [...readWrite, 'BatchGetItem'], identities: true, schedules: true },
   // Unauthenticated, reached from links in mail: an unsubscribe or preference change writes the
   // recipient's suppressions in a transaction (put or delete) and moves counters; an open counts once
   // through a marker item; a sender confirmation updates the sender, then releases the single sends
@@ -123,8 +125,9 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // account tenant is read from SES (GetTenant) and its status recorded: a paused tenant is no stall.
   'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, signingKey: false, tenants: 'read' },
   // Reads the pending index (gsi1) and refreshes each entry from SES: a domain's status (UpdateItem),
-  // a sender verified (UpdateItem) whose waiting single sends are released and booked.
-  'identity-refresh': { table: readWrite, indexes: ['gsi1'], identities: true, schedules: true },
+  // a sender verified (UpdateItem) whose waiting single sends are released and booked; a domain found
+  // verified reads the claims above its senders' addresses (BatchGetItem).
+  'identity-refresh': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], identities: true, schedules: true },
   // A long import continues in a fresh message of its own queue; imported contacts enrol too.
   'contact-import': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment

@@ -5,10 +5,11 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
+import { batchGetAll } from '../table/batch';
 import { getItem, isConditionFailure, queryAll, queryPageAfter, withoutKeys, type Item } from '../table/records';
 import { cancellationCodes } from '../table/transactions';
 import { domainAndParents, type DkimRecord, type DomainIdentity, type DomainStatus } from './identities';
-import { SENDER_DOMAIN, domainClaimKey, pendingIndexKeys, pendingIndexPartition, senderDomainKey, senderDomainPartition } from './keys';
+import { SENDER_DOMAIN, domainClaimKey, domainClaimPrefix, pendingIndexKeys, pendingIndexPartition, senderDomainKey, senderDomainPartition } from './keys';
 
 export interface SenderDomain {
   domain: string;
@@ -46,13 +47,16 @@ export async function getSenderDomain(accountId: number, domain: string): Promis
  * Undefined when no verified domain covers it.
  */
 export async function coveringDomainOf(accountId: number, domain: string): Promise<string | undefined> {
-  for (const candidate of domainAndParents(domain)) {
-    const holder = await domainHolder(candidate);
-    if (holder === undefined) continue;
-    if ((await getItem(senderDomainKey(holder, candidate)))?.status !== 'verified') continue;
-    return holder === accountId ? candidate : undefined;
-  }
-  return undefined;
+  // Two batch reads whatever the depth (an address may have over a hundred labels): the claims, then
+  // the claimed domains' records.
+  const candidates = domainAndParents(domain);
+  const claims = await batchGetAll(candidates.map(domainClaimKey));
+  const holders = new Map(claims.map((claim) => [String(claim.pk).slice(domainClaimPrefix.length), Number(claim.account_id)]));
+  const claimed = candidates.filter((candidate) => holders.has(candidate));
+  const records = await batchGetAll(claimed.map((candidate) => senderDomainKey(holders.get(candidate) as number, candidate)));
+  const verified = new Set(records.filter((record) => record.status === 'verified').map((record) => String(record.domain)));
+  const nearest = claimed.find((candidate) => verified.has(candidate));
+  return nearest !== undefined && holders.get(nearest) === accountId ? nearest : undefined;
 }
 
 /** The account holding a domain, or undefined when none does. */

@@ -13,9 +13,11 @@ export function senderDomainPartition(accountId: number): string {
   return entityPartition(accountId, SENDER_DOMAIN);
 }
 
+export const domainClaimPrefix = 'DOMAIN#';
+
 /** The one item saying which account holds a domain: written with the account's record, in one transaction. */
 export function domainClaimKey(domain: string): Key {
-  return { pk: `DOMAIN#${domain}`, sk: 'claim' };
+  return { pk: `${domainClaimPrefix}${domain}`, sk: 'claim' };
 }
 
 /** The local adapter's stand-in for an SES identity (an address or a domain). */

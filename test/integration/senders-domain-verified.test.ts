@@ -131,6 +131,14 @@ describe('senders on verified sender domains', () => {
       expect(await mailsTo(sink, address)).toEqual([]);
     });
 
+    it('finds the verified domain above an address over a hundred labels deep (more than one batch read)', async () => {
+      const keys = await newAccount();
+      const domain = await verifiedDomain(keys);
+      const address = `n@${'a.'.repeat(105)}${domain}`;
+      await saveSender(keys, address);
+      expect(await senderDetails(keys)).toMatchObject({ from_email: address, is_verified: 1, dmarc_aligned: 1 });
+    });
+
     it('does not count a domain that merely ends like the verified one', async () => {
       const keys = await newAccount();
       const domain = await verifiedDomain(keys);

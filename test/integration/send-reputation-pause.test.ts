@@ -23,7 +23,10 @@ import { contactFields, mailsTo, readySend, startSendingEnvironment, type Sendin
 let env: SendingEnvironment;
 let unregister: () => void;
 
-const settings = { PAUSE_MIN_DELIVERIES: '10', DISPATCH_PAGE_SIZE: '5' };
+// A bounce limit of 95% keeps the first pause at the 10th bounce whatever the dispatcher has queued
+// by then (stopping before the minimum needs more than 95% of 10 bounces); stopping early has its own
+// test below, on the default limits.
+const settings = { PAUSE_MIN_DELIVERIES: '10', DISPATCH_PAGE_SIZE: '5', BOUNCE_PAUSE_RATE: '0.95' };
 
 beforeAll(async () => {
   env = await startSendingEnvironment();
@@ -71,7 +74,7 @@ async function bouncingAudience(bouncing: number, readers: number) {
 }
 
 // Judged on the mails SES reported on: paused at the 10th bounce, before any reader.
-const pausedReason = 'Paused: 10 of 10 mails bounced (100%, over the 5% limit).';
+const pausedReason = 'Paused: 10 of 10 mails bounced (100%, over the 95% limit).';
 
 describe('a single send over the bounce limit', () => {
   test('pauses itself, says why, notifies once, mails nobody else; resume mails exactly the rest once', async () => {
@@ -116,6 +119,42 @@ describe('a single send over the bounce limit', () => {
     expect((await mailsTo(env.sink, bounces)).map((mail) => mail.destination.to[0]).sort()).toEqual([...bounces].sort());
     expect(await getSingleSend(accountId, utr)).toMatchObject({ status: 3, triggered: 20, bounces: 10, delivered: 10 });
     expect((await mailsTo(env.sink, [owner])).map((mail) => mail.subject)).toEqual(['Single send paused: Spring news', 'Single send completed: Spring news']);
+  });
+
+  describe('on the default limits (5% after 100 mails)', () => {
+    const overridden = ['PAUSE_MIN_DELIVERIES', 'BOUNCE_PAUSE_RATE'] as const;
+    beforeAll(() => {
+      for (const name of overridden) delete process.env[name];
+      resetConfig();
+    });
+    afterAll(() => {
+      Object.assign(process.env, settings);
+      resetConfig();
+    });
+
+    test('a send to 100, 10 of them bouncing, stops at its 6th bounce, before the minimum: 6 of any 100 is over 5%', async () => {
+      // Prepare: the 10 bounces first, then 90 readers, 5 a batch.
+      const { keys, utr, bounces, readers } = await bouncingAudience(10, 90);
+      const accountId = keys.account_id;
+
+      // Act
+      await runDispatch(accountId, utr);
+
+      // Assess: paused while its second batch went out (that batch's other bounces were mailed with it); no reader mailed.
+      expect(await getSingleSend(accountId, utr)).toMatchObject({ status: 2, triggered: 10, bounces: 10, paused_reason: 'Paused: 6 of 6 mails bounced (100%, over the 5% limit).' });
+      expect(await mailsTo(env.sink, readers)).toEqual([]);
+
+      // Act: resume; judged afresh on what follows, the 90 readers go out.
+      expect((await callSingleSends(keys, 'GET', 'single/send/resume', { query: { utr } })).status).toBe(200);
+      await localQueueIdle();
+      if ((await pendingJobTimes(jobName(accountId, utr))).length > 0) await runDispatch(accountId, utr, true);
+      await env.sink.eventsIdle();
+
+      // Assess: everyone mailed exactly once.
+      expect((await mailsTo(env.sink, [...bounces, ...readers])).map((mail) => mail.destination.to[0]).sort()).toEqual([...bounces, ...readers].sort());
+      expect(await getSingleSend(accountId, utr)).toMatchObject({ status: 3, triggered: 100, bounces: 10, delivered: 90 });
+      expect((await singleSendStats(accountId, utr)).stats).toMatchObject({ audience: 100, processed: 100, delivered: 90, bounces: 10 });
+    }, 60_000);
   });
 
   test('a send that is not paused cannot be resumed; another account\'s send and a missing one are not found; credentials are required', async () => {

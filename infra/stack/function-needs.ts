@@ -16,6 +16,12 @@ export interface FunctionNeeds {
   /** Sends mail through SES (the sender domain's identity and the configuration set). */
   mail?: boolean;
   /**
+   * Sends the accounts' own mail (sends, automation steps, test mails) From their senders' addresses:
+   * SendEmail is authorized on the From address's identity, which customers make at run time, so it is
+   * granted on every SES identity of this account and region rather than only the sender domain's.
+   */
+  accountMail?: boolean;
+  /**
    * Manages SES sending identities (shared/identities/ses-identities.ts): creates, reads and deletes
    * domain and address identities and sends SES's custom verification mail.
    */
@@ -101,7 +107,7 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // Reads a send or step, its sender and a contact, checks the tester's addresses against the bounce
   // list (BatchGetItem), counts the hour's test mails (UpdateItem) and mails them.
   // Test mails go under the account's SES tenant, from the tenant recorded on the account.
-  'test-mails': { table: ['GetItem', 'Query', 'UpdateItem', 'BatchGetItem'], mail: true, tenants: 'send' },
+  'test-mails': { table: ['GetItem', 'Query', 'UpdateItem', 'BatchGetItem'], mail: true, accountMail: true, tenants: 'send' },
   // The fallback (404 or 405 for a path no route claims) is not listed: it touches no item. Nor is
   // api-docs (the OpenAPI document and its viewer, files packaged beside its code).
   // Event functions
@@ -113,14 +119,14 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // The deliverer re-queues recipients SES throttled on a message's last receive, and the last batch
   // of a send mails its summary to the notification recipients.
   // It sends under the account's tenant, from the tenant recorded on the account (no tenant call).
-  'send-deliver': { table: [...readWrite, 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['deliveries'], tenants: 'send' },
+  'send-deliver': { table: [...readWrite, 'BatchGetItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries'], tenants: 'send' },
   // Records statistics and suppressions from SES's events; it reads only the account's webhooks
   // (Query, cached a minute) to queue a delivery for each one subscribed to the event. A bounce or
   // complaint reads its send's counters (GetItem) and may pause it, mailing the notification
   // recipients not on the suppression lists (BatchGetItem) as system mail.
   'ses-events': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['webhooks'] },
   // Like the dispatcher, it makes and reads the account's SES tenant (a paused one keeps the steps due).
-  'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, schedules: true, tenants: 'manage' },
+  'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, accountMail: true, schedules: true, tenants: 'manage' },
   // Books a stalled send's dispatch job, and cancels the job of a send it ends. A silent send's
   // account tenant is read from SES (GetTenant) and its status recorded: a paused tenant is no stall.
   'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, signingKey: false, tenants: 'read' },

@@ -75,35 +75,29 @@ export function acknowledgements({ api, functions, platform, events, verificatio
       { id: 'AwsSolutions-IAM5[Resource::*]', reason: needsOf(name).suppressionList ? xray + suppressionList : xray },
     ]);
   }
+  const anyIdentity = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]';
   for (const [name, fn] of functions.byName) {
-    if (!needsOf(name).identities) continue;
-    accepted.push([
-      fn.role as IConstruct,
-      {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
-        reason:
-          'Customers register their own sender domains and addresses at run time, so no identity name is known at deploy ' +
+    const needs = needsOf(name);
+    if (needs.tenants) {
+      const tenantReason =
+        'Each account gets its own SES tenant, named at run time from the table and the account id, so no tenant name is ' +
+        'known at deploy time; the grant is confined to SES tenants of this account and region (shared/tenants/).';
+      accepted.push([fn.role as IConstruct, { id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:tenant/*]', reason: tenantReason }]);
+    }
+    // One finding id covers every identity/* grant of a role, so its reason names each of them.
+    const identityReasons = [
+      needs.identities &&
+        'Customers register their own sender domains and addresses at run time, so no identity name is known at deploy ' +
           'time; the grant is confined to SES identities of this account and region (shared/identities/ses-identities.ts).',
-      },
-    ]);
-  }
-  for (const [name, fn] of functions.byName) {
-    const tenants = needsOf(name).tenants;
-    if (!tenants) continue;
-    const tenantReason =
-      'Each account gets its own SES tenant, named at run time from the table and the account id, so no tenant name is ' +
-      'known at deploy time; the grant is confined to SES tenants of this account and region (shared/tenants/).';
-    accepted.push([fn.role as IConstruct, { id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:tenant/*]', reason: tenantReason }]);
-    if (tenants !== 'manage' || needsOf(name).identities) continue;
-    accepted.push([
-      fn.role as IConstruct,
-      {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
-        reason:
-          'ses:CreateTenantResourceAssociation only: the customers\' sender identities are associated with their tenant at ' +
+      needs.tenants === 'manage' &&
+        !needs.identities &&
+        'ses:CreateTenantResourceAssociation: the customers\' sender identities are associated with their tenant at ' +
           'run time, so no identity name is known at deploy time; confined to SES identities of this account and region.',
-      },
-    ]);
+      needs.accountMail &&
+        'ses:SendEmail of the accounts\' own mail, authorized on the From address\'s identity: the customers\' addresses and ' +
+          'domains are SES identities made at run time; confined to SES identities of this account and region.',
+    ].filter((reason): reason is string => typeof reason === 'string');
+    if (identityReasons.length > 0) accepted.push([fn.role as IConstruct, { id: anyIdentity, reason: identityReasons.join(' ') }]);
   }
   for (const [name, fn] of functions.byName) {
     if (!needsOf(name).schedules) continue;

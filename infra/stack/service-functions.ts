@@ -193,9 +193,12 @@ export class ServiceFunctions extends Construct {
           // SES v2 SendEmail with simple content (shared/mail/mailer.ts) is authorized as ses:SendEmail;
           // ses:SendRawEmail would only be needed for raw MIME content, which nothing sends.
           actions: ['ses:SendEmail'],
+          // SendEmail is authorized on the From address's identity: the service's own domain for system
+          // mail; for the accounts' own mail, any identity of this account and region (their addresses
+          // and domains are made at run time; the service's rules decide which one an account may use).
           // A mail sent with TenantName (shared/tenants/) is authorized on the tenant too.
           resources: [
-            platform.senderIdentity.emailIdentityArn,
+            needs.accountMail ? Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }) : platform.senderIdentity.emailIdentityArn,
             platform.configurationSetArn,
             ...(needs.tenants ? [Stack.of(this).formatArn({ service: 'ses', resource: 'tenant', resourceName: '*' })] : []),
           ],

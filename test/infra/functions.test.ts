@@ -7,12 +7,12 @@ import { functionNeeds, needsOf } from '../../infra/stack/function-needs';
 import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { functionTimeoutSeconds } from '../../infra/function-timeouts';
 import { httpFamilies } from '../../shared/routes';
-import { actionsOf, functionProperties, logicalIdOf, policyStatementsOf, statementsFor, synthesize, type Synthesized } from './support';
+import { actionsOf, functionProperties, grantsFor, logicalIdOf, policyStatementsOf, statementsFor, synthesize, type Synthesized } from './support';
 
 const eventFunctions = eventFunctionNames();
 const allFunctions = [...httpFamilies, ...eventFunctions];
 const indexIn = (tableArn: unknown, index: string) => ({ 'Fn::Join': ['', [tableArn, `/index/${index}`]] });
-const withNeed = (need: 'mail' | 'schedules' | 'systemMail' | 'identities' | 'suppressionList') => allFunctions.filter((name) => needsOf(name)[need] === true);
+const withNeed = (need: 'mail' | 'accountMail' | 'schedules' | 'systemMail' | 'identities' | 'suppressionList') => allFunctions.filter((name) => needsOf(name)[need] === true);
 /** What managing sending identities is authorized as (shared/identities/ses-identities.ts). */
 const identityActions = ['ses:CreateEmailIdentity', 'ses:DeleteEmailIdentity', 'ses:GetEmailIdentity', 'ses:SendCustomVerificationEmail'];
 /** What making and reading the accounts' SES tenants is authorized as (shared/tenants/). */
@@ -121,29 +121,27 @@ describe('functions', () => {
     }
   });
 
-  test('only the functions that send mail may, from the sender identity with the configuration set', () => {
+  test("only the functions that send mail may: the accounts' own mail from any identity of this account and region, system mail from the sender identity", () => {
     const { platform } = synthesized.stack;
     expect(withNeed('mail')).toEqual(expect.arrayContaining(['send-deliver', 'senders', 'send-dispatch']));
+    // The accounts' own mail goes From their own addresses and domains, SES identities made at run time.
+    expect(withNeed('accountMail')).toEqual(['test-mails', 'send-deliver', 'automation-steps']);
+    const anyIdentity = resolve(Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }));
     for (const name of allFunctions) {
-      // Identity management (sender-domains) is checked below; here only the right to send.
-      const statements = statementsFor(synthesized, name, 'ses:').filter(
-        (statement) =>
-          statement.Resource !== '*' && !actionsOf(statement).every((action) => identityActions.includes(action) || tenantActions.includes(action)),
-      );
+      const sending = grantsFor(synthesized, name, 'ses:Send')['ses:SendEmail'];
       const environment = functionProperties(synthesized, name).Environment.Variables;
+      // SES v2 SendEmail with simple content; raw MIME content (ses:SendRawEmail) is never sent.
+      expect({ name, raw: grantsFor(synthesized, name, 'ses:SendRaw') }).toEqual({ name, raw: {} });
       if (!needsOf(name).mail) {
-        expect(statements).toEqual([]);
+        expect({ name, sending }).toEqual({ name, sending: undefined });
         expect(environment.SES_CONFIGURATION_SET).toBeUndefined();
         continue;
       }
-      expect(statements).toHaveLength(1);
-      // SES v2 SendEmail with simple content; raw MIME content (ses:SendRawEmail) is never sent.
-      expect(actionsOf(statements[0] as never)).toEqual(['ses:SendEmail']);
-      const resources = statements[0]?.Resource as unknown[];
+      const identity = needsOf(name).accountMail ? anyIdentity : resolve(platform.senderIdentity.emailIdentityArn);
       // A function that sends under the accounts' SES tenants may send on them too.
       const tenantsToo = needsOf(name).tenants ? [resolve(tenantArns())] : [];
-      expect(resources).toHaveLength(2 + tenantsToo.length);
-      expect(resources).toEqual(expect.arrayContaining([resolve(platform.senderIdentity.emailIdentityArn), resolve(platform.configurationSetArn), ...tenantsToo]));
+      const expected = [identity, resolve(platform.configurationSetArn), ...tenantsToo].map((resource) => JSON.stringify(resource)).sort();
+      expect({ name, sending }).toEqual({ name, sending: expected });
       expect(environment.SES_CONFIGURATION_SET).toBe('email-campaign-dev');
     }
   });
@@ -177,26 +175,20 @@ describe('functions', () => {
     expect(allFunctions.filter((name) => needsOf(name).tenants === 'manage')).toEqual(['send-dispatch', 'automation-steps']);
     expect(allFunctions.filter((name) => needsOf(name).tenants === 'read')).toEqual(['send-watchdog']);
     expect(allFunctions.filter((name) => needsOf(name).tenants === 'send').sort()).toEqual(['send-deliver', 'test-mails']);
-    const identities = resolve(Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }));
+    const asJson = (...resources: unknown[]) => resources.map((resource) => JSON.stringify(resolve(resource))).sort();
+    const tenants = asJson(tenantArns());
+    const associable = asJson(tenantArns(), synthesized.stack.platform.configurationSetArn, Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }));
     for (const name of allFunctions) {
-      const statements = statementsFor(synthesized, name, 'ses:').filter((statement) => actionsOf(statement).some((action) => tenantActions.includes(action)));
+      const grants = Object.fromEntries(Object.entries(grantsFor(synthesized, name, 'ses:')).filter(([action]) => tenantActions.includes(action)));
       const level = needsOf(name).tenants;
       // Sending under a tenant is SendEmail's grant (checked with the mail grants), no tenant action.
-      if (!level || level === 'send') {
-        expect({ name, statements }).toEqual({ name, statements: [] });
-        continue;
-      }
-      expect(actionsOf(statements[0] as never)).toEqual(level === 'manage' ? ['ses:CreateTenant', 'ses:GetTenant'] : ['ses:GetTenant']);
-      expect(resolve(statements[0]?.Resource)).toEqual(resolve(tenantArns()));
-      if (level === 'read') {
-        expect(statements).toHaveLength(1);
-        continue;
-      }
-      expect(statements).toHaveLength(2);
-      expect(actionsOf(statements[1] as never)).toEqual(['ses:CreateTenantResourceAssociation']);
-      const associable = [resolve(tenantArns()), resolve(synthesized.stack.platform.configurationSetArn), identities];
-      expect(resolve(statements[1]?.Resource)).toHaveLength(associable.length);
-      expect(resolve(statements[1]?.Resource)).toEqual(expect.arrayContaining(associable));
+      const expected =
+        level === 'manage'
+          ? { 'ses:CreateTenant': tenants, 'ses:GetTenant': tenants, 'ses:CreateTenantResourceAssociation': associable }
+          : level === 'read'
+            ? { 'ses:GetTenant': tenants }
+            : {};
+      expect({ name, grants }).toEqual({ name, grants: expected });
     }
   });
 

@@ -45,6 +45,23 @@ export function statementsFor(synthesized: Synthesized, name: string, prefix: st
   return policyStatementsOf(synthesized, name).filter((statement) => actionsOf(statement).some((action) => action.startsWith(prefix)));
 }
 
+/**
+ * Each action of the function's grants with the prefix, and the resources it is granted on (resolved,
+ * as JSON, sorted), whichever statements carry it: IAM policy minimization may merge two statements
+ * whose resources are the same.
+ */
+export function grantsFor(synthesized: Synthesized, name: string, prefix: string): Record<string, string[]> {
+  const grants: Record<string, Set<string>> = {};
+  for (const statement of statementsFor(synthesized, name, prefix)) {
+    const resolved = synthesized.stack.resolve(statement.Resource) as unknown;
+    const resources = (Array.isArray(resolved) ? resolved : [resolved]).map((resource) => JSON.stringify(resource));
+    for (const action of actionsOf(statement).filter((candidate) => candidate.startsWith(prefix))) {
+      for (const resource of resources) (grants[action] ??= new Set()).add(resource);
+    }
+  }
+  return Object.fromEntries(Object.entries(grants).map(([action, resources]) => [action, [...resources].sort()]));
+}
+
 export function logicalIdOf({ stack }: Synthesized, name: string): string {
   const resolved = stack.resolve(stack.functions.functionOf(name).functionArn) as { 'Fn::GetAtt': [string, string] };
   return resolved['Fn::GetAtt'][0];

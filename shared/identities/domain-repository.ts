@@ -5,8 +5,7 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
-import { batchGetAll } from '../table/batch';
-import { getItem, isConditionFailure, queryAll, queryPageAfter, withoutKeys, type Item } from '../table/records';
+import { getItem, getItems, isConditionFailure, queryAll, queryPageAfter, withoutKeys, type Item } from '../table/records';
 import { cancellationCodes } from '../table/transactions';
 import { domainAndParents, type DkimRecord, type DomainIdentity, type DomainStatus } from './identities';
 import { SENDER_DOMAIN, domainClaimKey, domainClaimPrefix, pendingIndexKeys, pendingIndexPartition, senderDomainKey, senderDomainPartition } from './keys';
@@ -50,10 +49,10 @@ export async function coveringDomainOf(accountId: number, domain: string): Promi
   // Two batch reads whatever the depth (an address may have over a hundred labels): the claims, then
   // the claimed domains' records.
   const candidates = domainAndParents(domain);
-  const claims = await batchGetAll(candidates.map(domainClaimKey));
+  const claims = await getItems(candidates.map(domainClaimKey));
   const holders = new Map(claims.map((claim) => [String(claim.pk).slice(domainClaimPrefix.length), Number(claim.account_id)]));
   const claimed = candidates.filter((candidate) => holders.has(candidate));
-  const records = await batchGetAll(claimed.map((candidate) => senderDomainKey(holders.get(candidate) as number, candidate)));
+  const records = await getItems(claimed.map((candidate) => senderDomainKey(holders.get(candidate) as number, candidate)));
   const verified = new Set(records.filter((record) => record.status === 'verified').map((record) => String(record.domain)));
   const nearest = claimed.find((candidate) => verified.has(candidate));
   return nearest !== undefined && holders.get(nearest) === accountId ? nearest : undefined;

@@ -6,9 +6,9 @@ import { config } from '../config';
 import { describeError, log } from '../log';
 import { currentTime } from '../time';
 import { listSenderDomains } from '../identities/domain-repository';
+import { domainAndParents } from '../identities/identities';
 import { sendingSettings } from '../sending/settings';
 import { getAccountTenant, recordAccountTenant, recordTenantIdentities, recordTenantStatus, type AccountTenant } from './repository';
-import { senderIdentities } from './sending-tenant';
 import { tenants } from './tenant-port';
 import { noteTenantsUnavailable, tenantsOffered } from './tenant-availability';
 import { sesResourceArn, tenantNameOf, TenantsUnavailableError, type Tenant } from './tenants';
@@ -98,7 +98,8 @@ function tenantOf(record: AccountTenant): Tenant {
  * (shared/tenants/sending-tenant.ts) rather than refused.
  */
 export async function associateSenderIdentity(accountId: number, tenant: AccountTenant, fromEmail: string): Promise<AccountTenant> {
-  const [address, ...domains] = senderIdentities(fromEmail) as [string, ...string[]];
+  const address = fromEmail.trim().toLowerCase();
+  const domains = domainAndParents(address.slice(address.lastIndexOf('@') + 1));
   if ([address, ...domains].some((identity) => tenant.identities.includes(identity))) return tenant;
   const associates = (identity: string) => whereOffered(() => tenants().associate(tenantOf(tenant), sesResourceArn(tenant, 'identity', identity)));
   const added: string[] = [];

@@ -73,14 +73,17 @@ async function continueInFreshMessage(message: DeliveryMessage, recipients: Deli
 /** Time kept in hand when the Lambda's time runs short: enough to settle and re-queue what is left. */
 const reserveMs = 15_000;
 
+/** How often a batch being mailed looks whether its send was paused for its reputation meanwhile. */
+export const pauseWatchMs = 1_000;
+
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
   const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0, simulated: 0 };
   const content = await contentOf(message, cache);
   if (!content) return 'done';
+  const { accountId, utr } = message.ref as { accountId: number; utr: string };
   if (content === 'paused') {
     // Unmailed and unsettled (so the send cannot complete): the resume queues it again as it is.
-    const { accountId, utr } = message.ref as { accountId: number; utr: string };
     await parkBatch(accountId, utr, message.batchId ?? record.messageId, record.body);
     // Resumed meanwhile (its resume may have listed the parked batches before this one): goes on now.
     // Should the resume queue it too, the ledger and the settle marker make the copy mail and count nothing.
@@ -89,7 +92,17 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
   }
   // Its claims carry the batch and this receive: a later receive knows them for a dead run's.
   const batch = message.batchId === undefined ? undefined : { batchId: message.batchId, messageId: record.messageId, receive: receiveCount(record) };
-  const outcome: DeliveryOutcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing, ...(batch ? { batch } : {}) });
+  // A pause that lands while the batch is mailed stops it there (looked for every second): the rest
+  // continues in a fresh message of the batch, which finds the send paused and is parked.
+  let paused = false;
+  const watch = setInterval(() => void getReputationView(accountId, utr).then((view) => (paused = view?.paused === true), () => undefined), pauseWatchMs);
+  const goOn = () => keepGoing() && !paused;
+  let outcome: DeliveryOutcome;
+  try {
+    outcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing: goOn, ...(batch ? { batch } : {}) });
+  } finally {
+    clearInterval(watch);
+  }
   const lastReceive = receiveCount(record) >= sendingSettings().maxReceives;
   // Uncertain recipients are settled as such: never tried again, counted apart from those mailed.
   const tally: Tally = {
@@ -103,9 +116,10 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
     await settle(message, tally);
     return 'done';
   }
-  // Out of time: the recipients not reached (never claimed) continue at once in a fresh message of
-  // the same batch, carrying this run's counts, rather than waiting for the whole message's redelivery.
-  if (!keepGoing() && outcome.failed.length === 0) {
+  // Out of time, or paused: the recipients not reached (never claimed) continue at once in a fresh
+  // message of the same batch, carrying this run's counts, rather than waiting for the whole
+  // message's redelivery.
+  if (!goOn() && outcome.failed.length === 0) {
     await continueInFreshMessage(message, outcome.deferred, tally);
     return 'done';
   }

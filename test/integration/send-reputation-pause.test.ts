@@ -157,6 +157,50 @@ describe('a single send over the bounce limit', () => {
     }, 60_000);
   });
 
+  describe('a pause that lands while a batch is being mailed', () => {
+    const overridden = ['PAUSE_MIN_DELIVERIES', 'BOUNCE_PAUSE_RATE'] as const;
+    beforeAll(() => {
+      for (const name of overridden) delete process.env[name];
+      // One batch of 50, mailed 10 a second: the 6th bounce is counted long before the batch is done.
+      Object.assign(process.env, { DISPATCH_PAGE_SIZE: '50', SES_MAX_SEND_RATE: '10' });
+      resetConfig();
+      resetSendingSettings();
+    });
+    afterAll(() => {
+      delete process.env.SES_MAX_SEND_RATE;
+      Object.assign(process.env, settings);
+      resetConfig();
+      resetSendingSettings();
+    });
+
+    test('stops that batch within about a second; the rest waits for the resume and is mailed once', async () => {
+      // Prepare: the 10 bounces first, then 40 readers, all in one batch.
+      const { keys, utr, bounces, readers } = await bouncingAudience(10, 40);
+      const accountId = keys.account_id;
+
+      // Act
+      await runDispatch(accountId, utr);
+
+      // Assess: paused, and the batch stopped: most readers were never mailed.
+      const paused = await getSingleSend(accountId, utr);
+      expect(paused).toMatchObject({ status: 2, paused_reason: expect.stringMatching(/^Paused: 6 of \d+ mails bounced/) });
+      const mailedWhilePaused = (await mailsTo(env.sink, [...bounces, ...readers])).length;
+      expect(mailedWhilePaused).toBeGreaterThanOrEqual(6);
+      expect(mailedWhilePaused).toBeLessThan(35);
+
+      // Act: resume.
+      expect((await callSingleSends(keys, 'GET', 'single/send/resume', { query: { utr } })).status).toBe(200);
+      await localQueueIdle();
+      if ((await pendingJobTimes(jobName(accountId, utr))).length > 0) await runDispatch(accountId, utr, true);
+      await env.sink.eventsIdle();
+
+      // Assess: everyone mailed exactly once, the batch settled once.
+      expect((await mailsTo(env.sink, [...bounces, ...readers])).map((mail) => mail.destination.to[0]).sort()).toEqual([...bounces, ...readers].sort());
+      expect(await getSingleSend(accountId, utr)).toMatchObject({ status: 3, triggered: 50, bounces: 10, delivered: 40 });
+      expect((await singleSendStats(accountId, utr)).stats).toMatchObject({ audience: 50, processed: 50, delivered: 40, bounces: 10 });
+    }, 60_000);
+  });
+
   test('a send that is not paused cannot be resumed; another account\'s send and a missing one are not found; credentials are required', async () => {
     const { keys, utr } = await bouncingAudience(0, 1);
     const other = await newAccount();

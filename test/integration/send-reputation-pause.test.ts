@@ -59,6 +59,19 @@ async function runDispatch(accountId: number, utr: string, resume = false): Prom
   await env.sink.eventsIdle();
 }
 
+/** Resume the paused send, then let its parked batches, any dispatch left and their SES events run out. */
+async function resumeToTheEnd(keys: Awaited<ReturnType<typeof newAccount>>, utr: string): Promise<void> {
+  expect((await callSingleSends(keys, 'GET', 'single/send/resume', { query: { utr } })).status).toBe(200);
+  await localQueueIdle();
+  if ((await pendingJobTimes(jobName(keys.account_id, utr))).length > 0) await runDispatch(keys.account_id, utr, true);
+  await env.sink.eventsIdle();
+}
+
+/** Each address got exactly one mail. */
+async function expectMailedOnce(addresses: string[]): Promise<void> {
+  expect((await mailsTo(env.sink, addresses)).map((mail) => mail.destination.to[0]).sort()).toEqual([...addresses].sort());
+}
+
 /** An account whose one contact type holds `bouncing` simulator bounces first (lower ids), then `readers`. */
 async function bouncingAudience(bouncing: number, readers: number) {
   const tag = Math.random().toString(36).slice(2, 8);
@@ -145,13 +158,10 @@ describe('a single send over the bounce limit', () => {
       expect(await mailsTo(env.sink, readers)).toEqual([]);
 
       // Act: resume; judged afresh on what follows, the 90 readers go out.
-      expect((await callSingleSends(keys, 'GET', 'single/send/resume', { query: { utr } })).status).toBe(200);
-      await localQueueIdle();
-      if ((await pendingJobTimes(jobName(accountId, utr))).length > 0) await runDispatch(accountId, utr, true);
-      await env.sink.eventsIdle();
+      await resumeToTheEnd(keys, utr);
 
       // Assess: everyone mailed exactly once.
-      expect((await mailsTo(env.sink, [...bounces, ...readers])).map((mail) => mail.destination.to[0]).sort()).toEqual([...bounces, ...readers].sort());
+      await expectMailedOnce([...bounces, ...readers]);
       expect(await getSingleSend(accountId, utr)).toMatchObject({ status: 3, triggered: 100, bounces: 10, delivered: 90 });
       expect((await singleSendStats(accountId, utr)).stats).toMatchObject({ audience: 100, processed: 100, delivered: 90, bounces: 10 });
     }, 60_000);
@@ -189,13 +199,10 @@ describe('a single send over the bounce limit', () => {
       expect(mailedWhilePaused).toBeLessThan(35);
 
       // Act: resume.
-      expect((await callSingleSends(keys, 'GET', 'single/send/resume', { query: { utr } })).status).toBe(200);
-      await localQueueIdle();
-      if ((await pendingJobTimes(jobName(accountId, utr))).length > 0) await runDispatch(accountId, utr, true);
-      await env.sink.eventsIdle();
+      await resumeToTheEnd(keys, utr);
 
       // Assess: everyone mailed exactly once, the batch settled once.
-      expect((await mailsTo(env.sink, [...bounces, ...readers])).map((mail) => mail.destination.to[0]).sort()).toEqual([...bounces, ...readers].sort());
+      await expectMailedOnce([...bounces, ...readers]);
       expect(await getSingleSend(accountId, utr)).toMatchObject({ status: 3, triggered: 50, bounces: 10, delivered: 40 });
       expect((await singleSendStats(accountId, utr)).stats).toMatchObject({ audience: 50, processed: 50, delivered: 40, bounces: 10 });
     }, 60_000);

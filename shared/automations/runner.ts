@@ -7,6 +7,7 @@
 // its enrolments stay due until the sender is verified again.
 import { getAutomation, automationStatus, exitCriteria, type Automation, type AutomationTarget } from './repository';
 import { listAutomationSteps, type AutomationStep } from './steps';
+import { getAutomationReputationView } from './reputation-pause';
 import type { ContactRecord } from '../contacts/record';
 import { chunked, inParallel } from '../table/concurrency';
 import {
@@ -25,7 +26,7 @@ import { RecordNotFound } from '../table/errors';
 import { findCountry } from '../reference-data/repository';
 import { suppressedAmong } from '../suppressions/repository';
 import { describeError, log } from '../log';
-import { deliverToRecipients } from '../sending/deliver';
+import { deliverToRecipients, watchForPause } from '../sending/deliver';
 import type { DeliveryRecipient } from '../sending/delivery-message';
 import { contactFields } from '../sending/recipients';
 import type { SendRef } from '../sending/send-ref';
@@ -204,8 +205,12 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStep[]
   const content = await contentUnderTenant(accountId, tenant, mail.content);
   const ref: SendRef = { kind: 'automation-step', accountId, automationUtr: automation.utr, stepUtr: step.utr };
   const after = steps.find((candidate) => candidate.id > step.id);
+  // Paused while its step is mailed (for its reputation by ses-events, or by its owner): the mailing
+  // stops within about a second; what it did not reach stays due, and the next run parks it.
+  const watch = watchForPause(async () => (await getAutomationReputationView(accountId, automation.utr))?.live === false);
+  const goOn = () => run.keepGoing() && !watch.paused();
   await inParallel(chunked(present, deliveryBatch), parallelDeliveries, async (batch) => {
-    if (!run.keepGoing()) {
+    if (!goOn()) {
       summary.keptDue += batch.length;
       return;
     }
@@ -215,8 +220,8 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStep[]
         return { email: contact.email, contactId: contact.id, fields: contactFields(contact, await cache.countryName(contact.country)) };
       }),
     );
-    // Stopped mid-batch (time up), the deliverer hands back everyone it did not mail, unclaimed, in `deferred`.
-    const outcome = await deliverToRecipients(ref, content, recipients, { keepGoing: run.keepGoing });
+    // Stopped mid-batch (time up, or paused), the deliverer hands back everyone it did not mail, unclaimed, in `deferred`.
+    const outcome = await deliverToRecipients(ref, content, recipients, { keepGoing: goOn });
     summary.sent += outcome.sent;
     const retry = new Set([...outcome.failed, ...outcome.deferred].map((recipient) => recipient.contactId));
     const done = batch.filter((enrolment) => !retry.has(enrolment.contactId));
@@ -224,7 +229,7 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStep[]
     // The next step waits from the moment this one went out, so a late step never bunches up the next.
     if (after) await changeAll(done, (enrolment) => advanceEnrolment(enrolment, step.id, dueAfter(currentTime(), after)), summary, 'advanced');
     else await changeAll(done, (enrolment) => endEnrolment(enrolment, 'completed', step.id), summary, 'ended');
-  });
+  }).finally(watch.stop);
 }
 
 /** Handle the due enrolments of one automation. */

@@ -78,6 +78,21 @@ export interface DeliveryOutcome {
   simulated: number;
 }
 
+/** How often a caller mailing a batch looks whether its send or automation was paused meanwhile. */
+export const pauseWatchMs = 1_000;
+
+/**
+ * Look every second whether the send or automation being mailed was paused meanwhile (ses-events
+ * pauses one whose bounces or complaints pass their limits): `paused()` turns true once `isPaused`
+ * says so, and the caller stops mailing. A failed look changes nothing; the next one asks again.
+ * `stop()` ends the watch.
+ */
+export function watchForPause(isPaused: () => Promise<boolean>): { paused: () => boolean; stop: () => void } {
+  let paused = false;
+  const timer = setInterval(() => void isPaused().then((now) => (paused ||= now), () => undefined), pauseWatchMs);
+  return { paused: () => paused, stop: () => clearInterval(timer) };
+}
+
 /** What the local runtime counts delivered when mails are counted: the sink takes every mail but the simulator's, whose events say. */
 export function locallyDelivered(sent: number, simulated: number): number {
   return config().runtime === 'local' ? sent - simulated : 0;

@@ -7,7 +7,7 @@ import { getReputationView } from '../single-sends/reputation-pause';
 import { reputationPauseReason, singleSendStatus } from '../single-sends/record';
 import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
-import { deliverToRecipients, locallyDelivered, type DeliveryOutcome } from './deliver';
+import { deliverToRecipients, locallyDelivered, watchForPause, type DeliveryOutcome } from './deliver';
 import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage, type SettledBefore } from './delivery-message';
 import { singleSendContent, type SendContent } from './send-content';
 import { encodeSendRef } from './send-ref';
@@ -73,8 +73,6 @@ async function continueInFreshMessage(message: DeliveryMessage, recipients: Deli
 /** Time kept in hand when the Lambda's time runs short: enough to settle and re-queue what is left. */
 const reserveMs = 15_000;
 
-/** How often a batch being mailed looks whether its send was paused for its reputation meanwhile. */
-export const pauseWatchMs = 1_000;
 
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
@@ -92,16 +90,15 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
   }
   // Its claims carry the batch and this receive: a later receive knows them for a dead run's.
   const batch = message.batchId === undefined ? undefined : { batchId: message.batchId, messageId: record.messageId, receive: receiveCount(record) };
-  // A pause that lands while the batch is mailed stops it there (looked for every second): the rest
-  // continues in a fresh message of the batch, which finds the send paused and is parked.
-  let paused = false;
-  const watch = setInterval(() => void getReputationView(accountId, utr).then((view) => (paused = view?.paused === true), () => undefined), pauseWatchMs);
-  const goOn = () => keepGoing() && !paused;
+  // A pause that lands while the batch is mailed stops it there: the rest continues in a fresh
+  // message of the batch, which finds the send paused and is parked.
+  const watch = watchForPause(async () => (await getReputationView(accountId, utr))?.paused === true);
+  const goOn = () => keepGoing() && !watch.paused();
   let outcome: DeliveryOutcome;
   try {
     outcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing: goOn, ...(batch ? { batch } : {}) });
   } finally {
-    clearInterval(watch);
+    watch.stop();
   }
   const lastReceive = receiveCount(record) >= sendingSettings().maxReceives;
   // Uncertain recipients are settled as such: never tried again, counted apart from those mailed.

@@ -11,6 +11,8 @@ import { encodeSendRef } from '../../shared/sending/send-ref';
 import type { SesEventRecord } from '../../shared/sending/ses-feedback';
 import { runDueSteps } from '../../shared/automations/runner';
 import { resetConfig } from '../../shared/config';
+import { resetSendBucket } from '../../shared/sending/deliver';
+import { resetSendingSettings } from '../../shared/sending/settings';
 import { addNotificationRecipient } from '../../shared/notification-recipients/repository';
 import { addStep, automationWorld, call, createAutomation, detailsOf, type AutomationWorld } from '../support/automations';
 import { callContacts } from '../support/contacts';
@@ -142,6 +144,49 @@ describe('an automation over the bounce limit', () => {
 
     // Cleanup: no live automation left behind.
     expect((await call(world.keys, 'DELETE', 'automations/delete', { query: { utr } })).status).toBe(200);
+  });
+
+  describe('paused while its step is being mailed', () => {
+    beforeAll(() => {
+      // 10 mails a second: the 10th bounce is counted long before the step has gone to all 40.
+      process.env.SES_MAX_SEND_RATE = '10';
+      resetConfig();
+      resetSendingSettings();
+      resetSendBucket();
+    });
+    afterAll(() => {
+      delete process.env.SES_MAX_SEND_RATE;
+      resetConfig();
+      resetSendingSettings();
+      resetSendBucket();
+    });
+
+    it('stops the step within about a second; the rest waits, parked, and set-live mails it once', async () => {
+      // Prepare: 10 bounces and 30 readers, all due for the welcome step.
+      const { world, utr, bounces, readers } = await bouncingAutomation(10, 30);
+
+      // Act: the welcome step goes out until the pause lands; a second run finds it paused.
+      await runSteps();
+      await runSteps();
+
+      // Assess: paused, most not mailed, every enrolment not reached parked at its first step.
+      expect(await detailsOf(world, utr)).toMatchObject({ status: 2, paused_reason: expect.stringMatching(/^Paused: \d+ of \d+ mails bounced/) });
+      let welcomed = 0;
+      for (const email of [...bounces, ...readers]) welcomed += (await subjectsTo(email)).length;
+      expect(welcomed).toBeGreaterThanOrEqual(10);
+      expect(welcomed).toBeLessThan(30);
+      const enrolments = await listEnrolments(world.accountId, utr);
+      expect(enrolments.filter((enrolment) => enrolment.lastStepId === 0).map((enrolment) => enrolment.state)).toEqual(Array(40 - welcomed).fill('parked'));
+
+      // Act: set live again; the welcome goes to the rest.
+      expect((await call(world.keys, 'GET', 'automations/set-live', { query: { utr } })).status).toBe(200);
+      time.advance(60_000);
+      await runSteps();
+
+      // Assess: every address welcomed exactly once.
+      for (const email of [...bounces, ...readers]) expect(await subjectsTo(email)).toEqual(['Welcome']);
+      expect((await call(world.keys, 'DELETE', 'automations/delete', { query: { utr } })).status).toBe(200);
+    }, 60_000);
   });
 
   it('stays live under the minimum of mails, and shows no paused_reason when paused by its owner', async () => {

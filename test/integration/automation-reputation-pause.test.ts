@@ -156,6 +156,7 @@ describe('an automation over the bounce limit', () => {
     });
     afterAll(() => {
       delete process.env.SES_MAX_SEND_RATE;
+      delete process.env.BOUNCE_PAUSE_RATE;
       resetConfig();
       resetSendingSettings();
       resetSendBucket();
@@ -174,11 +175,15 @@ describe('an automation over the bounce limit', () => {
       let welcomed = 0;
       for (const email of [...bounces, ...readers]) welcomed += (await subjectsTo(email)).length;
       expect(welcomed).toBeGreaterThanOrEqual(10);
-      expect(welcomed).toBeLessThan(30);
+      expect(welcomed).toBeLessThan(40);
       const enrolments = await listEnrolments(world.accountId, utr);
       expect(enrolments.filter((enrolment) => enrolment.lastStepId === 0).map((enrolment) => enrolment.state)).toEqual(Array(40 - welcomed).fill('parked'));
 
-      // Act: set live again; the welcome goes to the rest.
+      // Act: set live again, with a limit the bounces not yet mailed cannot pass (the mailing order
+      // decides how many are left, and over 5% of what follows they would pause it again); the welcome
+      // goes to the rest.
+      process.env.BOUNCE_PAUSE_RATE = '0.9';
+      resetConfig();
       expect((await call(world.keys, 'GET', 'automations/set-live', { query: { utr } })).status).toBe(200);
       time.advance(60_000);
       await runSteps();

@@ -5,8 +5,8 @@
 // counted, and `single/send/resume` mails the rest. The limits are the defaults (5% of the mails SES
 // reported on, after 100 of them): the 100-contact send stops at its 6th bounce, since 6 of any 100 is
 // over 5%; the 20-contact send's 3 bounces stop nothing. The stack fans out 25 recipients a batch and
-// mails 25 a second, one batch at a time: the 10 bounces in the second batch are counted while it is
-// mailed, and the third and fourth batches wait.
+// mails 25 a second, one batch at a time: the bounces in the second batch are counted while it is
+// mailed, the pause stops it within about a second, and the third and fourth batches wait.
 import { addContact } from '../../shared/contacts/contact-service';
 import { confirmSenderAddress } from '../../shared/senders/repository';
 import { startTestStack, type TestStack } from '../support/local-stack';
@@ -146,20 +146,20 @@ test('a send to 100 contacts, 10 of them bounce+N@simulator.amazonses.com: it pa
   // Act: an immediate send to the 100.
   const utr = await sendTo(contactTypeId, 'Risky news');
 
-  // Assess: it pauses itself, saying why; the 10 bounces are suppressed and counted.
+  // Assess: it pauses itself, saying why.
   type Details = { singleSend: { status: number; paused_reason?: string }[] };
   const paused = await eventually(
     async () => (await api<Details>(`single-send/details?utr=${utr}`)).singleSend[0],
     (send) => send?.paused_reason !== undefined,
   );
   expect(paused).toMatchObject({ status: 2, paused_reason: expect.stringMatching(/^Paused: \d+ of \d+ mails bounced \(\d+(\.\d+)?%, over the 5% limit\)\.$/) });
-  const listed = await eventually(
-    async () => (await api<{ suppressions: SuppressionView[] }>('suppressions')).suppressions.filter((entry) => bounces.includes(entry.email)),
-    (suppressions) => suppressions.length >= 10,
+  // The batch being mailed stops within about a second of the pause, so most of its 10 bounces are
+  // out by then (the 6th paused it), and the batches after it wait.
+  const { stats: whilePaused } = await eventually(
+    () => api<{ stats: SendStats }>(`single-send/stats?utr=${utr}`),
+    ({ stats: now }) => now.bounces >= 6,
   );
-  expect(listed.map((entry) => entry.email).sort()).toEqual([...bounces].sort());
-  const { stats: whilePaused } = await api<{ stats: SendStats }>(`single-send/stats?utr=${utr}`);
-  expect(whilePaused.bounces).toBe(10);
+  expect(whilePaused.bounces).toBeGreaterThanOrEqual(6);
   expect(whilePaused.processed).toBeLessThan(100);
 
   // Act: resume it.
@@ -172,4 +172,10 @@ test('a send to 100 contacts, 10 of them bounce+N@simulator.amazonses.com: it pa
   );
   expect(done.stats).toMatchObject({ audience: 100, processed: 100, delivered: 90, bounces: 10 });
   expect((await api<Details>(`single-send/details?utr=${utr}`)).singleSend[0]?.status).toBe(3);
+  // The 10 bounced addresses are on the suppression list.
+  const listed = await eventually(
+    async () => (await api<{ suppressions: SuppressionView[] }>('suppressions')).suppressions.filter((entry) => bounces.includes(entry.email)),
+    (suppressions) => suppressions.length >= 10,
+  );
+  expect(listed.map((entry) => entry.email).sort()).toEqual([...bounces].sort());
 }, 90_000);

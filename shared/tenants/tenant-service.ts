@@ -9,6 +9,7 @@ import { listSenderDomains } from '../identities/domain-repository';
 import { domainAndParents } from '../identities/identities';
 import { sendingSettings } from '../sending/settings';
 import { getAccountTenant, recordAccountTenant, recordTenantIdentities, recordTenantStatus, type AccountTenant } from './repository';
+import { tenantNameForMail } from './sending-tenant';
 import { tenants } from './tenant-port';
 import { noteTenantsUnavailable, tenantsOffered } from './tenant-availability';
 import { sesResourceArn, tenantNameOf, TenantsUnavailableError, type Tenant } from './tenants';
@@ -99,8 +100,9 @@ function tenantOf(record: AccountTenant): Tenant {
  */
 export async function associateSenderIdentity(accountId: number, tenant: AccountTenant, fromEmail: string): Promise<AccountTenant> {
   const address = fromEmail.trim().toLowerCase();
+  // Already sent under the tenant: the one rule of which identities cover an address decides.
+  if (tenantNameForMail(tenant, address)) return tenant;
   const domains = domainAndParents(address.slice(address.lastIndexOf('@') + 1));
-  if ([address, ...domains].some((identity) => tenant.identities.includes(identity))) return tenant;
   const associates = (identity: string) => whereOffered(() => tenants().associate(tenantOf(tenant), sesResourceArn(tenant, 'identity', identity)));
   const added: string[] = [];
   if (await associates(address)) added.push(address);

@@ -1,7 +1,4 @@
 // Jest projects: unit (no I/O), integration (handlers on DynamoDB Local), infra (CDK template), e2e (local server over HTTP).
-// The SDK warns on Node 20 that its releases after January 2027 will need Node 22; ours is pinned, so
-// in tests the warning is only noise (one per test file). Workers and the stacks they start inherit it.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const transform = { '^.+\\.tsx?$': ['@swc/jest'] };
 const common = { transform, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 

@@ -4,9 +4,6 @@ import { optionalEnv } from '../../shared/config';
 import type { LocalStack } from './local-stack';
 import { assertPortsFree, stackPortClaims } from './ports';
 
-// AWS's documented switch for the SDK's Node 20 notice (aws/aws-sdk-js-v3#7983); it would print on
-// every start of a local tool, where it tells nobody anything they can act on.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 function portFromEnv(name: string, fallback: number): number {
   const raw = optionalEnv(name);

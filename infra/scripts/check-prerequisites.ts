@@ -1,8 +1,9 @@
-// `npm test` runs this first (the `pretest` script): the tests need Node 20+, a Java runtime (DynamoDB
+// `npm test` runs this first (the `pretest` script): the tests need Lambda's Node major, a Java runtime (DynamoDB
 // Local) and Chromium (the page tests). Each missing one is named on one line with its install
 // commands for Debian/Ubuntu and macOS, and the run stops at once instead of failing minutes later.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { lambdaNodeMajor } from '../lambda-node';
 
 /** Where the page tests find Chromium: Debian's package (.ci/run installs it), or the binary CHROMIUM_PATH names. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,8 +33,11 @@ export function javaMajor(output: string): number | undefined {
 /** One line per missing prerequisite: what is missing, and how to install it. Empty when all are there. */
 export function missingPrerequisites(found: Found): string[] {
   const lines: string[] = [];
-  if (major(found.nodeVersion) < 20) {
-    lines.push(`Node.js 20 or newer is needed (this is ${found.nodeVersion}): Debian/Ubuntu: sudo apt-get install -y nodejs npm (Debian 13, Ubuntu 25.04 or newer); macOS: brew install node@20`);
+  if (major(found.nodeVersion) !== lambdaNodeMajor) {
+    lines.push(
+      `Node.js ${lambdaNodeMajor}, the functions' Lambda runtime, is needed (this is ${found.nodeVersion}): on Linux x64 and arm64, npm install provides it ` +
+        `(node_modules/.bin/node, used by every npm script); elsewhere install Node.js ${lambdaNodeMajor}: macOS: brew install node@${lambdaNodeMajor}`,
+    );
   }
   const java = found.javaVersion === undefined ? undefined : javaMajor(found.javaVersion);
   if (java === undefined || java < minimumJava) {

@@ -5,8 +5,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { optionalEnv } from '../../shared/config';
 
-// AWS's documented switch for the SDK's Node 20 notice (aws/aws-sdk-js-v3#7983): stderr stays for errors.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 export interface Target {
   describe: string;

@@ -8,8 +8,6 @@ import { parseArgs } from 'node:util';
 import { optionalEnv } from '../../shared/config';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 const usage = 'usage: npx tsx infra/scripts/seed-reference-data.ts [--table TABLE [--region REGION]]';
 
 /** Point the shared configuration at a deployed table, or at the local stack's DynamoDB. */

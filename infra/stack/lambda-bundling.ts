@@ -8,6 +8,7 @@ import { Architecture, Runtime, Tracing, type ILayerVersion } from 'aws-cdk-lib/
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { lambdaNodeMajor } from '../lambda-node';
 
 /** Where the handlers are bundled from; tests may point it at stand-in handlers. */
 export interface HandlerSource {
@@ -27,8 +28,7 @@ export const repositoryHandlers: HandlerSource = {
 /** The module that replaces the SDK's default credential chain in every bundle (see lambda-credentials.ts). */
 export const lambdaCredentialsModule = join(repositoryRoot, 'infra', 'stack', 'lambda-credentials.ts');
 
-// Node 20 left Lambda's supported runtimes in 2026; bundles still target node20, so the code runs
-// unchanged on the local Node 20 as well.
+// Lambda's Node.js 24; the tests and the local stack run on the same major (infra/lambda-node.ts).
 export const functionRuntime = Runtime.NODEJS_24_X;
 export const functionArchitecture = Architecture.ARM_64;
 
@@ -43,7 +43,7 @@ export const bundling: BundlingOptions = {
   sourceMap: true,
   // Stack traces need only the mappings; embedding the sources would roughly double the asset.
   sourcesContent: false,
-  target: 'node20',
+  target: `node${lambdaNodeMajor}`,
   format: OutputFormat.CJS,
   // Packages' ES module builds first: esbuild can drop what a bundle does not use from those, not from
   // CommonJS (the logger and the CSV parser shrink by a third).

@@ -3,12 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { javaMajor, missingPrerequisites, type Found } from '../../infra/scripts/check-prerequisites';
 
-const everything: Found = { nodeVersion: '20.19.0', javaVersion: 'openjdk version "17.0.12" 2024-07-16', chromiumPath: '/usr/bin/chromium', chromiumFound: true };
+const everything: Found = { nodeVersion: '24.21.0', javaVersion: 'openjdk version "17.0.12" 2024-07-16', chromiumPath: '/usr/bin/chromium', chromiumFound: true };
 
 describe('prerequisite check', () => {
-  test('finds nothing missing when Node 20+, Java 17+ and Chromium are there', () => {
+  test("finds nothing missing when Node 24 (Lambda's), Java 17+ and Chromium are there", () => {
     expect(missingPrerequisites(everything)).toEqual([]);
-    expect(missingPrerequisites({ ...everything, nodeVersion: '22.1.0', javaVersion: 'java version "21.0.1"' })).toEqual([]);
+    expect(missingPrerequisites({ ...everything, nodeVersion: '24.0.0', javaVersion: 'java version "21.0.1"' })).toEqual([]);
   });
 
   test('reads Java\'s major version in both of its styles', () => {
@@ -21,12 +21,19 @@ describe('prerequisite check', () => {
   test('names each missing tool on one line with its Debian/Ubuntu and macOS installs', () => {
     const lines = missingPrerequisites({ nodeVersion: '18.19.1', javaVersion: undefined, chromiumPath: '/usr/bin/chromium', chromiumFound: false });
     expect(lines).toEqual([
-      'Node.js 20 or newer is needed (this is 18.19.1): Debian/Ubuntu: sudo apt-get install -y nodejs npm (Debian 13, Ubuntu 25.04 or newer); macOS: brew install node@20',
+      "Node.js 24, the functions' Lambda runtime, is needed (this is 18.19.1): on Linux x64 and arm64, npm install provides it " +
+        '(node_modules/.bin/node, used by every npm script); elsewhere install Node.js 24: macOS: brew install node@24',
       'A Java runtime 17+ is needed for DynamoDB Local (no `java` on the PATH): Debian/Ubuntu: sudo apt-get install -y openjdk-17-jre-headless; macOS: brew install openjdk@17',
       'Chromium is needed for the page tests (nothing at /usr/bin/chromium): Debian/Ubuntu: sudo apt-get install -y chromium; ' +
         'macOS: brew install --cask chromium, then export CHROMIUM_PATH=/Applications/Chromium.app/Contents/MacOS/Chromium',
     ]);
     for (const line of lines) expect(line).not.toContain('\n');
+  });
+
+  test('refuses a Node major other than the functions\' runtime, older or newer', () => {
+    for (const nodeVersion of ['20.20.2', '22.12.0', '26.1.0']) {
+      expect(missingPrerequisites({ ...everything, nodeVersion })).toEqual([expect.stringContaining(`(this is ${nodeVersion})`)]);
+    }
   });
 
   test('refuses a Java older than 17', () => {

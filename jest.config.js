@@ -11,11 +11,11 @@ module.exports = {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-      setupFiles: ['<rootDir>/test/support/integration-env.ts'],
+      setupFiles: ['<rootDir>/test/support/suite-limits.ts', '<rootDir>/test/support/integration-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/integration-jobs.ts'],
     },
     { ...common, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'], setupFiles: ['<rootDir>/test/support/suite-limits.ts'] },
   ],
   // Two workers on the 2-core machines the suite runs on: most files wait on DynamoDB Local, a child
   // process or a browser, so two run side by side in about the time of one. Each worker has its own

@@ -1,13 +1,12 @@
 // The one stack: the table, the HTTP API built from the routing table, one function per family and
 // per event function, the queues, the scheduler, SES, the signing key's secret, alarms and a dashboard.
 import { CfnOutput, Stack, Tags, type App, type StackProps } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import { createDataTable } from './data-table';
 import { EventWiring } from './event-wiring';
 import { createHttpApi } from './http-api';
-import { addRoutes } from './http-routes';
 import type { HandlerSource } from './lambda-bundling';
 import { Monitoring } from './monitoring';
 import { justifyFindings } from './nag-suppressions';
@@ -40,7 +39,7 @@ export function mailSendingContainers(deliveryConcurrency: number): number {
 export class EmailCampaignStack extends Stack {
   readonly settings: StackSettings;
   readonly table: Table;
-  readonly httpApi: HttpApi;
+  readonly httpApi: IHttpApi;
   readonly platform: Platform;
   readonly functions: ServiceFunctions;
   readonly events: EventWiring;
@@ -50,18 +49,21 @@ export class EmailCampaignStack extends Stack {
     super(scope, id, props);
     const { settings } = props;
     this.settings = settings;
-    Tags.of(this).add('service', 'email-campaign');
-    Tags.of(this).add('stage', settings.stage);
+    const tags = { service: 'email-campaign', stage: settings.stage };
+    // CloudFormation takes no Tags beside the HTTP API's Body: the API carries them in it (http-api.ts).
+    for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value, { excludeResourceTypes: ['AWS::ApiGatewayV2::Api'] });
 
     this.table = createDataTable(this, { allowDestroy: settings.allowDestroy });
     // The API exists before the functions so they can know its URL; only the routes depend on the functions.
-    const { api, baseUrl } = createHttpApi(this, {
+    const httpApi = createHttpApi(this, {
       stage: settings.stage,
       throttle: settings.apiThrottle,
       logRetention: settings.logRetention,
       allowDestroy: settings.allowDestroy,
       corsOrigins: settings.corsOrigins,
+      tags,
     });
+    const { api, baseUrl } = httpApi;
     this.httpApi = api;
     this.platform = new Platform(this, 'Platform', {
       stage: settings.stage,
@@ -74,6 +76,7 @@ export class EmailCampaignStack extends Stack {
       platform: this.platform,
       publicBaseUrl: baseUrl,
       systemFromEmail: settings.systemFromEmail,
+      senderDomain: settings.senderDomain,
       // The deliverers and the automation step runner (one container at most) share the SES rate.
       perContainerSendRate: perContainerSendRate(settings.sesMaxSendRate, mailSendingContainers(settings.deliveryConcurrency)),
       logRetention: settings.logRetention,
@@ -88,7 +91,7 @@ export class EmailCampaignStack extends Stack {
       logRetention: settings.logRetention,
       allowDestroy: settings.allowDestroy,
     });
-    addRoutes(api, (family) => this.functions.functionOf(family));
+    httpApi.serve((family) => this.functions.functionOf(family));
     // The request limits the HTTP functions enforce (shared/rate-limits/); unset, their defaults apply.
     for (const family of httpFamilies) {
       const fn = this.functions.functionOf(family);
@@ -119,7 +122,7 @@ export class EmailCampaignStack extends Stack {
       },
       alarmEmail: settings.alarmEmail,
     });
-    justifyFindings({ api, functions: this.functions, platform: this.platform, events: this.events, verificationTemplate });
+    justifyFindings({ functions: this.functions, platform: this.platform, events: this.events, verificationTemplate });
 
     new CfnOutput(this, 'ApiBaseUrl', { value: baseUrl, description: 'The API root; every route is below it.' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

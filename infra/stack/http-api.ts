@@ -1,19 +1,28 @@
-// The HTTP API and its one auto-deployed stage (throttled, access-logged); routes are added from the
-// routing table afterwards. The stage throttle is the outer guard against any flood; the per-account
-// and per-link limits, with their 429 envelope and X-RateLimit headers, are the functions' own
-// (shared/rate-limits/).
-import { RemovalPolicy } from 'aws-cdk-lib';
+// The HTTP API, defined by an OpenAPI body generated from the routing table (http-routes.ts), and its
+// one auto-deployed stage (throttled, access-logged). The stage throttle is the outer guard against
+// any flood; the per-account and per-link limits, with their 429 envelope and X-RateLimit headers,
+// are the functions' own (shared/rate-limits/).
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CorsHttpMethod, HttpApi, LogGroupLogDestination, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CfnApi, CfnStage, HttpApi, type IHttpApi, type ThrottleSettings } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Construct } from 'constructs';
-import { apiPrefix } from '../../shared/routes';
+import { Construct } from 'constructs';
+import { functionVariable, httpApiDefinition } from './http-routes';
+import { apiPrefix, httpFamilies, type HttpFamily } from '../../shared/routes';
 
 export interface PublicHttpApi {
-  api: HttpApi;
+  /** The API, for its metrics and endpoint. */
+  api: IHttpApi;
   /** The API root as clients see it, ending in `/api/`. */
   baseUrl: string;
   accessLogs: LogGroup;
+  /**
+   * Deploys the API once the functions exist: the stage naming each family's function, and each
+   * function's one invoke permission for this API.
+   */
+  serve(functionOf: (family: HttpFamily) => IFunction): CfnStage;
 }
 
 export interface HttpApiOptions {
@@ -23,6 +32,8 @@ export interface HttpApiOptions {
   allowDestroy: boolean;
   /** Browser origins allowed by CORS; none turns CORS off (API Gateway then answers no preflight). */
   corsOrigins: string[];
+  /** The stack's tags, which the API carries in its body. */
+  tags: Readonly<Record<string, string>>;
 }
 
 // One JSON line per request: enough to trace a request into the function's logs by its id.
@@ -40,30 +51,38 @@ const accessLogFormat = AccessLogFormat.custom(
 );
 
 export function createHttpApi(scope: Construct, options: HttpApiOptions): PublicHttpApi {
-  const api = new HttpApi(scope, 'HttpApi', {
-    apiName: `email-campaign-${options.stage}`,
-    // The built-in default stage takes no throttling settings, so we add our own `$default` below.
-    createDefaultStage: false,
-    ...(options.corsOrigins.length > 0
-      ? {
-          corsPreflight: {
-            allowOrigins: options.corsOrigins,
-            allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.DELETE],
-            allowHeaders: ['content-type', 'publickey', 'secretkey'],
-          },
-        }
-      : {}),
+  // `HttpApi/Resource`, the path CDK's HttpApi gave the API, so the API keeps its logical id.
+  const container = new Construct(scope, 'HttpApi');
+  // With a Body, CloudFormation refuses Name, ProtocolType, CorsConfiguration and Tags as redundant:
+  // the name, CORS and tags are in the body. A warning (a part API Gateway would ignore) fails the deploy.
+  const cfnApi = new CfnApi(container, 'Resource', {
+    body: httpApiDefinition({ title: `email-campaign-${options.stage}`, tags: options.tags, corsOrigins: options.corsOrigins }),
+    failOnWarnings: true,
   });
+  const apiEndpoint = cfnApi.attrApiEndpoint;
+  const api = HttpApi.fromHttpApiAttributes(container, 'Api', { httpApiId: cfnApi.ref, apiEndpoint });
   const accessLogs = new LogGroup(scope, 'HttpApiAccessLogs', {
     retention: options.logRetention,
     removalPolicy: options.allowDestroy ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
   });
-  api.addStage('DefaultStage', {
-    stageName: '$default',
-    autoDeploy: true,
-    throttle: options.throttle,
-    accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
-  });
-  // `$default` is served at the endpoint's root, so the stage adds nothing to the path.
-  return { api, baseUrl: `${api.apiEndpoint}${apiPrefix}`, accessLogs };
+  const serve = (functionOf: (family: HttpFamily) => IFunction): CfnStage => {
+    // Every route and stage of this API, and nothing else, may invoke the family's function: one
+    // permission per function rather than one per route.
+    const sourceArn = Stack.of(container).formatArn({ service: 'execute-api', resource: cfnApi.ref, resourceName: '*' });
+    for (const family of httpFamilies) {
+      functionOf(family).addPermission('HttpApiInvoke', { principal: new ServicePrincipal('apigateway.amazonaws.com'), action: 'lambda:InvokeFunction', sourceArn });
+    }
+    const defaultStage = new Construct(container, 'DefaultStage');
+    return new CfnStage(defaultStage, 'Resource', {
+      apiId: cfnApi.ref,
+      // `$default` is served at the endpoint's root, so the stage adds nothing to the path.
+      stageName: '$default',
+      autoDeploy: true,
+      defaultRouteSettings: { throttlingBurstLimit: options.throttle.burstLimit, throttlingRateLimit: options.throttle.rateLimit },
+      accessLogSettings: { destinationArn: accessLogs.logGroupArn, format: accessLogFormat.toString() },
+      // The integrations invoke the function a stage variable names (http-routes.ts: integrationUri).
+      stageVariables: Object.fromEntries(httpFamilies.map((family) => [functionVariable(family), functionOf(family).functionName])),
+    });
+  };
+  return { api, baseUrl: `${apiEndpoint}${apiPrefix}`, accessLogs, serve };
 }

@@ -1,7 +1,7 @@
 // Alarms (to an SNS topic, e-mailed when an address is given) and one dashboard: function errors and
 // throttles, dead letters, the delivery queue's age, SES reputation, and the service's own mail counts.
 import { Duration, Stack } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
   ComparisonOperator,
@@ -32,7 +32,7 @@ export const queueAgeThreshold = Duration.minutes(15);
 export interface MonitoringProps {
   stage: string;
   functions: ServiceFunctions;
-  api: HttpApi;
+  api: IHttpApi;
   /** The queues by name whose oldest message must not wait too long: each alarms when it does. */
   queues: Record<string, IQueue>;
   deliveryQueue: IQueue;

@@ -1,7 +1,6 @@
 // The cdk-nag AwsSolutions findings this stack accepts, each on the narrowest construct and finding
 // with its reason; anything else fails `cdk synth` and test/infra/nag.test.ts.
 import { Validations } from 'aws-cdk-lib';
-import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { IConstruct } from 'constructs';
 import type { EventWiring } from './event-wiring';
 import { needsOf } from './function-needs';
@@ -15,7 +14,6 @@ export interface Acknowledgement {
 }
 
 export interface NagScopes {
-  api: HttpApi;
   functions: ServiceFunctions;
   platform: Platform;
   events: EventWiring;
@@ -24,18 +22,8 @@ export interface NagScopes {
 }
 
 /** Every accepted finding, by the construct it is accepted on; the test lists them in the report. */
-export function acknowledgements({ api, functions, platform, events, verificationTemplate }: NagScopes): [IConstruct, Acknowledgement][] {
+export function acknowledgements({ functions, platform, events, verificationTemplate }: NagScopes): [IConstruct, Acknowledgement][] {
   const accepted: [IConstruct, Acknowledgement][] = [
-    [
-      api,
-      {
-        id: 'AwsSolutions-APIG4',
-        reason:
-          'The API contract fixes authentication as the PublicKey/SecretKey headers, checked for every account route in ' +
-          'the one request pipeline (shared/http/pipeline.ts); public routes are pages reached from mail and carry signed ' +
-          'tokens. An API Gateway authorizer would repeat the same table read on every request.',
-      },
-    ],
     [
       platform.tokenSigningKey,
       {

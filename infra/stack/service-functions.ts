@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArnFormat, Duration, Stack, Stage } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -80,6 +80,26 @@ function tableAccess(table: ITable, needs: FunctionNeeds): PolicyStatement[] {
   return statements;
 }
 
+/**
+ * A function that sends the accounts' own mail may send from any SES identity of the account, so IAM
+ * itself refuses it a From address in the service's own domain or its subdomains, whatever the
+ * service's rules let an account save: the service's domain stays the service's. SES matches
+ * ses:FromAddress case-sensitively, so the service's own sender rules remain the first guard. A
+ * function that also sends system mail (send-deliver: send summaries) keeps exactly the system From
+ * address: conditions of one statement must all hold for the deny to apply.
+ */
+function serviceDomainFromDeny(props: Pick<ServiceFunctionsProps, 'senderDomain' | 'systemFromEmail'>, needs: FunctionNeeds): PolicyStatement {
+  return new PolicyStatement({
+    effect: Effect.DENY,
+    actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+    resources: ['*'],
+    conditions: {
+      StringLike: { 'ses:FromAddress': [`*@${props.senderDomain}`, `*@*.${props.senderDomain}`] },
+      ...(needs.systemMail ? { StringNotEquals: { 'ses:FromAddress': props.systemFromEmail } } : {}),
+    },
+  });
+}
+
 export const consumerTimeout = (queue: QueueName): Duration => shapeOf(queueConsumers[queue]).timeout;
 
 export interface ServiceFunctionsProps {
@@ -89,6 +109,8 @@ export interface ServiceFunctionsProps {
   /** The API root as clients see it (ending in `/api/`), for links the functions put in responses and mail. */
   publicBaseUrl: string;
   systemFromEmail: string;
+  /** The service's own sender domain: the accounts' mail may never be From an address in it. */
+  senderDomain: string;
   /** Mails per second one delivery container may send (the SES quota shared by the containers). */
   perContainerSendRate: number;
   logRetention: RetentionDays;
@@ -205,6 +227,7 @@ export class ServiceFunctions extends Construct {
         }),
       );
     }
+    if (needs.accountMail) fn.addToRolePolicy(serviceDomainFromDeny(props, needs));
     if (needs.systemMail) fn.addEnvironment('SYSTEM_FROM_EMAIL', props.systemFromEmail);
     if (needs.tenants) this.grantTenants(fn, needs.tenants, platform.configurationSetArn);
     if (needs.identities) {

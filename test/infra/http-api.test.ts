@@ -1,90 +1,126 @@
-// The HTTP API has exactly the routing table's routes plus the catch-all, each on its family's function.
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
-import { cdkJsonContext } from '../../infra/stack/cdk-json-context';
-import { createEmailCampaignStack, type EmailCampaignStack } from '../../infra/stack/email-campaign-stack';
-import { routeKey, routes, type HttpFamily } from '../../shared/routes';
+// The HTTP API is one OpenAPI body with exactly the routing table's routes plus the catch-all, each
+// on its family's function, served by one throttled, access-logged stage.
+import type { Template } from 'aws-cdk-lib/assertions';
+import { catchAllRouteKey, fallbackFamily, functionVariable, integrationUri } from '../../infra/stack/http-routes';
+import { httpFamilies, routeKey, routes, type HttpFamily } from '../../shared/routes';
+import { synthesize, type Synthesized } from './support';
 
 interface CfnResource {
   Properties: Record<string, unknown>;
 }
 
+interface Operation {
+  parameters?: { name: string; in: string; required: boolean }[];
+  security?: unknown;
+  'x-amazon-apigateway-integration': { $ref: string };
+}
+
+interface Definition {
+  openapi: string;
+  info: { title: string };
+  tags: { name: string; 'x-amazon-apigateway-tag-value': string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { 'x-amazon-apigateway-integrations': Record<string, unknown> };
+  'x-amazon-apigateway-cors'?: unknown;
+}
+
 describe('HTTP API', () => {
-  let stack: EmailCampaignStack;
+  let synthesized: Synthesized;
   let template: Template;
+  const resolve = (value: unknown): unknown => synthesized.stack.resolve(value);
 
   beforeAll(() => {
-    // Routes do not depend on the bundles, so skip esbuild; `npm run synth` runs CloudFormation's own checks.
-    const app = new App({
-      builtinCloudFormationValidation: false,
-      context: { ...cdkJsonContext(), [BUNDLING_STACKS]: [] },
-    });
-    stack = createEmailCampaignStack(app);
-    template = Template.fromStack(stack);
+    // Routes do not depend on the bundles, so esbuild is skipped; `npm run synth` runs CloudFormation's own checks.
+    synthesized = synthesize();
+    template = synthesized.template;
   });
 
-  /** The function ARN a route's integration invokes, as the template writes it. */
-  function integratedFunctionArn(key: string): unknown {
-    const matching = Object.values(template.findResources('AWS::ApiGatewayV2::Route', { Properties: { RouteKey: key } }));
-    expect(matching).toHaveLength(1);
-    const target = (matching[0] as CfnResource).Properties.Target;
-    // A route targets `integrations/<integration id>`; find the integration behind the Ref.
-    const integrationRef = JSON.stringify(target).match(/"Ref":"([^"]+)"/)?.[1];
-    expect(integrationRef).toBeDefined();
-    const integration = template.toJSON().Resources[integrationRef as string] as CfnResource & { Type: string };
-    expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
-    return integration.Properties.IntegrationUri;
-  }
+  const apiResource = (): CfnResource => {
+    const apis = Object.values(template.findResources('AWS::ApiGatewayV2::Api'));
+    expect(apis).toHaveLength(1);
+    return apis[0] as CfnResource;
+  };
+  const definition = (): Definition => apiResource().Properties.Body as Definition;
 
-  const functionArn = (family: HttpFamily): unknown => stack.resolve(stack.functions.functionOf(family).functionArn);
+  /** Every operation of the body by the route key API Gateway makes of it. */
+  const operations = (): Map<string, Operation> => {
+    const byKey = new Map<string, Operation>();
+    for (const [path, item] of Object.entries(definition().paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        byKey.set(`${method === 'x-amazon-apigateway-any-method' ? 'ANY' : method.toUpperCase()} ${path}`, operation);
+      }
+    }
+    return byKey;
+  };
 
-  test('has one route per routing-table entry plus the catch-all', () => {
-    template.resourceCountIs('AWS::ApiGatewayV2::Route', routes.length + 1);
+  const functionArn = (family: HttpFamily): unknown => resolve(synthesized.stack.functions.functionOf(family).functionArn);
+
+  test('is defined by its OpenAPI body alone, which CloudFormation takes with no Name, ProtocolType, CORS or Tags beside it', () => {
+    expect(apiResource().Properties).toEqual({ Body: expect.any(Object), FailOnWarnings: true });
+    expect(definition()).toMatchObject({ openapi: '3.0.1', info: { title: 'email-campaign-dev' } });
+    // API Gateway does not support routes or integrations both in a body and as resources.
+    template.resourceCountIs('AWS::ApiGatewayV2::Route', 0);
+    template.resourceCountIs('AWS::ApiGatewayV2::Integration', 0);
+  });
+
+  test('has exactly one route per routing-table entry plus the catch-all', () => {
+    const expected = [...routes.map((route) => routeKey(route)), catchAllRouteKey];
+    expect([...operations().keys()].sort()).toEqual(expected.sort());
+    expect(operations().has('GET /api/contacts-type')).toBe(true);
+    expect(catchAllRouteKey).toBe('ANY /api/{proxy+}');
+  });
+
+  test("sends each route to its family's integration, and every other path below /api/ to the fallback", () => {
+    const byKey = operations();
+    const integrationOf = (key: string) => byKey.get(key)?.['x-amazon-apigateway-integration'];
     for (const route of routes) {
-      template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: routeKey(route) });
+      expect(integrationOf(routeKey(route))).toEqual({ $ref: `#/components/x-amazon-apigateway-integrations/${route.family}` });
     }
+    expect(integrationOf(catchAllRouteKey)).toEqual({ $ref: `#/components/x-amazon-apigateway-integrations/${fallbackFamily}` });
   });
 
-  test('exposes the contact-type list at GET /api/contacts-type', () => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Route', { RouteKey: 'GET /api/contacts-type' });
+  test('declares the path parameters of the routes that have them', () => {
+    const byKey = operations();
+    const parameterNames = (key: string) => byKey.get(key)?.parameters?.map(({ name, in: location, required }) => `${location}:${name}:${required}`);
+    expect(parameterNames('GET /api/docs/{file}')).toEqual(['path:file:true']);
+    expect(parameterNames('GET /api/automations/schedule/design/{token}')).toEqual(['path:token:true']);
+    expect(parameterNames(catchAllRouteKey)).toEqual(['path:proxy:true']);
+    expect(parameterNames('GET /api/contacts-type')).toBeUndefined();
   });
 
-  test("sends each route to its family's function", () => {
-    for (const route of routes) {
-      expect(integratedFunctionArn(routeKey(route))).toEqual(functionArn(route.family));
+  test('has one Lambda proxy integration per family, payload 2.0, invoking the function its stage variable names', () => {
+    const integrations = definition().components['x-amazon-apigateway-integrations'];
+    expect(Object.keys(integrations).sort()).toEqual([...httpFamilies].sort());
+    for (const family of httpFamilies) {
+      expect(integrations[family]).toEqual({ type: 'aws_proxy', httpMethod: 'POST', payloadFormatVersion: '2.0', uri: resolve(integrationUri(family)) });
+      expect(JSON.stringify(integrations[family])).toContain(`:function:\${stageVariables.${functionVariable(family)}}/invocations`);
     }
+    const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0] as CfnResource;
+    expect(stage.Properties.StageVariables).toEqual(
+      Object.fromEntries(httpFamilies.map((family) => [functionVariable(family), resolve(synthesized.stack.functions.functionOf(family).functionName)])),
+    );
+    // Stage variable names take letters, digits and underscores only.
+    for (const family of httpFamilies) expect(functionVariable(family)).toMatch(/^[A-Za-z0-9_]+$/);
   });
 
-  test('sends every other path below /api/ to the fallback function', () => {
-    expect(integratedFunctionArn('ANY /api/{proxy+}')).toEqual(functionArn('fallback'));
+  test('has no authorizer: account routes check their keys in the request pipeline, public ones carry signed tokens', () => {
+    const body = JSON.stringify(definition());
+    expect(body).not.toContain('security');
+    expect(body).not.toContain('authorizer');
   });
 
-  test('integrates with Lambda proxy payload format 2.0', () => {
-    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
-    expect(Object.keys(integrations).length).toBeGreaterThan(0);
-    for (const integration of Object.values(integrations)) {
-      expect((integration as CfnResource).Properties).toMatchObject({
-        IntegrationType: 'AWS_PROXY',
-        PayloadFormatVersion: '2.0',
-      });
-    }
-  });
-
-  test('lets API Gateway invoke a function only through the routes it serves', () => {
-    const fromApiGateway = template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com' } });
-    expect(Object.keys(fromApiGateway)).toHaveLength(routes.length + 1);
-    const served = [
-      ...routes.map((route) => ({ path: route.path, family: route.family })),
-      { path: '{proxy+}', family: 'fallback' as const },
-    ];
-    for (const { path, family } of served) {
-      // The source ARN ends in `<api id>/<stage>/<method>/<route path>`; any stage and method of that path.
+  test('lets API Gateway invoke each HTTP function through this API only, with one permission per function', () => {
+    const fromApiGateway = Object.values(template.findResources('AWS::Lambda::Permission', { Properties: { Principal: 'apigateway.amazonaws.com' } }));
+    expect(fromApiGateway).toHaveLength(httpFamilies.length);
+    const apiId = resolve(synthesized.stack.httpApi.apiId);
+    for (const family of httpFamilies) {
       template.hasResourceProperties('AWS::Lambda::Permission', {
         Action: 'lambda:InvokeFunction',
         Principal: 'apigateway.amazonaws.com',
         FunctionName: functionArn(family),
-        SourceArn: { 'Fn::Join': ['', Match.arrayWith([`/*/*/api/${path}`])] },
+        SourceArn: {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':execute-api:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':', apiId, '/*']],
+        },
       });
     }
   });
@@ -92,6 +128,7 @@ describe('HTTP API', () => {
   test('deploys one auto-deployed $default stage, throttled at burst 200 and rate 100', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      ApiId: resolve(synthesized.stack.httpApi.apiId),
       StageName: '$default',
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
@@ -102,17 +139,44 @@ describe('HTTP API', () => {
     const stage = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0] as CfnResource;
     const settings = stage.Properties.AccessLogSettings as { DestinationArn: unknown; Format: string };
     expect(settings.DestinationArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^HttpApiAccessLogs/), 'Arn'] });
-    expect(JSON.parse(settings.Format)).toMatchObject({ requestId: '$context.requestId', routeKey: '$context.routeKey', status: '$context.status' });
+    expect(JSON.parse(settings.Format)).toEqual({
+      requestId: '$context.requestId',
+      ip: '$context.identity.sourceIp',
+      requestTime: '$context.requestTime',
+      routeKey: '$context.routeKey',
+      status: '$context.status',
+      responseLength: '$context.responseLength',
+      integrationLatency: '$context.integrationLatency',
+      integrationError: '$context.integrationErrorMessage',
+    });
+  });
+
+  test("carries the stack's tags in its body, and the stage as a property", () => {
+    expect(definition().tags).toEqual([
+      { name: 'service', 'x-amazon-apigateway-tag-value': 'email-campaign' },
+      { name: 'stage', 'x-amazon-apigateway-tag-value': 'dev' },
+    ]);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', { Tags: { service: 'email-campaign', stage: 'dev' } });
   });
 
   test('answers no CORS preflight unless corsOrigins is given', () => {
-    const api = Object.values(template.findResources('AWS::ApiGatewayV2::Api'))[0] as CfnResource;
-    expect(api.Properties.CorsConfiguration).toBeUndefined();
+    expect(definition()['x-amazon-apigateway-cors']).toBeUndefined();
+  });
+
+  test('is watched on the dashboard by its own metrics: requests, errors and latency by its id', () => {
+    const dashboard = Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0] as CfnResource;
+    const parts = (dashboard.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    for (const metric of ['Count', '5xx', '4xx', 'Latency']) {
+      const at = parts.findIndex((part) => typeof part === 'string' && part.endsWith(`["AWS/ApiGateway","${metric}","ApiId","`));
+      expect(at).toBeGreaterThan(-1);
+      expect(parts[at + 1]).toEqual(resolve(synthesized.stack.httpApi.apiId));
+    }
   });
 
   test('outputs the API root ending in /api/', () => {
     template.hasOutput('ApiBaseUrl', {
-      Value: { 'Fn::Join': ['', [stack.resolve(stack.httpApi.apiEndpoint), '/api/']] },
+      Value: { 'Fn::Join': ['', [resolve(synthesized.stack.httpApi.apiEndpoint), '/api/']] },
     });
+    expect(resolve(synthesized.stack.httpApi.apiEndpoint)).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^HttpApi/), 'ApiEndpoint'] });
   });
 });

@@ -41,7 +41,8 @@ describe('stack settings from context', () => {
 
   test('names the stack after the stage', () => {
     expect(stack.stackName).toBe('email-campaign-qa');
-    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'email-campaign-qa' });
+    // The API's name is the title of its OpenAPI body (http-routes.ts).
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Body: { info: { title: 'email-campaign-qa' } } });
   });
 
   test('allowDestroy lets the table go with the stack, without deletion protection', () => {
@@ -79,7 +80,13 @@ describe('stack settings from context', () => {
 
   test('corsOrigins turns CORS on for exactly those origins', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
-      CorsConfiguration: { AllowOrigins: ['https://app.example.org', 'https://admin.example.org'] },
+      Body: {
+        'x-amazon-apigateway-cors': {
+          allowOrigins: ['https://app.example.org', 'https://admin.example.org'],
+          allowMethods: ['GET', 'POST', 'DELETE'],
+          allowHeaders: ['content-type', 'publickey', 'secretkey'],
+        },
+      },
     });
   });
 

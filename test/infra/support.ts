@@ -40,9 +40,14 @@ export function policyStatementsOf({ stack, template }: Synthesized, name: strin
   return (policies[0] as { Properties: { PolicyDocument: { Statement: PolicyStatement[] } } }).Properties.PolicyDocument.Statement;
 }
 
-/** The statements of a function's policy that grant any action starting with `prefix`. */
+/** The statements of a function's policy that grant (allow) any action starting with `prefix`. */
 export function statementsFor(synthesized: Synthesized, name: string, prefix: string): PolicyStatement[] {
-  return policyStatementsOf(synthesized, name).filter((statement) => actionsOf(statement).some((action) => action.startsWith(prefix)));
+  return policyStatementsOf(synthesized, name).filter((statement) => statement.Effect === 'Allow' && actionsOf(statement).some((action) => action.startsWith(prefix)));
+}
+
+/** The statements of a function's policy that deny any action starting with `prefix`. */
+export function denialsFor(synthesized: Synthesized, name: string, prefix: string): PolicyStatement[] {
+  return policyStatementsOf(synthesized, name).filter((statement) => statement.Effect === 'Deny' && actionsOf(statement).some((action) => action.startsWith(prefix)));
 }
 
 /**

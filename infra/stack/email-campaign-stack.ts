@@ -74,6 +74,7 @@ export class EmailCampaignStack extends Stack {
       platform: this.platform,
       publicBaseUrl: baseUrl,
       systemFromEmail: settings.systemFromEmail,
+      senderDomain: settings.senderDomain,
       // The deliverers and the automation step runner (one container at most) share the SES rate.
       perContainerSendRate: perContainerSendRate(settings.sesMaxSendRate, mailSendingContainers(settings.deliveryConcurrency)),
       logRetention: settings.logRetention,

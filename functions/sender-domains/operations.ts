@@ -3,7 +3,7 @@
 import { ValidationError } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';
-import { listSenderDomains } from '../../shared/identities/domain-repository';
+import { listSenderDomains, type ClaimRefusal } from '../../shared/identities/domain-repository';
 import { refreshSenderDomain, registerSenderDomain, removeSenderDomain } from '../../shared/identities/domain-service';
 import { string, validate } from '../../shared/validation';
 
@@ -17,6 +17,17 @@ export const domainFields = {
 
 export const takenMessage = 'The domain has already been taken.';
 export const heldByAnotherMessage = 'The domain is already registered by another account.';
+export const underAnotherMessage = 'The domain is a subdomain of a domain registered by another account.';
+export const aboveAnotherMessage = 'The domain has a subdomain verified by another account.';
+export const reservedMessage = "The domain is reserved for this service's own mail.";
+
+const refusals: Readonly<Record<ClaimRefusal, string>> = {
+  'already-yours': takenMessage,
+  'held-by-another': heldByAnotherMessage,
+  'under-another': underAnotherMessage,
+  'above-another': aboveAnotherMessage,
+  reserved: reservedMessage,
+};
 
 /** The validated domain, in lower case: DNS names are case-insensitive, and one domain has one claim. */
 function domainOf(fields: Record<string, unknown>): string {
@@ -27,8 +38,7 @@ export const list = accountOperation(async ({ account }) => ok({ senderDomains: 
 
 export const save = accountOperation(async ({ account, request }) => {
   const registered = await registerSenderDomain(account.id, domainOf(request.fields));
-  if (registered === 'already-yours') throw ValidationError.of('domain', takenMessage);
-  if (registered === 'held-by-another') throw ValidationError.of('domain', heldByAnotherMessage);
+  if (typeof registered === 'string') throw ValidationError.of('domain', refusals[registered]);
   const { domain, status, dkim_records } = registered;
   return ok({ domain, status, dkim_records });
 });

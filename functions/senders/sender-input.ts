@@ -3,6 +3,7 @@
 import { cityBelongsTo, findCountry, stateBelongsTo } from '../../shared/reference-data/repository';
 import type { SenderInput } from '../../shared/senders/repository';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { onServiceDomain } from '../../shared/identities/service-domain';
 import { email, format, integer, messages, string, type Infer, type Schema } from '../../shared/validation';
 
 // The spec limits the two address lines to 255; the other texts get the same bound (our choice) so a
@@ -24,6 +25,9 @@ export const senderFields = {
 } satisfies Schema;
 
 export const senderId = integer().required().min(1);
+
+/** SES would send from such an address as the service itself, under its DKIM signature. */
+export const serviceAddressMessage = "The from email field must not be an address on this service's own sender domain.";
 
 const invalid = (field: string) => format(messages.exists, { attribute: field.replace(/_/g, ' ') });
 
@@ -61,6 +65,7 @@ export async function readSenderInput(fields: Record<string, unknown>, withSende
 export async function readSenderInput(fields: Record<string, unknown>, withSenderId: boolean): Promise<SenderInput & { sender_id?: number }> {
   const schema = withSenderId ? { sender_id: senderId, ...senderFields } : senderFields;
   const { values, errors } = checkFields(fields, schema);
+  if (values.from_email !== undefined && onServiceDomain(values.from_email)) errors.from_email = [serviceAddressMessage];
   const placeErrors = await checkPlace(values, errors);
   const all: FieldErrors = {};
   for (const name of Object.keys(schema)) {

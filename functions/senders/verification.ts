@@ -64,7 +64,7 @@ export async function sendVerificationMail(accountId: number, senderId: number, 
     try {
       if ((await registerSenderAddress(accountId, sender.from_email)) === 'registered') {
         const mail = senderVerificationMail({
-          fromName: sender.from_name,
+          accountId,
           fromEmail: sender.from_email,
           confirmUrl: confirmationUrl(sender),
           validForHours: senderConfirmationValidHours,

@@ -109,7 +109,10 @@ export interface ServiceFunctionsProps {
   /** The API root as clients see it (ending in `/api/`), for links the functions put in responses and mail. */
   publicBaseUrl: string;
   systemFromEmail: string;
-  /** The service's own sender domain: the accounts' mail may never be From an address in it. */
+  /**
+   * The service's own sender domain: the accounts' mail may never be From an address in it, and the
+   * functions that register identities refuse it (and its subdomains) to every account.
+   */
   senderDomain: string;
   /** Mails per second one delivery container may send (the SES quota shared by the containers). */
   perContainerSendRate: number;
@@ -240,6 +243,7 @@ export class ServiceFunctions extends Construct {
           resources: [identities],
         }),
       );
+      fn.addEnvironment('SENDER_DOMAIN', props.senderDomain);
       // SendCustomVerificationEmail names the address's identity and our template (the stack makes it:
       // verification-template.ts), so the mail can only ever be ours.
       const templateName = senderVerificationTemplateName(props.stage);

@@ -1,34 +1,76 @@
 // Sender addresses as SES identities, as use cases: register an address (deployed, SES mails our
-// branded custom verification mail; locally the caller mails our own signed link), take SES's word
-// that it is verified (only for the account holding the address, see address-repository.ts), and
-// let an address go when no sender of the account uses it any more.
+// branded custom verification mail; otherwise the caller mails our own signed link), decide when SES's
+// word that it is verified counts, and let an address go when no sender of the account uses it any more.
+// SES reports an address verified after the click on its mail, but also when a verified domain above
+// it covers it (inheritance, shared/identities/identities.ts) and when someone verified it outside the
+// service; neither may verify an account's sender, so SES's word counts only where it can only mean
+// this account's click.
 import { config } from '../config';
 import { verifySender } from '../senders/confirmation-service';
 import { getSender, listSenderVerificationsPage } from '../senders/repository';
 import { RecordNotFound } from '../table/errors';
-import { addressHolder, claimAddress, releaseAddress } from './address-repository';
+import { getAddressClaim, giveUpHolding, leaveAddress, useAddress } from './address-repository';
+import { addressDomain } from './alignment';
+import { domainAndParents } from './identities';
 import { identities, type AddressRegistration } from './identity-port';
 
 /**
- * Register a sender's address for the account. The holder of the address (the first account to save
- * it) registers it with the identity port, which says who mails the verification; another account
- * always gets our own signed link (`registered`), since SES's verification is the holder's.
+ * Domains above an address looked up in SES at most: one GetEmailIdentity each, so an address deeper
+ * than this (never seen in practice) is not trusted to SES at all rather than costing a call per label.
+ */
+export const maxInheritanceLookups = 10;
+
+/**
+ * Whether SES could report the address verified without anyone clicking: a domain identity on or
+ * above its domain is verified for sending (whoever holds it: another account, the service, an
+ * operator by hand). Too deep to look up counts as could.
+ */
+async function couldInherit(address: string): Promise<boolean> {
+  const domains = domainAndParents(addressDomain(address));
+  if (domains.length > maxInheritanceLookups) return true;
+  for (const domain of domains) {
+    if ((await identities().domainIdentity(domain))?.verifiedForSending) return true;
+  }
+  return false;
+}
+
+/**
+ * Register a sender's address for the account and say who mails the verification. The first account
+ * to use an address holds it and, when SES's word for it can only mean that account's click, has the
+ * identity port make its identity (deployed, SES mails). Our own signed link (`registered`) goes
+ * instead to every other account, and also to the first one when the identity exists already outside
+ * the service (it is then nobody's to trust or delete) or a verified domain above the address would
+ * make SES call it verified unclicked.
  */
 export async function registerSenderAddress(accountId: number, address: string): Promise<AddressRegistration> {
-  if (!(await claimAddress(accountId, address))) return 'registered';
+  const use = await useAddress(accountId, address);
+  if (use === 'shared') return 'registered';
+  if (use === 'new' && (await identities().addressIdentity(address))) {
+    await giveUpHolding(accountId, address, false);
+    return 'registered';
+  }
+  if (await couldInherit(address)) {
+    if (use === 'new') await giveUpHolding(accountId, address, false);
+    return 'registered';
+  }
   return identities().registerAddress(address, { templateName: config().senderVerificationTemplate });
 }
 
-/** Whether the address's own identity is verified, and this account holds it (so SES's word counts). */
+/**
+ * Whether SES's word that the address is verified counts for the account: it holds the address, the
+ * service made its identity for it, no verified domain identity lies above it, and SES says verified.
+ */
 export async function ownAddressVerified(accountId: number, address: string): Promise<boolean> {
-  if ((await addressHolder(address)) !== accountId) return false;
-  return identities().addressVerified(address);
+  const claim = await getAddressClaim(address);
+  if (claim?.holder !== accountId || !claim.identityMade) return false;
+  if (!(await identities().addressIdentity(address))?.verifiedForSending) return false;
+  return !(await couldInherit(address));
 }
 
 /**
  * Whether the sender is verified, asking the identity port when it is not yet: an address SES has
- * verified for this account verifies the sender (releasing its waiting sends), as our link would.
- * RecordNotFound when the sender is gone.
+ * verified for this account (see `ownAddressVerified`) verifies the sender (releasing its waiting
+ * sends), as our link would. RecordNotFound when the sender is gone.
  */
 export async function refreshSenderVerification(accountId: number, senderId: number): Promise<boolean> {
   const sender = await getSender(accountId, senderId);
@@ -60,13 +102,15 @@ async function addressInUse(accountId: number, address: string, exceptId?: numbe
 
 /**
  * After a sender was deleted or moved to another address: when no other sender of the account has
- * the old address, the account gives it up and, if it held it, its SES identity is deleted, so the
- * next account to save the address proves it afresh instead of inheriting this one's verification.
+ * the old address, the account stops using it. The last account to use it has the SES identity
+ * deleted, if the service made it, so the next account to save the address proves it afresh; while
+ * another account still uses it the identity stays, and nobody takes SES's word for it any more.
  */
 export async function releaseAddressIfUnused(accountId: number, address: string, exceptId?: number): Promise<void> {
   if (await addressInUse(accountId, address, exceptId)) return;
-  if ((await addressHolder(address)) !== accountId) return;
-  // The identity first: should its deletion fail, the claim stays, and nobody inherits the verification.
+  const claim = await getAddressClaim(address);
+  if ((await leaveAddress(accountId, address)) !== 'last' || !claim?.identityMade) return;
+  // The claim went first: should this deletion fail, the next account finds the identity and treats
+  // it as made outside the service, so nobody inherits the verification.
   await identities().deleteAddress(address);
-  await releaseAddress(accountId, address);
 }

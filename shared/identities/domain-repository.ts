@@ -1,14 +1,24 @@
 // Sender domains: every table access for them. An account's record and the domain's one claim (keyed
 // by the domain alone) are written and deleted in one transaction, so two accounts can never both
 // hold a domain, and a domain is only ever verified for the account that registered it.
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isoTimestamp } from '../time';
+import { DeleteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { currentTime, isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { getItem, getItems, isConditionFailure, queryAll, queryPageAfter, withoutKeys, type Item } from '../table/records';
 import { cancellationCodes } from '../table/transactions';
 import { domainAndParents, type DkimRecord, type DomainIdentity, type DomainStatus } from './identities';
-import { SENDER_DOMAIN, domainClaimKey, domainClaimPrefix, pendingIndexKeys, pendingIndexPartition, senderDomainKey, senderDomainPartition } from './keys';
+import {
+  SENDER_DOMAIN,
+  domainClaimKey,
+  domainClaimPrefix,
+  domainTreeKey,
+  pendingIndexKeys,
+  pendingIndexPartition,
+  senderDomainKey,
+  senderDomainPartition,
+  unprovenSinceKey,
+} from './keys';
 
 export interface SenderDomain {
   domain: string;
@@ -17,8 +27,23 @@ export interface SenderDomain {
   created_at: string;
 }
 
-/** Why a domain could not be claimed: the account has it already, or another account holds it. */
-export type ClaimRefusal = 'already-yours' | 'held-by-another';
+/**
+ * Why a domain could not be claimed: the account has it already, another account holds it or a
+ * domain above it, another account has verified a subdomain of it, or it is the service's own.
+ */
+export type ClaimRefusal = 'already-yours' | 'held-by-another' | 'under-another' | 'above-another' | 'reserved';
+
+/** A domain some account holds, as the claims and records say. */
+export interface HeldDomain {
+  domain: string;
+  holder: number;
+  status: DomainStatus;
+  /** Since when its holder has held it without proving it (kept across the holder's deletes). */
+  unprovenSince: string;
+}
+
+/** How long the start of an unproven claim is remembered after the account last saved the domain. */
+const unprovenMemoryDays = 30;
 
 function toSenderDomain(item: Item): SenderDomain {
   const record = withoutKeys<SenderDomain>(item);
@@ -58,6 +83,36 @@ export async function coveringDomainOf(accountId: number, domain: string): Promi
   return nearest !== undefined && holders.get(nearest) === accountId ? nearest : undefined;
 }
 
+/** The claims and records of the domains, in the order given; unclaimed ones are left out. */
+async function heldDomains(domains: readonly string[]): Promise<HeldDomain[]> {
+  const claims = await getItems(domains.map(domainClaimKey));
+  const holders = new Map(claims.map((claim) => [String(claim.pk).slice(domainClaimPrefix.length), Number(claim.account_id)]));
+  const claimed = domains.filter((domain) => holders.has(domain));
+  const records = new Map((await getItems(claimed.map((domain) => senderDomainKey(holders.get(domain) as number, domain)))).map((record) => [String(record.domain), record]));
+  return claimed.flatMap((domain) => {
+    const record = records.get(domain);
+    if (!record) return [];
+    return [{ domain, holder: holders.get(domain) as number, status: record.status as DomainStatus, unprovenSince: String(record.unproven_since ?? record.created_at) }];
+  });
+}
+
+/** The held domains above `domain` (its parents down to two labels), nearest first. */
+export function heldDomainsAbove(domain: string): Promise<HeldDomain[]> {
+  return heldDomains(domainAndParents(domain).slice(1));
+}
+
+/** The held subdomains of `domain`, at any depth (one Query of its part of the claims' tree, then the records). */
+export async function heldDomainsBelow(domain: string): Promise<HeldDomain[]> {
+  const { pk, sk } = domainTreeKey(domain);
+  const entries = await queryAll({ partition: pk, beginsWith: sk });
+  return heldDomains(entries.map((entry) => String(entry.domain)).filter((found) => found !== domain));
+}
+
+/** The held domain, or undefined when no account holds it. */
+export async function heldDomain(domain: string): Promise<HeldDomain | undefined> {
+  return (await heldDomains([domain]))[0];
+}
+
 /** The account holding a domain, or undefined when none does. */
 export async function domainHolder(domain: string): Promise<number | undefined> {
   const claim = await getItem(domainClaimKey(domain));
@@ -76,9 +131,22 @@ export async function claimSenderDomain(accountId: number, domain: string): Prom
   }
 }
 
-/** A new pending record of the account's domain and the claim that goes with it, as two items to put. */
-function newClaim(accountId: number, domain: string): { record: SenderDomain; claimItem: Item; recordItem: Item } {
+/** Since when the account has held the domain unproven: as remembered from an earlier save, else now. */
+async function unprovenSince(accountId: number, domain: string, now: string): Promise<string> {
+  const remembered = await getItem(unprovenSinceKey(domain, accountId));
+  // DynamoDB deletes expired items only eventually: an expired one counts as gone.
+  if (!remembered || Number(remembered.expires_at) <= currentTime().getTime() / 1000) return now;
+  return String(remembered.since);
+}
+
+/**
+ * A new pending record of the account's domain and the items that go with it: the claim, the domain's
+ * place in the claims' tree, and when the account started holding it unproven (remembered for
+ * `unprovenMemoryDays` after this save, across deletes).
+ */
+async function newClaim(accountId: number, domain: string): Promise<{ record: SenderDomain; claimItem: Item; recordItem: Item; treeItem: Item; sinceItem: Item }> {
   const now = isoTimestamp();
+  const since = await unprovenSince(accountId, domain, now);
   const record: SenderDomain = { domain, status: 'pending', dkim_records: [], created_at: now };
   return {
     record,
@@ -89,20 +157,30 @@ function newClaim(accountId: number, domain: string): { record: SenderDomain; cl
       ...record,
       user_id: accountId,
       updated_at: now,
+      unproven_since: since,
       // Listed for the periodic check while pending (recordDomainIdentity takes it off).
       ...pendingIndexKeys('sender-domain', now, accountId, domain),
+    },
+    treeItem: { ...domainTreeKey(domain), entity: 'domain-tree', account_id: accountId, domain },
+    sinceItem: {
+      ...unprovenSinceKey(domain, accountId),
+      entity: 'domain-unproven-since',
+      since,
+      expires_at: Math.floor(currentTime().getTime() / 1000) + unprovenMemoryDays * 86_400,
     },
   };
 }
 
 async function tryClaim(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
-  const { record, claimItem, recordItem } = newClaim(accountId, domain);
+  const { record, claimItem, recordItem, treeItem, sinceItem } = await newClaim(accountId, domain);
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: tableName(), Item: claimItem, ConditionExpression: 'attribute_not_exists(pk)' } },
           { Put: { TableName: tableName(), Item: recordItem, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName(), Item: treeItem } },
+          { Put: { TableName: tableName(), Item: sinceItem } },
         ],
       }),
     );
@@ -122,7 +200,7 @@ async function tryClaim(accountId: number, domain: string): Promise<SenderDomain
  * meanwhile (the holder's domain was verified, or someone else took it): the domain is then held.
  */
 export async function takeOverSenderDomain(accountId: number, domain: string, holder: number): Promise<SenderDomain | undefined> {
-  const { record, claimItem, recordItem } = newClaim(accountId, domain);
+  const { record, claimItem, recordItem, treeItem, sinceItem } = await newClaim(accountId, domain);
   try {
     await db().send(
       new TransactWriteCommand({
@@ -146,6 +224,8 @@ export async function takeOverSenderDomain(accountId: number, domain: string, ho
             },
           },
           { Put: { TableName: tableName(), Item: recordItem, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: tableName(), Item: treeItem } },
+          { Put: { TableName: tableName(), Item: sinceItem } },
         ],
       }),
     );
@@ -175,6 +255,8 @@ export async function recordDomainIdentity(accountId: number, domain: string, id
         ReturnValues: 'ALL_NEW',
       }),
     );
+    // Proved: a later delete and save starts a new time to prove it.
+    if (identity.status === 'verified') await db().send(new DeleteCommand({ TableName: tableName(), Key: unprovenSinceKey(domain, accountId) }));
     return toSenderDomain(result.Attributes as Item);
   } catch (error) {
     if (isConditionFailure(error)) throw new RecordNotFound(SENDER_DOMAIN, domain);
@@ -199,7 +281,10 @@ export async function pendingDomainsPage(since: string, after: string | undefine
   return { entries, last: page.next === undefined };
 }
 
-/** Delete the account's record and its claim together; RecordNotFound when the account has no such domain. */
+/**
+ * Delete the account's record, its claim and its place in the claims' tree together (when it started
+ * holding the domain unproven is kept); RecordNotFound when the account has no such domain.
+ */
 export async function releaseSenderDomain(accountId: number, domain: string): Promise<void> {
   try {
     await db().send(
@@ -211,6 +296,16 @@ export async function releaseSenderDomain(accountId: number, domain: string): Pr
               TableName: tableName(),
               Key: domainClaimKey(domain),
               ConditionExpression: '#account = :account',
+              ExpressionAttributeNames: { '#account': 'account_id' },
+              ExpressionAttributeValues: { ':account': accountId },
+            },
+          },
+          {
+            Delete: {
+              TableName: tableName(),
+              Key: domainTreeKey(domain),
+              // Claims made before the tree have no place in it.
+              ConditionExpression: 'attribute_not_exists(pk) OR #account = :account',
               ExpressionAttributeNames: { '#account': 'account_id' },
               ExpressionAttributeValues: { ':account': accountId },
             },

@@ -2,7 +2,6 @@
 // other to SES), then register it with the identity port; refresh its status from the port; delete both.
 import { domainAndParents, domainProofHours, IdentityTakenError, type DomainIdentity } from './identities';
 import { log } from '../log';
-import { RecordNotFound } from '../table/errors';
 import { currentTime } from '../time';
 import { verifySender } from '../senders/confirmation-service';
 import { listSenderVerificationsPage, unverifySender, type SenderVerification } from '../senders/repository';
@@ -12,19 +11,42 @@ import { identities } from './identity-port';
 import {
   claimSenderDomain,
   coveringDomainOf,
-  domainHolder,
   getSenderDomain,
+  heldDomain,
+  heldDomainsAbove,
+  heldDomainsBelow,
   recordDomainIdentity,
   releaseSenderDomain,
   takeOverSenderDomain,
   type ClaimRefusal,
+  type HeldDomain,
   type SenderDomain,
 } from './domain-repository';
+import { reservedForService } from './service-domain';
 
-/** Whether a claim can no longer be proved by its holder: SES gave up on it, or stopped looking for its DKIM records. */
-function unproven(held: SenderDomain, now: Date): boolean {
+/**
+ * Whether a claim can no longer be proved by its holder: SES gave up on it, or its holder has held it
+ * unproven for longer than SES looks for DKIM records (counted from its first save, across deletes).
+ */
+function unproven(held: HeldDomain, now: Date): boolean {
   if (held.status === 'failed') return true;
-  return held.status === 'pending' && now.getTime() - Date.parse(held.created_at) > domainProofHours * 3_600_000;
+  return held.status === 'pending' && now.getTime() - Date.parse(held.unprovenSince) > domainProofHours * 3_600_000;
+}
+
+/**
+ * Why the account may not register the domain whatever its own claim: it is the service's own (or
+ * around it); a domain above it is another account's, verified or still being proved (SES would report
+ * the subdomain verified by inheritance, and sign its mail with that domain's key); or a subdomain of
+ * it is another account's verified domain. Undefined when nothing stands in the way.
+ */
+async function refusalAround(accountId: number, domain: string): Promise<ClaimRefusal | undefined> {
+  if (reservedForService(domain)) return 'reserved';
+  const now = currentTime();
+  const above = await heldDomainsAbove(domain);
+  if (above.some((held) => held.holder !== accountId && !unproven(held, now))) return 'under-another';
+  const below = await heldDomainsBelow(domain);
+  if (below.some((held) => held.holder !== accountId && held.status === 'verified')) return 'above-another';
+  return undefined;
 }
 
 /**
@@ -34,13 +56,9 @@ function unproven(held: SenderDomain, now: Date): boolean {
  * holder's SES identity goes, so the new holder gets DKIM records of its own. The refusal otherwise.
  */
 async function takeOverUnproven(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
-  const holder = await domainHolder(domain);
-  if (holder === undefined || holder === accountId) return 'held-by-another';
-  const held = await getSenderDomain(holder, domain).catch((error: unknown) => {
-    if (error instanceof RecordNotFound) return undefined;
-    throw error;
-  });
-  if (!held || !unproven(held, currentTime())) return 'held-by-another';
+  const held = await heldDomain(domain);
+  if (!held || held.holder === accountId || !unproven(held, currentTime())) return 'held-by-another';
+  const { holder } = held;
   if ((await refreshSenderDomain(holder, domain)).status === 'verified') return 'held-by-another';
   const taken = await takeOverSenderDomain(accountId, domain, holder);
   if (!taken) return 'held-by-another';
@@ -59,6 +77,8 @@ async function takeOverUnproven(accountId: number, domain: string): Promise<Send
  * made by hand) is refused as held by another.
  */
 export async function registerSenderDomain(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
+  const refusal = await refusalAround(accountId, domain);
+  if (refusal) return refusal;
   let claimed = await claimSenderDomain(accountId, domain);
   if (claimed === 'held-by-another') claimed = await takeOverUnproven(accountId, domain);
   if (typeof claimed === 'string') return claimed;
@@ -86,7 +106,7 @@ export async function registerSenderDomain(accountId: number, domain: string): P
  */
 export async function refreshSenderDomain(accountId: number, domain: string): Promise<SenderDomain> {
   const stored = await getSenderDomain(accountId, domain);
-  const identity = (await identities().domainIdentity(domain)) ?? { status: 'failed' as const, dkimRecords: stored.dkim_records };
+  const identity = (await identities().domainIdentity(domain)) ?? { status: 'failed' as const, verifiedForSending: false, dkimRecords: stored.dkim_records };
   const unchanged = identity.status === stored.status && JSON.stringify(identity.dkimRecords) === JSON.stringify(stored.dkim_records);
   if (unchanged) return stored;
   const refreshed = await recordDomainIdentity(accountId, domain, identity);

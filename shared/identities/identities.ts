@@ -11,8 +11,30 @@ export interface DkimRecord {
 }
 
 export interface DomainIdentity {
+  /**
+   * From the domain's own DKIM status only (SES's DkimAttributes.Status): a domain is ours to use only
+   * once its own DNS proves it, never because a verified parent domain covers it.
+   */
   status: DomainStatus;
+  /**
+   * SES's VerifiedForSendingStatus: true also when a verified parent domain covers the domain
+   * (inheritance, see `domainAndParents`), so it says whether SES would send from it, not who proved it.
+   */
+  verifiedForSending: boolean;
   dkimRecords: DkimRecord[];
+}
+
+/** An address identity as SES reports it (GetEmailIdentity). */
+export interface AddressIdentity {
+  /** True after the click on its verification mail, and also whenever a verified domain above it covers it. */
+  verifiedForSending: boolean;
+}
+
+/** SES's verdict on a domain from its own DKIM status: SUCCESS is verified, FAILED failed, anything else still pending. */
+export function domainStatusOf(dkimStatus: string | undefined): DomainStatus {
+  if (dkimStatus === 'SUCCESS') return 'verified';
+  if (dkimStatus === 'FAILED') return 'failed';
+  return 'pending';
 }
 
 /**
@@ -55,18 +77,22 @@ export interface IdentityAdapter {
   /** Register an address (again: a repeat sends a new mail) and say who sends its verification mail. */
   registerAddress(address: string, mail: AddressVerificationMail): Promise<AddressRegistration>;
   /**
-   * Whether the address's own identity is verified for sending. A verified domain does not count
-   * here: which account may use a domain is the sender-domain records' business, one account each.
+   * The address's own identity as SES reports it; undefined when SES has none. Its
+   * `verifiedForSending` includes inheritance from a verified domain above it, so it never proves on
+   * its own that anybody clicked (shared/identities/address-service.ts decides when it counts).
    */
-  addressVerified(address: string): Promise<boolean>;
+  addressIdentity(address: string): Promise<AddressIdentity | undefined>;
   /** Forget an address identity; forgetting one that does not exist is not an error. */
   deleteAddress(address: string): Promise<void>;
 }
 
 /**
  * A domain and each parent of it down to two labels, nearest first: `eu.news.acme.com` gives itself,
- * `news.acme.com` and `acme.com`. SES lets a verified domain send from every one of its subdomains, so
- * these are the domains whose identity may let SES send from an address on `domain`.
+ * `news.acme.com` and `acme.com`. SES lets a verified domain send from every one of its subdomains and
+ * addresses, at any depth, and reports those identities verified too (identity inheritance: "when you
+ * verify a domain identity, you can send email from any subdomain or email address of the verified
+ * domain", https://docs.aws.amazon.com/ses/latest/dg/creating-identities.html), so these are the
+ * domains whose identity may let SES send from an address on `domain`.
  */
 export function domainAndParents(domain: string): string[] {
   const labels = domain.trim().toLowerCase().split('.');

@@ -20,6 +20,24 @@ export function domainClaimKey(domain: string): Key {
   return { pk: `${domainClaimPrefix}${domain}`, sk: 'claim' };
 }
 
+/**
+ * A domain's place in the tree of claimed domains, written with its claim: the partition of its last
+ * two labels, sorted by its labels reversed (`news.acme.com` is `com.acme.news.` under `com.acme`),
+ * so the claimed subdomains of a domain, at any depth, are one Query with a prefix.
+ */
+export function domainTreeKey(domain: string): Key {
+  const labels = domain.split('.').reverse();
+  return { pk: `DOMAIN-TREE#${labels.slice(0, 2).join('.')}`, sk: `${labels.join('.')}.` };
+}
+
+/**
+ * When the account first saved the domain without proving it since: kept across its deletes, so
+ * deleting and saving again does not restart the time it has to prove the domain.
+ */
+export function unprovenSinceKey(domain: string, accountId: number): Key {
+  return { pk: `${domainClaimPrefix}${domain}`, sk: `unproven#${accountId}` };
+}
+
 /** The local adapter's stand-in for an SES identity (an address or a domain). */
 export function localIdentityKey(identity: string): Key {
   return { pk: 'LOCAL-IDENTITY', sk: identity };

@@ -9,7 +9,7 @@ import {
   type GetEmailIdentityCommandOutput,
 } from '@aws-sdk/client-sesv2';
 import { awsClient } from '../aws-clients';
-import { dkimRecordsOf, IdentityTakenError, type DomainIdentity, type DomainStatus, type IdentityAdapter } from './identities';
+import { dkimRecordsOf, domainStatusOf, IdentityTakenError, type DomainIdentity, type IdentityAdapter } from './identities';
 
 /** What the adapter needs of a client: SESv2Client, or a fake in tests. */
 export interface SesIdentityClient {
@@ -22,11 +22,16 @@ const identityClient = awsClient(({ region }) => new SESv2Client({ region }));
 
 const errorName = (error: unknown): string | undefined => (error as { name?: string } | null)?.name;
 
-/** SES's verdict on a domain: verified for sending, or its DKIM status failed; else still pending. */
-function statusOf(answer: Pick<GetEmailIdentityCommandOutput, 'VerifiedForSendingStatus' | 'DkimAttributes'>): DomainStatus {
-  if (answer.VerifiedForSendingStatus === true || answer.DkimAttributes?.Status === 'SUCCESS') return 'verified';
-  if (answer.DkimAttributes?.Status === 'FAILED') return 'failed';
-  return 'pending';
+/**
+ * A domain as SES answers it. Its status comes from its own DKIM status only: VerifiedForSendingStatus
+ * is also true for a subdomain of a verified domain (inheritance), which proves nothing of the subdomain.
+ */
+function domainOf(domain: string, answer: Pick<GetEmailIdentityCommandOutput, 'VerifiedForSendingStatus' | 'DkimAttributes'>): DomainIdentity {
+  return {
+    status: domainStatusOf(answer.DkimAttributes?.Status),
+    verifiedForSending: answer.VerifiedForSendingStatus === true,
+    dkimRecords: dkimRecordsOf(domain, answer.DkimAttributes?.Tokens ?? []),
+  };
 }
 
 export function sesIdentityAdapter(client: () => SesIdentityClient): IdentityAdapter {
@@ -41,8 +46,7 @@ export function sesIdentityAdapter(client: () => SesIdentityClient): IdentityAda
 
   async function domainIdentity(domain: string): Promise<DomainIdentity | undefined> {
     const answer = await getIdentity(domain);
-    if (!answer) return undefined;
-    return { status: statusOf(answer), dkimRecords: dkimRecordsOf(domain, answer.DkimAttributes?.Tokens ?? []) };
+    return answer ? domainOf(domain, answer) : undefined;
   }
 
   async function deleteIdentity(identity: string): Promise<void> {
@@ -60,7 +64,7 @@ export function sesIdentityAdapter(client: () => SesIdentityClient): IdentityAda
           VerifiedForSendingStatus?: boolean;
           DkimAttributes?: GetEmailIdentityCommandOutput['DkimAttributes'];
         };
-        return { status: statusOf(answer), dkimRecords: dkimRecordsOf(domain, answer.DkimAttributes?.Tokens ?? []) };
+        return domainOf(domain, answer);
       } catch (error) {
         if (errorName(error) === 'AlreadyExistsException') throw new IdentityTakenError(domain);
         throw error;
@@ -75,10 +79,9 @@ export function sesIdentityAdapter(client: () => SesIdentityClient): IdentityAda
       await client().send(new SendCustomVerificationEmailCommand({ EmailAddress: address, TemplateName: mail.templateName }));
       return 'mailed';
     },
-    async addressVerified(address) {
-      // The address's own identity only: SES would also send from it through a verified domain identity,
-      // but that domain may be another account's (see the interface).
-      return (await getIdentity(address))?.VerifiedForSendingStatus === true;
+    async addressIdentity(address) {
+      const answer = await getIdentity(address);
+      return answer ? { verifiedForSending: answer.VerifiedForSendingStatus === true } : undefined;
     },
     deleteAddress: deleteIdentity,
   };

@@ -66,6 +66,10 @@ describe('sender identities in the stack', () => {
     expect(mailing.map(actionsOf)).toEqual([['ses:SendCustomVerificationEmail']]);
   });
 
+  test.each(['senders', 'sender-domains', identityRefreshFunction])("tells %s the service's own sender domain, which no account may take", (fn) => {
+    expect(functionProperties(synthesized, fn).Environment.Variables.SENDER_DOMAIN).toBe('mail.example.org');
+  });
+
   test('gives no other function the template', () => {
     for (const fn of ['contacts', 'public-pages', 'send-deliver']) {
       expect(functionProperties(synthesized, fn).Environment.Variables.SENDER_VERIFICATION_TEMPLATE).toBeUndefined();

@@ -91,7 +91,7 @@ describe('identity refresh and the domain-delete rule', () => {
       await runCheck();
       expect(await senderState(keys)).toBe(1);
       // Verified senders are no longer read: the port is not asked about the address again.
-      const asked = jest.spyOn(localIdentities, 'addressVerified');
+      const asked = jest.spyOn(localIdentities, 'addressIdentity');
       try {
         await runCheck();
         expect(asked.mock.calls.map(([asked]) => asked)).not.toContain(address);
@@ -106,7 +106,7 @@ describe('identity refresh and the domain-delete rule', () => {
       await saveSender(keys, address);
       await markLocalIdentityVerified(address);
       const later = new Date(Date.now() + (pendingSenderHours + 1) * 3_600_000);
-      const asked = jest.spyOn(localIdentities, 'addressVerified');
+      const asked = jest.spyOn(localIdentities, 'addressIdentity');
       try {
         await refreshPendingIdentities(later);
         expect(asked.mock.calls.map(([asked]) => asked)).not.toContain(address);

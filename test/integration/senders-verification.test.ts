@@ -43,7 +43,7 @@ describe('sender verification mail', () => {
     const keys = await newAccount();
     const fromEmail = uniqueAddress();
     // Act
-    await call(keys, 'POST', 'sender/save', { body: multipart(senderInput({ from_email: fromEmail, from_name: 'Ann <Acme>' })) });
+    await call(keys, 'POST', 'sender/save', { body: multipart(senderInput({ from_email: fromEmail, from_name: 'Ann <Acme>', nickname: 'Your bank: call +1 555 0100 now' })) });
     // Assess
     const mails = await mailsTo(sink, fromEmail);
     expect(mails).toHaveLength(1);
@@ -54,9 +54,24 @@ describe('sender verification mail', () => {
     const link = confirmationLink(mail);
     expect(`${link.origin}${link.pathname}`).toBe('http://localhost:3000/api/public/senders/confirm');
     expect(link.searchParams.get('token')).toMatch(/^2[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]+$/);
-    expect(mail.body.text).toContain(link.toString());
-    // The sender's name is escaped in the HTML, never markup.
-    expect(mail.body.html).toContain('Hello Ann &lt;Acme&gt;,');
+    // Mail from the service's own domain says who asks by the account's number, never in words the
+    // account chose (its sender name or nickname could be a phishing text).
+    expect(mail.body.text).toBe(
+      [
+        'Hello,',
+        '',
+        `Account ${keys.account_id} of this email service asked to send email as ${fromEmail}. To confirm that this address is yours and may be used by that account, open this link:`,
+        '',
+        link.toString(),
+        '',
+        'This link is valid for 48 hours. If it has expired, ask for a new verification mail.',
+        '',
+        'If you did not expect this mail, you can ignore it; the address will not be used as a sender.',
+        '',
+      ].join('\n'),
+    );
+    expect(mail.body.html).toContain(`<p>Account ${keys.account_id} of this email service asked to send email as <strong>${fromEmail}</strong>.`);
+    for (const chosen of ['Ann &lt;Acme&gt;', 'Your bank: call']) expect(mail.body.html).not.toContain(chosen);
     const sender = await senderDetails(keys, 1);
     expect(sender).toMatchObject({ is_verified: 0, send_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/) });
   });

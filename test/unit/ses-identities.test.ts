@@ -25,7 +25,7 @@ const cnames = tokens.map((token) => ({ name: `${token}._domainkey.example.org`,
 describe('SES identity adapter', () => {
   test('registers a domain with CreateEmailIdentity and answers Easy DKIM as three CNAMEs, pending', async () => {
     const { adapter, sent } = fakeClient({ IdentityType: 'DOMAIN', VerifiedForSendingStatus: false, DkimAttributes: { Status: 'PENDING', Tokens: tokens } });
-    expect(await adapter.registerDomain('example.org')).toEqual({ status: 'pending', dkimRecords: cnames });
+    expect(await adapter.registerDomain('example.org')).toEqual({ status: 'pending', verifiedForSending: false, dkimRecords: cnames });
     expect(sent).toEqual([{ command: CreateEmailIdentityCommand.name, input: { EmailIdentity: 'example.org' } }]);
   });
 
@@ -46,9 +46,13 @@ describe('SES identity adapter', () => {
     ['NOT_STARTED', false, 'pending'],
     ['TEMPORARY_FAILURE', false, 'pending'],
     ['FAILED', false, 'failed'],
+    // A subdomain of a verified domain: SES sends from it by inheritance, but its own DNS proved nothing.
+    ['PENDING', true, 'pending'],
+    ['NOT_STARTED', true, 'pending'],
+    ['FAILED', true, 'failed'],
   ])('reads GetEmailIdentity with DKIM status %s (verified for sending: %s) as %s', async (dkimStatus, verified, status) => {
     const { adapter, sent } = fakeClient({ VerifiedForSendingStatus: verified, DkimAttributes: { Status: dkimStatus, Tokens: tokens } });
-    expect(await adapter.domainIdentity('example.org')).toEqual({ status, dkimRecords: cnames });
+    expect(await adapter.domainIdentity('example.org')).toEqual({ status, verifiedForSending: verified, dkimRecords: cnames });
     expect(sent).toEqual([{ command: GetEmailIdentityCommand.name, input: { EmailIdentity: 'example.org' } }]);
   });
 
@@ -83,21 +87,21 @@ describe('SES identity adapter', () => {
     await expect(adapter.registerAddress('news@example.org', { templateName: 'missing' })).rejects.toMatchObject({ name: 'NotFoundException' });
   });
 
-  test("an address is verified by its own identity only, never through its domain's (which may be another account's)", async () => {
-    const own = fakeClient({ VerifiedForSendingStatus: true });
-    expect(await own.adapter.addressVerified('news@example.org')).toBe(true);
+  test("reads an address's own identity as SES reports it, and none when SES has none", async () => {
+    const own = fakeClient({ IdentityType: 'EMAIL_ADDRESS', VerifiedForSendingStatus: true });
+    expect(await own.adapter.addressIdentity('news@example.org')).toEqual({ verifiedForSending: true });
     expect(own.sent).toEqual([{ command: GetEmailIdentityCommand.name, input: { EmailIdentity: 'news@example.org' } }]);
 
-    const pending = fakeClient({ VerifiedForSendingStatus: false });
-    expect(await pending.adapter.addressVerified('news@example.org')).toBe(false);
+    const pending = fakeClient({ IdentityType: 'EMAIL_ADDRESS', VerifiedForSendingStatus: false });
+    expect(await pending.adapter.addressIdentity('news@example.org')).toEqual({ verifiedForSending: false });
     expect(pending.sent).toHaveLength(1);
 
     const none = fakeClient(sesError('NotFoundException'));
-    expect(await none.adapter.addressVerified('news@example.org')).toBe(false);
+    expect(await none.adapter.addressIdentity('news@example.org')).toBeUndefined();
     expect(none.sent).toHaveLength(1);
 
     const failing = fakeClient(sesError('TooManyRequestsException'));
-    await expect(failing.adapter.addressVerified('news@example.org')).rejects.toMatchObject({ name: 'TooManyRequestsException' });
+    await expect(failing.adapter.addressIdentity('news@example.org')).rejects.toMatchObject({ name: 'TooManyRequestsException' });
   });
 
   test('deletes an address identity with DeleteEmailIdentity, quietly when SES has none', async () => {

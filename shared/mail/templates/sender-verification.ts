@@ -1,4 +1,6 @@
 // The system mail that asks the owner of a new sender address to confirm it: subject, HTML and text.
+// It goes out from the service's own domain, so it carries nothing a tenant wrote (no sender name,
+// nickname or company): only the account's number, which the service gave it, and the address itself.
 import { escapeHtml } from './html';
 
 export interface SenderVerificationMail {
@@ -8,12 +10,14 @@ export interface SenderVerificationMail {
 }
 
 export function senderVerificationMail(details: {
-  fromName: string;
+  /** The account asking, by the number the service gave it. */
+  accountId: number;
   fromEmail: string;
   confirmUrl: string;
   validForHours: number;
 }): SenderVerificationMail {
-  const { fromName, fromEmail, confirmUrl, validForHours } = details;
+  const { accountId, fromEmail, confirmUrl, validForHours } = details;
+  const asked = `Account ${accountId} of this email service asked to send email as`;
   const subject = 'Please confirm your sender address';
   const validity = `This link is valid for ${validForHours} hours. If it has expired, ask for a new verification mail.`;
   const ignore = 'If you did not expect this mail, you can ignore it; the address will not be used as a sender.';
@@ -21,8 +25,8 @@ export function senderVerificationMail(details: {
 <html lang="en">
 <head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
 <body style="font-family: Arial, Helvetica, sans-serif; color: #222; line-height: 1.5;">
-<p>Hello ${escapeHtml(fromName)},</p>
-<p>Someone asked to send email as <strong>${escapeHtml(fromEmail)}</strong>. To confirm that this address is yours, open the link below.</p>
+<p>Hello,</p>
+<p>${escapeHtml(asked)} <strong>${escapeHtml(fromEmail)}</strong>. To confirm that this address is yours and may be used by that account, open the link below.</p>
 <p><a href="${escapeHtml(confirmUrl)}" style="display: inline-block; padding: 10px 18px; background: #1a73e8; color: #fff; text-decoration: none; border-radius: 4px;">Confirm sender address</a></p>
 <p>Or copy this address into your browser:<br>${escapeHtml(confirmUrl)}</p>
 <p>${escapeHtml(validity)}</p>
@@ -31,9 +35,9 @@ export function senderVerificationMail(details: {
 </html>
 `;
   const text = [
-    `Hello ${fromName},`,
+    'Hello,',
     '',
-    `Someone asked to send email as ${fromEmail}. To confirm that this address is yours, open this link:`,
+    `${asked} ${fromEmail}. To confirm that this address is yours and may be used by that account, open this link:`,
     '',
     confirmUrl,
     '',

@@ -5,7 +5,8 @@ import { enqueueImport } from '../../shared/contacts/import-queue';
 import { createImportJob, getContactImport } from '../../shared/contacts/import-jobs';
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { listCustomFields, type CustomField } from '../../shared/custom-fields/repository';
-import { CsvUnreadable, readCsvTable } from '../../shared/csv/read-csv';
+import { tableRows } from '../../shared/contacts/import-rows';
+import { csvLimits, CsvTooLarge, CsvUnreadable, readCsvTable, type CsvLimit } from '../../shared/csv/read-csv';
 import { ValidationError, type FieldErrors } from '../../shared/http/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { jsonResult, ok, raw } from '../../shared/http/reply';
@@ -57,6 +58,13 @@ export const csvSample = accountOperation(async ({ account }) => {
 const fileMessage = (key: 'mimes', extra: Record<string, string>) => format(messages[key], { attribute: 'file', ...extra });
 const noEmailColumn = 'The file field must contain an email column.';
 const unreadable = 'The file field must be a valid CSV file.';
+/** A file past one of the CSV limits, in Laravel's wording (`max.file` for the size). */
+const tooLarge: Record<CsvLimit, string> = {
+  fileBytes: `The file field must not be greater than ${csvLimits.fileBytes / 1024} kilobytes.`,
+  columns: `The file field must not have more than ${csvLimits.columns} columns.`,
+  rows: `The file field must not have more than ${csvLimits.rows} rows.`,
+  rowBytes: `The file field must not have a row larger than ${csvLimits.rowBytes / 1024} kilobytes.`,
+};
 
 /** contact_type_id and file, checked together; the file must be named *.csv. */
 async function readUploadInput(accountId: number, fields: Record<string, unknown>, uploaded: unknown) {
@@ -67,6 +75,7 @@ async function readUploadInput(accountId: number, fields: Record<string, unknown
   const csv = file().required().parse(uploaded, 'file');
   if (!csv.ok) errors.file = [csv.message];
   else if (!/\.csv$/i.test(csv.value.filename.trim())) errors.file = [fileMessage('mimes', { values: 'csv' })];
+  else if (csv.value.content.length > csvLimits.fileBytes) errors.file = [tooLarge.fileBytes];
   if (!typeId.ok || !csv.ok || Object.keys(errors).length > 0) throw new ValidationError(errors);
   return { contactTypeId: typeId.value, content: csv.value.content };
 }
@@ -83,20 +92,22 @@ export const uploadCsv = accountOperation(async ({ account, request }) => {
   const upload = await readUploadInput(account.id, request.fields, request.files.find((candidate) => candidate.field === 'file'));
   let table;
   try {
-    table = readCsvTable(upload.content);
+    table = await readCsvTable(upload.content);
   } catch (error) {
     if (error instanceof CsvUnreadable) throw ValidationError.of('file', unreadable);
+    if (error instanceof CsvTooLarge) throw ValidationError.of('file', tooLarge[error.limit]);
     throw error;
   }
   if (!table.columns.includes('email')) throw ValidationError.of('file', noEmailColumn);
+  const rows = tableRows(table);
 
   if (table.rows.length > maxSynchronousRows) {
-    const job = await createImportJob(account.id, upload.contactTypeId, table.rows.length, upload.content);
+    const job = await createImportJob(account.id, upload.contactTypeId, table.rows.length, rows);
     await enqueueImport({ accountId: account.id, importId: job.id });
     return raw(jsonResult(200, { status: 'success', message: 'Imported Successfully', import_id: job.id }));
   }
   const job = await createImportJob(account.id, upload.contactTypeId, table.rows.length);
-  const finished = await runImportJob(account.id, job.id, table);
+  const finished = await runImportJob(account.id, job.id, rows);
   // The type was deleted between the check above and the writes.
   if (finished.status === 'failed') throw unknownType();
   const result = await getContactImport(account.id, job.id);

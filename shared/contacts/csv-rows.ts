@@ -1,7 +1,7 @@
 // Reading the rows of a contact CSV file as contact input: each row validated like contacts/add, by
 // ranges, so an import job can take a file chunk by chunk and get the same rows on every replay.
-import type { CsvTable } from '../csv/read-csv';
 import { fieldsByName } from './items';
+import type { ImportRows } from './import-rows';
 import type { ImportRow } from './import-writes';
 import { rowError, type RowError } from './import-jobs';
 import { listCustomFields } from '../custom-fields/repository';
@@ -42,34 +42,19 @@ export interface CsvRowReader {
   readRange(start: number, end: number): Promise<{ valid: ImportRow[]; errors: RowError[] }>;
 }
 
-/** Key of a row's email cell, as the import de-duplicates emails (trimmed, case-insensitive). */
-function emailKey(cells: Map<string, string>): string | undefined {
-  const cell = cells.get('email')?.trim().toLowerCase();
-  return cell ? cell : undefined;
-}
-
-/** For each row, the index of the next row with the same email key, or -1 (also for a row without one). */
-function laterRowsOfEmail(rows: CsvTable['rows']): Int32Array {
-  const next = new Int32Array(rows.length).fill(-1);
-  const following = new Map<string, number>();
-  for (let index = rows.length - 1; index >= 0; index--) {
-    const key = emailKey((rows[index] as CsvTable['rows'][number]).cells);
-    if (!key) continue;
-    const later = following.get(key);
-    if (later !== undefined) next[index] = later;
-    following.set(key, index);
-  }
-  return next;
-}
-
-export async function csvRowReader(accountId: number, contactTypeId: number, table: CsvTable): Promise<CsvRowReader> {
+export async function csvRowReader(accountId: number, contactTypeId: number, file: ImportRows): Promise<CsvRowReader> {
   const customFields = fieldsByName(await listCustomFields(accountId));
   const customByColumn = new Map([...customFields.values()].map((field) => [field.field_name.toLowerCase(), field.field_name]));
-  const columns = new Set<string>(contactColumns.filter((column) => table.columns.includes(column)));
+  const standard = new Set<string>(contactColumns);
+  const columns = new Set<string>(contactColumns.filter((column) => file.columns.includes(column)));
+  // What each header position feeds, worked out once: a row then costs its own cells, whatever the header's width.
+  const fieldAt = file.columns.map((column): { custom: boolean; name: string } | undefined => {
+    if (standard.has(column)) return { custom: false, name: column };
+    const custom = customByColumn.get(column);
+    return custom === undefined ? undefined : { custom: true, name: custom };
+  });
   const context = { customFields, contactTypeExists: async () => true, resolveCountry: countryResolver(), countryInput: 'id-code-or-name' as const };
 
-  // The next row of the same email (-1: none), so a row can tell whether a later one replaces it.
-  const nextOfEmail = laterRowsOfEmail(table.rows);
   const results = new Map<number, Promise<RowResult>>();
 
   const readRow = (index: number): Promise<RowResult> => {
@@ -82,13 +67,14 @@ export async function csvRowReader(accountId: number, contactTypeId: number, tab
   };
 
   async function readOne(index: number): Promise<RowResult> {
-    const row = table.rows[index] as CsvTable['rows'][number];
+    const row = await file.row(index);
     const input: Record<string, unknown> = { contact_type_id: contactTypeId };
     const custom: Record<string, string> = {};
-    for (const [column, cell] of row.cells) {
-      if (columns.has(column)) input[column] = cell;
-      else if (customByColumn.has(column)) custom[customByColumn.get(column) as string] = cell;
-    }
+    row.cells.forEach((cell, position) => {
+      const field = fieldAt[position];
+      if (field?.custom) custom[field.name] = cell;
+      else if (field) input[field.name] = cell;
+    });
     input.custom_field = custom;
     try {
       return { ok: true, row: { line: row.line, ...(await readContactInput(input, context)) } };
@@ -104,7 +90,7 @@ export async function csvRowReader(accountId: number, contactTypeId: number, tab
    * email, so a read through the file passes over each row at most once, however often an email repeats.
    */
   async function replacedLater(index: number): Promise<boolean> {
-    for (let later = nextOfEmail[index] as number; later !== -1; later = nextOfEmail[later] as number) {
+    for (let later = (await file.row(index)).next; later !== -1; later = (await file.row(later)).next) {
       if ((await readRow(later)).ok) return true;
     }
     return false;
@@ -116,7 +102,7 @@ export async function csvRowReader(accountId: number, contactTypeId: number, tab
     async readRange(start, end) {
       const valid: ImportRow[] = [];
       const errors: RowError[] = [];
-      for (let index = start; index < Math.min(end, table.rows.length); index++) {
+      for (let index = start; index < Math.min(end, file.count); index++) {
         // Validation is CPU work on promises that are already settled: without a turn of the event
         // loop now and then, a chunk read ahead would hold up the replies of the chunk writing.
         if ((index - start) % yieldEveryRows === yieldEveryRows - 1) await new Promise((resume) => setImmediate(resume));

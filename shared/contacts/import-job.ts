@@ -4,12 +4,12 @@
 // so the store is not left idle during the reads; writes and checkpoints stay one chunk at a time.
 // A chunk's checkpoint also records the next chunk's claim (the emails it will create), so between
 // two chunks' writes there is one write of the job's item, not two.
-import type { CsvTable } from '../csv/read-csv';
 import { importContactRows } from './contact-service';
 import { ChunkAlreadyDone, checkpointChunk, claimChunk, getImportJob, ImportTypeGone, markImportStatus, type ImportJob, type RowError } from './import-jobs';
 import { freshEmails, lookUpImport, type ImportLookup, type ImportRow } from './import-writes';
 import { ContactTypeUnavailable } from './repository';
 import { csvRowReader } from './csv-rows';
+import type { ImportRows } from './import-rows';
 
 /** Rows per chunk: one checkpoint per chunk, and a chunk's writes fit comfortably in a Lambda's remaining time. */
 export const importChunkRows = 500;
@@ -30,10 +30,10 @@ interface ChunkRead {
 }
 
 /** Run a job from its checkpoint until it completes, fails or `keepGoing` says stop. Returns the job as it then is. */
-export async function runImportJob(accountId: number, importId: number, table: CsvTable, options: RunOptions = {}): Promise<ImportJob> {
+export async function runImportJob(accountId: number, importId: number, file: ImportRows, options: RunOptions = {}): Promise<ImportJob> {
   let job = await getImportJob(accountId, importId);
   if (job.status === 'completed' || job.status === 'failed') return job;
-  const [reader] = await Promise.all([csvRowReader(accountId, job.contact_type_id, table), job.status === 'queued' ? markImportStatus(accountId, importId, 'running') : undefined]);
+  const [reader] = await Promise.all([csvRowReader(accountId, job.contact_type_id, file), job.status === 'queued' ? markImportStatus(accountId, importId, 'running') : undefined]);
   const contactTypeId = job.contact_type_id;
   const readChunk = async (start: number): Promise<ChunkRead> => {
     const { valid, errors } = await reader.readRange(start, Math.min(job.total_rows, start + importChunkRows));

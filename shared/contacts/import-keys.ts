@@ -1,4 +1,4 @@
-// Keys of contact import jobs: the job, the stored file in pieces and the error report.
+// Keys of contact import jobs: the job, the rows of its file stored in pieces and the error report.
 import { type Key, entityKey, entityPartition, idSortKey } from '../table/keys';
 
 export const CONTACT_IMPORT = 'contact-import';
@@ -8,7 +8,7 @@ export function contactImportKey(accountId: number, id: number): Key {
   return entityKey(accountId, CONTACT_IMPORT, id);
 }
 
-/** The partition of one import job's stored file, in pieces numbered from 0. */
+/** The partition of one import job's stored rows, in pieces numbered from 0 (piece 0: the header). */
 export function contactImportFilePartition(accountId: number, importId: number): string {
   return entityPartition(accountId, `${CONTACT_IMPORT}-file#${importId}`);
 }

@@ -1,8 +1,8 @@
 // The `imports` queue: a message names one import job; its consumer runs the job from its checkpoint
-// and, when the Lambda's time runs short, puts the job back on the queue to continue there.
+// (on the rows stored at the upload) and, when the Lambda's time runs short, puts the job back on the
+// queue to continue there.
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { readCsvTable } from '../csv/read-csv';
-import { loadImportFile } from './import-jobs';
+import { getImportJob, loadImportRows } from './import-jobs';
 import { consumeRecords } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { runImportJob } from './import-job';
@@ -29,9 +29,11 @@ function parseImportMessage(body: string): ImportMessage {
 export function handleImportEvent(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
   return consumeRecords('imports', event, context, 'import job', async (record) => {
     const message = parseImportMessage(record.body);
-    const table = readCsvTable(await loadImportFile(message.accountId, message.importId));
+    const queued = await getImportJob(message.accountId, message.importId);
+    if (queued.status === 'completed' || queued.status === 'failed') return;
+    const rows = await loadImportRows(message.accountId, message.importId, queued.total_rows);
     const keepGoing = (longestChunkMs: number) => !context?.getRemainingTimeInMillis || context.getRemainingTimeInMillis() > 2 * longestChunkMs + reserveMs;
-    const job = await runImportJob(message.accountId, message.importId, table, { keepGoing });
+    const job = await runImportJob(message.accountId, message.importId, rows, { keepGoing });
     if (job.status === 'running' || job.status === 'queued') await enqueueImport(message);
   });
 }

@@ -5,6 +5,7 @@ import { handler as importHandler } from '../../functions/contact-import/handler
 import { handler } from '../../functions/contacts/handler';
 import { lambdaContext } from '../../infra/local/lambda-context';
 import { importChunkRows, runImportJob } from '../../shared/contacts/import-job';
+import { tableRows } from '../../shared/contacts/import-rows';
 import { readCsvTable } from '../../shared/csv/read-csv';
 import { createImportJob } from '../../shared/contacts/import-jobs';
 import { registerLocalConsumer } from '../../shared/queue/local-queue';
@@ -48,6 +49,12 @@ function bulkFile(rows: number): { csv: string; badLines: number[] } {
     lines.push(`${bad ? `broken-${i}` : `person${i}@example.com`},Person ${i},${i % 2 ? 'US' : 'DE'},City ${i % 7},${i}`);
   }
   return { csv: lines.join('\r\n'), badLines };
+}
+
+/** A header of `columns` names (the first `email`) over `rows` one-cell rows. */
+function wideFile(columns: number, rows: number): string {
+  const header = ['email', ...Array.from({ length: columns - 1 }, (_, i) => `c${i}`)].join(',');
+  return [header, ...Array.from({ length: rows }, (_, i) => `x${i}@example.com`)].join('\n');
 }
 
 function status(keys: Account | undefined, id: number) {
@@ -260,6 +267,12 @@ describe('contact CSV', () => {
       ['binary content', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0x01]), 'contacts.csv', 'The file field must be a valid CSV file.'],
       ['a file of another type', 'email,country\na@example.com,US\n', 'contacts.xlsx', 'The file field must be a file of type: csv.'],
       ['a file without an extension', 'email,country\na@example.com,US\n', 'contacts', 'The file field must be a file of type: csv.'],
+      ['a header of 20,000 columns over 20,000 rows', wideFile(20_000, 20_000), 'contacts.csv', 'The file field must not have more than 500 columns.'],
+      ['a header of 501 columns', wideFile(501, 2), 'contacts.csv', 'The file field must not have more than 500 columns.'],
+      ['a row of 501 cells', `email\na@example.com\n${','.repeat(500)}x\n`, 'contacts.csv', 'The file field must not have more than 500 columns.'],
+      ['50,001 rows', wideFile(1, 50_001), 'contacts.csv', 'The file field must not have more than 50000 rows.'],
+      ['a row larger than 128 KB', `email,note\na@example.com,"${'n'.repeat(128 * 1024)}"\n`, 'contacts.csv', 'The file field must not have a row larger than 128 kilobytes.'],
+      ['a file larger than 4 MB', Buffer.concat([Buffer.from('email\n'), Buffer.alloc(4 * 1024 * 1024, 'a@example.com\n')]), 'contacts.csv', 'The file field must not be greater than 4096 kilobytes.'],
     ])('refuses %s and writes nothing', async (_, content, filename, message) => {
       const keys = await newAccount();
       const type = await addType(keys, 'Refused');
@@ -331,8 +344,8 @@ describe('contact CSV', () => {
       // Two contacts the file updates, in its second chunk.
       await upload(keys, type, 'email,country\nperson600@example.com,US\nperson601@example.com,US\n');
       const { csv, badLines } = bulkFile(1_200);
-      const table = readCsvTable(Buffer.from(csv));
-      const job = await createImportJob(keys.account_id, type, table.rows.length);
+      const table = tableRows(await readCsvTable(Buffer.from(csv)));
+      const job = await createImportJob(keys.account_id, type, table.count);
       const crash = new Error('crashed before the checkpoint');
       await expect(
         runImportJob(keys.account_id, job.id, table, {

@@ -5,6 +5,7 @@
 import { importChunkRows, runImportJob } from '../../shared/contacts/import-job';
 import { contactImportKey } from '../../shared/contacts/import-keys';
 import { createImportJob, getImportJob } from '../../shared/contacts/import-jobs';
+import { tableRows } from '../../shared/contacts/import-rows';
 import { readCsvTable } from '../../shared/csv/read-csv';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { db } from '../../shared/table/client';
@@ -15,10 +16,10 @@ beforeAll(seedReferenceData);
 
 /** A file of one full chunk and two rows more: `person0@example.com` ... */
 const rows = importChunkRows + 2;
-const file = () => {
+const file = async () => {
   const lines = ['email,first_name,country'];
   for (let i = 0; i < rows; i++) lines.push(`person${i}@example.com,From the file ${i},US`);
-  return readCsvTable(Buffer.from(lines.join('\n')));
+  return tableRows(await readCsvTable(Buffer.from(lines.join('\n'))));
 };
 
 interface Write {
@@ -56,8 +57,8 @@ test("a job writes its own item once per chunk and once more: the next chunk's c
   // Prepare: a job of two chunks.
   const keys = await newAccount();
   const typeId = await addType(keys, 'Customers');
-  const table = file();
-  const job = await createImportJob(keys.account_id, typeId, table.rows.length);
+  const table = await file();
+  const job = await createImportJob(keys.account_id, typeId, table.count);
 
   // Act
   let finished: Awaited<ReturnType<typeof runImportJob>> | undefined;
@@ -77,8 +78,8 @@ test('a run that stops between chunks leaves no claim for the next chunk behind'
   // Prepare
   const keys = await newAccount();
   const typeId = await addType(keys, 'Customers');
-  const table = file();
-  const job = await createImportJob(keys.account_id, typeId, table.rows.length);
+  const table = await file();
+  const job = await createImportJob(keys.account_id, typeId, table.count);
 
   // Act: one chunk, as a Lambda short of time would.
   const stopped = await runImportJob(keys.account_id, job.id, table, { keepGoing: (longest) => longest === 0 });
@@ -95,8 +96,8 @@ test('a crash after a chunk claimed with the checkpoint before it is written aga
   // Prepare: a job whose second chunk is claimed with the first chunk's checkpoint.
   const keys = await newAccount();
   const typeId = await addType(keys, 'Customers');
-  const table = file();
-  const job = await createImportJob(keys.account_id, typeId, table.rows.length);
+  const table = await file();
+  const job = await createImportJob(keys.account_id, typeId, table.count);
   const crash = new Error('crashed before the checkpoint');
 
   // Act: the run crashes after writing the second chunk, before its checkpoint; a new run resumes.

@@ -3,6 +3,7 @@
 // ends `completed` with its errors to read, never stuck `running` on a write the store refuses.
 import { importChunkRows, runImportJob } from '../../shared/contacts/import-job';
 import { createImportJob, getContactImport } from '../../shared/contacts/import-jobs';
+import { tableRows } from '../../shared/contacts/import-rows';
 import { readCsvTable } from '../../shared/csv/read-csv';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { newAccount } from '../support/accounts';
@@ -19,8 +20,8 @@ test('a chunk whose rows all fail on many fields keeps every row\'s errors and t
   const rows = importChunkRows + 1;
   const lines = [['email', 'country', ...fields].join(',')];
   for (let i = 0; i < rows; i++) lines.push([`not-an-email-${i}`, 'US', ...fields.map(() => 'many')].join(','));
-  const table = readCsvTable(Buffer.from(lines.join('\n')));
-  const job = await createImportJob(keys.account_id, typeId, table.rows.length);
+  const table = tableRows(await readCsvTable(Buffer.from(lines.join('\n'))));
+  const job = await createImportJob(keys.account_id, typeId, table.count);
 
   // Act
   const finished = await runImportJob(keys.account_id, job.id, table);

@@ -2,7 +2,7 @@
 // next chunk while the current one writes, so the reader must let the event loop turn now and then
 // (the replies of the writes, the job's checkpoint) instead of holding it for the whole chunk.
 import { csvRowReader } from '../../shared/contacts/csv-rows';
-import type { CsvTable } from '../../shared/csv/read-csv';
+import { tableRows } from '../../shared/contacts/import-rows';
 
 // No I/O: the account has no custom field and the only country is id 1 (code US).
 jest.mock('../../shared/custom-fields/repository', () => ({ listCustomFields: async () => [] }));
@@ -12,10 +12,10 @@ jest.mock('../../shared/reference-data/repository', () => ({
 }));
 
 const rows = 500;
-const csv: CsvTable = {
+const csv = tableRows({
   columns: ['email', 'country'],
-  rows: Array.from({ length: rows }, (_, index) => ({ line: index + 2, cells: new Map([['email', `person${index}@example.com`], ['country', 'US']]) })),
-};
+  rows: Array.from({ length: rows }, (_, index) => ({ line: index + 2, cells: [`person${index}@example.com`, 'US'] })),
+});
 
 it('lets the event loop turn while it reads a range of rows', async () => {
   // Prepare: a reader, and a callback counting the turns of the event loop until the range is read.

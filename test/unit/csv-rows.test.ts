@@ -1,7 +1,7 @@
 // The rows of a contact CSV file as the import reads them: which row of a repeated email is kept,
 // which rows are refused with which messages and in what order, in any chunking, and in linear time.
 import { csvRowReader } from '../../shared/contacts/csv-rows';
-import type { CsvTable } from '../../shared/csv/read-csv';
+import { tableRows, type ImportRows } from '../../shared/contacts/import-rows';
 
 // No I/O: the account has one custom field and the only country is id 1 (code US).
 jest.mock('../../shared/custom-fields/repository', () => ({
@@ -16,17 +16,26 @@ jest.mock('../../shared/reference-data/repository', () => ({
 
 const columns = ['email', 'country', 'first_name', 'alt_email', 'score'];
 
-/** A table of rows given as cells by column (absent cells left out), numbered from line 2. */
-function table(rows: Record<string, string>[]): CsvTable {
-  return { columns, rows: rows.map((cells, index) => ({ line: index + 2, cells: new Map(Object.entries(cells)) })) };
+/** A file of rows given as cells by column (absent cells left out, as a short row leaves them), numbered from line 2. */
+function table(rows: Record<string, string>[]): ImportRows {
+  return tableRows({
+    columns,
+    rows: rows.map((cells, index) => {
+      const row: string[] = [];
+      columns.forEach((column, position) => {
+        if (column in cells) row[position] = cells[column] as string;
+      });
+      return { line: index + 2, cells: row };
+    }),
+  });
 }
 
 /** Every row of the file read in chunks of `chunk` rows, as an import job reads it. */
-async function readAll(csv: CsvTable, chunk: number) {
+async function readAll(csv: ImportRows, chunk: number) {
   const reader = await csvRowReader(7, 3, csv);
   const valid: { line: number; email: string; first_name: string; score: string | null | undefined }[] = [];
   const errors: { row: number; messages: string[] }[] = [];
-  for (let start = 0; start < csv.rows.length; start += chunk) {
+  for (let start = 0; start < csv.count; start += chunk) {
     const range = await reader.readRange(start, start + chunk);
     valid.push(...range.valid.map((row) => ({ line: row.line, email: row.fields.email, first_name: row.fields.first_name, score: row.customValues.score })));
     errors.push(...range.errors);

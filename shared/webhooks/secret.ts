@@ -6,11 +6,28 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { tokenKeys } from '../signed-token';
 
-/** What every secret starts with, so one found in a log or a repository is recognisable. */
+/** What every secret starts with (the Standard Webhooks form), so one found in a log or a repository is recognisable. */
 export const secretPrefix = 'whsec_';
 
+/** Random bytes of a new secret's key: 256 bits, the size of the HMAC-SHA256 output (RFC 2104's advice). */
+export const secretKeyBytes = 32;
+
+/** `whsec_` and the base64 of a random key, as Standard Webhooks receivers (and their libraries) take it. */
 export function newWebhookSecret(): string {
-  return `${secretPrefix}${randomBytes(32).toString('hex')}`;
+  return `${secretPrefix}${randomBytes(secretKeyBytes).toString('base64')}`;
+}
+
+/**
+ * The HMAC key of a secret: the base64 decoding of what follows `whsec_`, as the Standard Webhooks
+ * libraries decode it. Secrets made before were `whsec_` and 64 hex digits, which is also base64
+ * text (of 48 bytes), so receivers keep verifying with the secret they were shown.
+ */
+export function signingKeyOf(secret: string): Buffer {
+  const text = secret.startsWith(secretPrefix) ? secret.slice(secretPrefix.length) : secret;
+  const key = Buffer.from(text, 'base64');
+  // Node skips characters that are not base64 where the libraries refuse them: refuse them here too.
+  if (key.length === 0 || key.toString('base64').replace(/=+$/, '') !== text.replace(/=+$/, '')) throw new Error('A webhook secret must be whsec_ and base64 text');
+  return key;
 }
 
 function encryptionKey(signingKey: string): Buffer {
@@ -35,7 +52,19 @@ export function decryptSecret(stored: string): string {
   return Buffer.concat([decipher.update(Buffer.from(sealed, 'base64url')), decipher.final()]).toString('utf8');
 }
 
-/** The `X-Webhook-Signature` value: `sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`, keyed with the secret as text. */
-export function webhookSignature(secret: string, timestamp: string, body: string): string {
+/**
+ * The `webhook-signature` value (Standard Webhooks): `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`
+ * keyed with the secret's key. The id is signed, so a delivery replayed under another id is refused.
+ */
+export function webhookSignature(secret: string, id: string, timestamp: string, body: string): string {
+  return `v1,${createHmac('sha256', signingKeyOf(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+/**
+ * The deprecated `X-Webhook-Signature` value receivers written before Standard Webhooks check:
+ * `sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`, keyed with the secret as text. Sent beside the
+ * standard headers until those receivers have moved (docs/api-notes.md).
+ */
+export function legacyWebhookSignature(secret: string, timestamp: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }

@@ -1,9 +1,10 @@
 // Webhook rules without a table: where a deployed webhook may point (SSRF), the retry schedule, the
-// signature and the secret's storage form.
+// signature (Standard Webhooks, checked against the standardwebhooks library) and the secret's storage form.
 import { createHmac } from 'node:crypto';
 import { resetConfig } from '../../shared/config';
 import { deliverWebhook, maxDeliveryAttempts, retryDelayAfter, retryDelaysSeconds, signedRequest } from '../../shared/webhooks/delivery';
-import { decryptSecret, encryptSecret, newWebhookSecret, webhookSignature } from '../../shared/webhooks/secret';
+import { Webhook } from 'standardwebhooks';
+import { decryptSecret, encryptSecret, newWebhookSecret, signingKeyOf, webhookSignature } from '../../shared/webhooks/secret';
 import { isPublicAddress, NonPublicAddressError, resolvesToPublicAddresses, urlFormProblem, webhookLookup } from '../../shared/webhooks/target';
 
 const environment = { ...process.env };
@@ -60,12 +61,12 @@ describe('deployed targets', () => {
   });
 
   it('refuses to deliver to a non-public address literal', async () => {
-    const outcome = await deliverWebhook({ url: 'https://127.0.0.1:9/hook', secret: 's', deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
+    const outcome = await deliverWebhook({ url: 'https://127.0.0.1:9/hook', secret: newWebhookSecret(), deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
     expect(outcome).toEqual({ delivered: false, detail: 'refused non-public address 127.0.0.1' });
   });
 
   it('refuses to deliver to a name that resolves inward', async () => {
-    const outcome = await deliverWebhook({ url: 'https://localhost:9/hook', secret: 's', deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
+    const outcome = await deliverWebhook({ url: 'https://localhost:9/hook', secret: newWebhookSecret(), deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
     expect(outcome.delivered).toBe(false);
     expect(outcome.detail).toMatch(/^localhost resolves to a non-public address/);
   });
@@ -95,13 +96,46 @@ describe('retries', () => {
 describe('signature and secret', () => {
   beforeEach(() => runAs('aws'));
 
-  it('signs "<timestamp>.<body>" with HMAC-SHA256 of the secret', () => {
-    const payload = { event: 'open' as const, email: 'a@example.com', utr: 'u-1', timestamp: '2026-01-01T00:00:00.000000Z' };
-    const { body, headers } = signedRequest({ url: 'https://x.example.com', secret: 'whsec_abc', payload, deliveryId: 'm-1', now: 1_700_000_000 });
+  const payload = { event: 'open' as const, email: 'a@example.com', utr: 'u-1', timestamp: '2026-01-01T00:00:00.000000Z' };
+
+  it('makes secrets of whsec_ and the base64 of 32 random bytes', () => {
+    const secret = newWebhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    expect(newWebhookSecret()).not.toBe(secret);
+  });
+
+  it('signs "<id>.<timestamp>.<body>" as Standard Webhooks do, and as before in the deprecated headers', () => {
+    const secret = newWebhookSecret();
+    const { body, headers } = signedRequest({ url: 'https://x.example.com', secret, payload, deliveryId: 'm-1', now: 1_700_000_000 });
+    const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
     expect(body).toBe(JSON.stringify(payload));
-    expect(headers['x-webhook-timestamp']).toBe('1700000000');
-    expect(headers['x-webhook-signature']).toBe(`sha256=${createHmac('sha256', 'whsec_abc').update(`1700000000.${body}`).digest('hex')}`);
-    expect(webhookSignature('whsec_abc', '1700000000', body)).toBe(headers['x-webhook-signature']);
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': 'email-campaign-webhooks/1',
+      'webhook-id': 'm-1',
+      'webhook-timestamp': '1700000000',
+      'webhook-signature': `v1,${createHmac('sha256', key).update(`m-1.1700000000.${body}`).digest('base64')}`,
+      'x-webhook-id': 'm-1',
+      'x-webhook-timestamp': '1700000000',
+      'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(`1700000000.${body}`).digest('hex')}`,
+    });
+    // The library's own signer agrees.
+    expect(headers['webhook-signature']).toBe(new Webhook(secret).sign('m-1', new Date(1_700_000_000_000), body));
+  });
+
+  it('signs with a secret made before (whsec_ and 64 hex digits) as the library reads it: base64', () => {
+    const secret = `whsec_${'0123456789abcdef'.repeat(4)}`;
+    const { body, headers } = signedRequest({ url: 'https://x.example.com', secret, payload, deliveryId: 'm-2', now: 1_700_000_000 });
+    expect(signingKeyOf(secret)).toHaveLength(48);
+    expect(headers['webhook-signature']).toBe(new Webhook(secret).sign('m-2', new Date(1_700_000_000_000), body));
+    expect(webhookSignature(secret, 'm-2', '1700000000', body)).toBe(headers['webhook-signature']);
+  });
+
+  it('refuses a secret that is not base64 text rather than sign with part of it', () => {
+    expect(() => signingKeyOf('whsec_not base64!')).toThrow('A webhook secret must be whsec_ and base64 text');
+    expect(() => signingKeyOf('whsec_')).toThrow('A webhook secret must be whsec_ and base64 text');
   });
 
   it('stores a secret encrypted, readable only with the same signing key', () => {

@@ -1,15 +1,17 @@
 // Webhook deliveries end to end in process: events from the public pages and from the emitter go
 // through the local webhook queue to its consumer, which POSTs them, signed, to a real HTTP receiver;
 // failures are reported for retry, redirects are not followed, deleted webhooks are not called.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { handler as deliverWebhooks } from '../../functions/webhook-deliver/handler';
 import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { deliverWebhook } from '../../shared/webhooks/delivery';
 import { emitWebhookEvent, type WebhookDeliveryMessage } from '../../shared/webhooks/events';
-import { addWebhook, type WebhookEvent } from '../../shared/webhooks/repository';
-import { encryptSecret, newWebhookSecret } from '../../shared/webhooks/secret';
+import { addWebhook, getStoredWebhook, type WebhookEvent } from '../../shared/webhooks/repository';
+import { decryptSecret, encryptSecret, newWebhookSecret } from '../../shared/webhooks/secret';
+import { resealLegacySecrets } from '../../shared/webhooks/webhook-reseal-service';
+import { config } from '../../shared/config';
 import { removeWebhook, saveWebhook } from '../../shared/webhooks/webhook-service';
 import { newAccount } from '../support/accounts';
 import { apiEvent } from '../support/events';
@@ -19,6 +21,7 @@ import { handler as sesEvents } from '../../functions/ses-events/handler';
 import { clickUrl } from '../../shared/sending/click-links';
 import { encodeSendRef, sendRefTag } from '../../shared/sending/send-ref';
 import type { SesEventRecord } from '../../shared/sending/ses-feedback';
+import { hexSecret, sealedAsBefore } from '../support/webhook-secrets';
 import { hasValidSignature, startWebhookReceiver, verifyAsReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver';
 
 let receiver: WebhookReceiver;
@@ -121,7 +124,7 @@ test('the Standard Webhooks library refuses a delivery replayed under another id
 
 test('a secret made before Standard Webhooks (whsec_ and 64 hex digits) still verifies with the library', async () => {
   const { account_id: accountId } = await newAccount();
-  const secret = `whsec_${randomBytes(32).toString('hex')}`;
+  const secret = hexSecret();
   const webhook = await addWebhook(accountId, { url: receiver.url('/hex'), events: ['open'], encryptedSecret: encryptSecret(secret) }, 10);
   const message = { account_id: accountId, webhook_id: webhook?.id ?? 0, payload: payload('hex@example.com') };
 
@@ -130,6 +133,40 @@ test('a secret made before Standard Webhooks (whsec_ and 64 hex digits) still ve
   expect(receiver.received.map((request) => [request.path, verifyAsReceiver(request, secret), hasLegacySignature(request, secret)])).toEqual([
     ['/hex', { payload: payload('hex@example.com') }, true],
   ]);
+});
+
+test('a secret stored sealed under the token-signing key waits for the re-seal, then delivers and verifies as before', async () => {
+  const { account_id: accountId } = await newAccount();
+  const secret = hexSecret();
+  const stored = sealedAsBefore(secret, config().tokenSigningKey);
+  const webhook = await addWebhook(accountId, { url: receiver.url('/sealed-before'), events: ['open'], encryptedSecret: stored }, 10);
+  const untouched = await addWebhook(accountId, { url: receiver.url('/sealed-now'), events: ['open'], encryptedSecret: encryptSecret(newWebhookSecret()) }, 10);
+  const message = { account_id: accountId, webhook_id: webhook?.id ?? 0, payload: payload('sealed@example.com') };
+
+  // The deliverer holds no token-signing key: the attempt fails and is retried on the backoff.
+  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  expect(receiver.received).toEqual([]);
+
+  const report = await resealLegacySecrets(accountId);
+  const again = await resealLegacySecrets(accountId);
+
+  expect(report).toEqual({ accounts: { first: accountId, last: expect.any(Number) }, resealed: 1, unreadable: [] });
+  expect(again).toEqual({ ...report, accounts: { first: accountId, last: expect.any(Number) }, resealed: 0 });
+  const resealed = await getStoredWebhook(accountId, webhook?.id ?? 0);
+  expect(resealed?.encrypted_secret).toMatch(/^v2\./);
+  expect(decryptSecret(resealed?.encrypted_secret ?? '')).toBe(secret);
+  expect((await getStoredWebhook(accountId, untouched?.id ?? 0))?.encrypted_secret).not.toMatch(/^v1\./);
+  expect(await deliverWebhooks(webhookEvent(message, 2))).toEqual({ batchItemFailures: [] });
+  expect(receiver.received.map((request) => [request.path, verifyAsReceiver(request, secret)])).toEqual([['/sealed-before', { payload: payload('sealed@example.com') }]]);
+});
+
+test('a secret sealed under a token-signing key no longer in the set is reported, not re-sealed', async () => {
+  const { account_id: accountId } = await newAccount();
+  const stored = sealedAsBefore(hexSecret(), 'a-signing-key-long-since-removed-0123456789');
+  const webhook = await addWebhook(accountId, { url: receiver.url(), events: ['open'], encryptedSecret: stored }, 10);
+
+  expect((await resealLegacySecrets(accountId)).unreadable).toEqual([{ account_id: accountId, webhook_id: webhook?.id }]);
+  expect((await getStoredWebhook(accountId, webhook?.id ?? 0))?.encrypted_secret).toBe(stored);
 });
 
 test('a one-click unsubscribe reaches only the webhooks subscribed to it, once', async () => {

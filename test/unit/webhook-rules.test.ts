@@ -4,14 +4,17 @@ import { createHmac } from 'node:crypto';
 import { resetConfig } from '../../shared/config';
 import { deliverWebhook, maxDeliveryAttempts, retryDelayAfter, retryDelaysSeconds, signedRequest } from '../../shared/webhooks/delivery';
 import { Webhook } from 'standardwebhooks';
-import { decryptSecret, encryptSecret, newWebhookSecret, signingKeyOf, webhookSignature } from '../../shared/webhooks/secret';
+import { openLegacySecret } from '../../shared/webhooks/legacy-secret';
+import { decryptSecret, encryptSecret, isLegacySealed, newWebhookSecret, signingKeyOf, webhookSignature } from '../../shared/webhooks/secret';
 import { isPublicAddress, NonPublicAddressError, resolvesToPublicAddresses, urlFormProblem, webhookLookup } from '../../shared/webhooks/target';
+import { hexSecret, sealedAsBefore } from '../support/webhook-secrets';
 
 const environment = { ...process.env };
 const signingKey = 'unit-test-signing-key-0123456789abcdef';
+const webhookKey = 'unit-test-webhook-key-0123456789abcdef';
 
 function runAs(runtime: 'aws' | 'local'): void {
-  Object.assign(process.env, { APP_RUNTIME: runtime, TABLE_NAME: 'unused', TOKEN_SIGNING_KEY: signingKey });
+  Object.assign(process.env, { APP_RUNTIME: runtime, TABLE_NAME: 'unused', TOKEN_SIGNING_KEY: signingKey, WEBHOOK_SECRET_KEY: webhookKey });
   resetConfig();
 }
 
@@ -138,25 +141,53 @@ describe('signature and secret', () => {
     expect(() => signingKeyOf('whsec_')).toThrow('A webhook secret must be whsec_ and base64 text');
   });
 
-  it('stores a secret encrypted, readable only with the same signing key', () => {
+  it('seals a secret under the webhook secret key, which the token-signing key cannot replace', () => {
     const secret = newWebhookSecret();
     const stored = encryptSecret(secret);
-    expect(stored).toMatch(/^v1\./);
-    expect(stored).not.toContain(secret);
+    expect(stored).toMatch(/^v2\.[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(stored).not.toContain(secret.slice(6));
     expect(encryptSecret(secret)).not.toBe(stored);
     expect(decryptSecret(stored)).toBe(secret);
-    process.env.TOKEN_SIGNING_KEY = 'another-key';
+    // Another token-signing key changes nothing; another webhook secret key opens nothing.
+    process.env.TOKEN_SIGNING_KEY = 'another-signing-key-0123456789abcdef';
     resetConfig();
-    expect(() => decryptSecret(stored)).toThrow('Unreadable stored webhook secret');
+    expect(decryptSecret(stored)).toBe(secret);
+    process.env.WEBHOOK_SECRET_KEY = 'another-webhook-key-0123456789abcdef';
+    resetConfig();
+    expect(() => decryptSecret(stored)).toThrow('Unreadable stored webhook secret (unknown format or webhook secret key)');
   });
 
-  it('keeps stored secrets readable when the signing key is rotated', () => {
+  it('opens a sealed secret only with the key its id names', () => {
+    const stored = encryptSecret(newWebhookSecret()).split('.');
+    process.env.WEBHOOK_SECRET_KEY = JSON.stringify({ current: 'b', keys: { a: webhookKey, b: 'second-webhook-key-0123456789abcdefgh' } });
+    resetConfig();
+    const otherId = encryptSecret('x').split('.')[1];
+    expect(() => decryptSecret([stored[0], otherId, ...stored.slice(2)].join('.'))).toThrow('Unreadable stored webhook secret');
+  });
+
+  it('keeps stored secrets readable when the webhook secret key is rotated', () => {
     const secret = newWebhookSecret();
     const stored = encryptSecret(secret);
-    process.env.TOKEN_SIGNING_KEY = JSON.stringify({ current: 'next', keys: { first: signingKey, next: 'rotated-signing-key-0123456789abcdefgh' } });
+    process.env.WEBHOOK_SECRET_KEY = JSON.stringify({ current: 'next', keys: { first: webhookKey, next: 'rotated-webhook-key-0123456789abcdefgh' } });
     resetConfig();
     expect(decryptSecret(stored)).toBe(secret);
     // New secrets are sealed with the current key.
     expect(encryptSecret(secret).split('.')[1]).not.toBe(stored.split('.')[1]);
+  });
+
+  it('leaves secrets sealed under the token-signing key (v1) to the re-seal, which opens them with that key', () => {
+    const secret = hexSecret();
+    const stored = sealedAsBefore(secret, signingKey);
+    expect(isLegacySealed(stored)).toBe(true);
+    expect(isLegacySealed(encryptSecret(secret))).toBe(false);
+    expect(() => decryptSecret(stored)).toThrow('Unreadable stored webhook secret');
+    expect(openLegacySecret(stored)).toBe(secret);
+    // After a rotation of the token-signing key that keeps the old key in the set, too.
+    process.env.TOKEN_SIGNING_KEY = JSON.stringify({ current: 'next', keys: { first: signingKey, next: 'rotated-signing-key-0123456789abcdefgh' } });
+    resetConfig();
+    expect(openLegacySecret(stored)).toBe(secret);
+    process.env.TOKEN_SIGNING_KEY = 'another-signing-key-0123456789abcdef';
+    resetConfig();
+    expect(() => openLegacySecret(stored)).toThrow('Unreadable stored webhook secret (unknown format or signing key)');
   });
 });

@@ -36,10 +36,10 @@ module.exports = {
     },
     {
       name: 'foundation-is-the-bottom',
-      comment: 'Configuration, logging, metrics, time, tracing, AWS clients, secrets and tokens import nothing of the service.',
+      comment: 'Configuration, logging, metrics, time, tracing, AWS clients, secrets, key sets and tokens import nothing of the service.',
       severity: 'error',
-      from: { path: '^shared/(config|log|metrics|time|tracing|tracing-lambda|aws-clients|secrets|signed-token)\\.ts$' },
-      to: { path: '^shared/', pathNot: '^shared/(config|log|metrics|time|tracing|tracing-lambda|aws-clients|secrets|signed-token)\\.ts$' },
+      from: { path: '^shared/(config|log|metrics|time|tracing|tracing-lambda|aws-clients|secrets|signed-token|key-set)\\.ts$' },
+      to: { path: '^shared/', pathNot: '^shared/(config|log|metrics|time|tracing|tracing-lambda|aws-clients|secrets|signed-token|key-set)\\.ts$' },
     },
     {
       name: 'shared-never-imports-handlers-or-infra',

@@ -24,6 +24,8 @@ export interface Config {
   credentialCacheMs: number;
   /** The token key, or a JSON key set for rotation (shared/signed-token.ts): seals the tokens in links and list cursors. */
   tokenSigningKey: string;
+  /** The key, or a JSON key set for rotation (shared/key-set.ts), that webhook secrets are sealed with in the table (shared/webhooks/secret.ts). */
+  webhookSecretKey: string;
   /** The address system mail (sender verification, send summaries) comes from. */
   systemFromEmail: string;
   /**
@@ -59,6 +61,7 @@ export interface Config {
 /** Values loaded at run time from Secrets Manager (shared/secrets.ts); they win over the environment. */
 export interface SecretValues {
   tokenSigningKey?: string;
+  webhookSecretKey?: string;
 }
 
 const secretValues: SecretValues = {};
@@ -132,12 +135,17 @@ function readConfig(): Config {
     bouncePauseRate: positiveNumberEnv('BOUNCE_PAUSE_RATE', 0.05),
     complaintPauseRate: positiveNumberEnv('COMPLAINT_PAUSE_RATE', 0.001),
     pauseMinDeliveries: positiveNumberEnv('PAUSE_MIN_DELIVERIES', 100, { integer: true }),
-    // Deployed, these must be set (the key through its secret, see shared/secrets.ts); they are read on
-    // first use, so a function that never signs a link or sends system mail does not need them.
+    // Deployed, these must be set (the keys through their secrets, see shared/secrets.ts); they are read
+    // on first use, so a function that never signs a link, opens a webhook secret or sends system mail
+    // does not need them.
     // Locally, fixed development values keep links working across restarts without setup.
     get tokenSigningKey() {
       if (secretValues.tokenSigningKey) return secretValues.tokenSigningKey;
       return runtime === 'aws' ? required('TOKEN_SIGNING_KEY') : (optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key');
+    },
+    get webhookSecretKey() {
+      if (secretValues.webhookSecretKey) return secretValues.webhookSecretKey;
+      return runtime === 'aws' ? required('WEBHOOK_SECRET_KEY') : (optional('WEBHOOK_SECRET_KEY') ?? 'local-development-webhook-secret-key');
     },
     get systemFromEmail() {
       return runtime === 'aws' ? required('SYSTEM_FROM_EMAIL') : (optional('SYSTEM_FROM_EMAIL') ?? 'no-reply@localhost');

@@ -8,92 +8,24 @@
 // mailed. Links mailed before sealing (format 1) are checked by shared/legacy-tokens.ts.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { config } from './config';
-import { describeError, log } from './log';
+import { keyIdLength, keySetting, parseKeySetting, type KeySet, type SettingKey } from './key-set';
 import { currentTime } from './time';
 
 // ---- The keys. The setting (the secret's value deployed, TOKEN_SIGNING_KEY locally) is one key as a
-// plain string, or a key set for rotation: `{"current":"2026-11","keys":{"2025-01":"<old>","2026-11":"<new>"}}`.
-// Tokens are made with the current key and verified with whichever key of the set they name, so
-// rotating adds a key and breaks no link already mailed. A token names its key by an id derived from
-// the key itself, not by its label in the set: labels are for people, and a key keeps its id when a
-// plain key becomes one entry of a set or is relabelled, so no operator step strands its links.
+// plain string, or a key set for rotation (shared/key-set.ts). Tokens are made with the current key
+// and verified with whichever key of the set they name, so rotating breaks no link already mailed.
 
-export interface TokenKey {
-  /** What tokens carry to name the key: 4 base64url characters derived from the key. */
-  id: string;
-  secret: string;
-}
-
-export interface TokenKeys {
-  /** The key new tokens are made with. */
-  current: TokenKey;
-  /** Every key a token may have been made with, the current one included. */
-  all: readonly TokenKey[];
-}
-
-export const tokenKeyIdLength = 4;
-/** Keys in a set are written by people: refuse one too short to be a random key. */
-const minimumSetKeyLength = 32;
-
-function keyId(secret: string): string {
-  return createHmac('sha256', secret).update('token-key-id').digest('base64url').slice(0, tokenKeyIdLength);
-}
-
-function tokenKey(secret: string): TokenKey {
-  return { id: keyId(secret), secret };
-}
-
-// Messages name the setting and the problem, never a key.
-function invalid(problem: string): Error {
-  return new Error(`TOKEN_SIGNING_KEY (or its secret) ${problem}`);
-}
-
-function parseKeySet(value: string): TokenKeys {
-  let set: { current?: unknown; keys?: Record<string, unknown> } | undefined;
-  try {
-    set = JSON.parse(value);
-  } catch {
-    // Left undefined: refused below.
-  }
-  const entries = Object.entries(set?.keys ?? {});
-  if (typeof set?.current !== 'string' || entries.length === 0) throw invalid('must be one key, or {"current":"<label>","keys":{"<label>":"<key>"}}');
-  for (const [label, secret] of entries) {
-    if (typeof secret !== 'string' || secret.length < minimumSetKeyLength) throw invalid(`key "${label}" must be at least ${minimumSetKeyLength} characters`);
-  }
-  const current = entries.find(([label]) => label === set.current)?.[1];
-  if (current === undefined) throw invalid(`"current" names no key`);
-  return { current: tokenKey(current as string), all: entries.map(([, secret]) => tokenKey(secret as string)) };
-}
+export type TokenKey = SettingKey;
+export type TokenKeys = KeySet;
+export const tokenKeyIdLength = keyIdLength;
 
 /** The keys a setting holds: a key set when it is JSON (starts with `{`), else one plain key. */
 export function parseTokenKeys(value: string): TokenKeys {
-  if (value === '') throw invalid('is empty');
-  if (value.startsWith('{')) return parseKeySet(value);
-  const key = tokenKey(value);
-  return { current: key, all: [key] };
+  return parseKeySetting('TOKEN_SIGNING_KEY', value);
 }
 
-let parsedFrom: string | undefined;
-let parsedKeys: TokenKeys | undefined;
-
-/**
- * The configured keys, parsed once per value (the secret is re-read while a container lives). A
- * value with a mistake in it fails the first use; once keys were read, a mistaken new value (a typo
- * in a rotation) is logged and the keys read before stay in use, so no link breaks over it.
- */
-export function tokenKeys(): TokenKeys {
-  const value = config().tokenSigningKey;
-  if (parsedKeys === undefined || value !== parsedFrom) {
-    try {
-      parsedKeys = parseTokenKeys(value);
-    } catch (error) {
-      if (parsedKeys === undefined) throw error;
-      log.error('token key setting refused; the keys read before stay in use', describeError(error));
-    }
-    parsedFrom = value;
-  }
-  return parsedKeys;
-}
+/** The configured keys; a mistaken new value is logged and the keys read before stay in use, so no link breaks over it. */
+export const tokenKeys: () => TokenKeys = keySetting('TOKEN_SIGNING_KEY', () => config().tokenSigningKey, 'token key setting refused; the keys read before stay in use');
 
 // ---- The tokens.
 

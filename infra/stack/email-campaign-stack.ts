@@ -130,6 +130,7 @@ export class EmailCampaignStack extends Stack {
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'TokenSigningKeySecretArn', { value: this.platform.tokenSigningKey.secretArn, description: 'The ARN only; the key never leaves Secrets Manager.' });
+    new CfnOutput(this, 'WebhookSecretKeySecretArn', { value: this.platform.webhookSecretKey.secretArn, description: 'The ARN only; the key never leaves Secrets Manager.' });
     new CfnOutput(this, 'SenderDomainIdentity', { value: settings.senderDomain, description: 'Publish its DKIM records (SES console) to verify it.' });
   }
 }

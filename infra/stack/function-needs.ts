@@ -46,6 +46,8 @@ export interface FunctionNeeds {
   enqueue?: readonly QueueName[];
   /** False for a function that signs and verifies nothing (no list cursor, no link): it is not given the token-signing key. */
   signingKey?: false;
+  /** Seals or opens webhook secrets (shared/webhooks/secret.ts): it is given the webhook secret key. */
+  webhookKey?: boolean;
 }
 
 // Checked against the code by test/infra/function-needs.test.ts (the ports its imports reach) and
@@ -73,8 +75,9 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // also from SES's account-level suppression list.
   suppressions: { table: [...read, 'DeleteItem'], indexes: ['gsi1'], suppressionList: true },
   'notification-recipients': { table: [...readWrite, 'BatchGetItem'] },
-  // A save or delete moves the account's webhook count in the same transaction; the secret is sealed with the signing key.
-  webhooks: { table: readWrite },
+  // A save or delete moves the account's webhook count in the same transaction; the secret is sealed
+  // with the webhook secret key.
+  webhooks: { table: readWrite, webhookKey: true },
   // Read only, but for the request counter: a job's progress; the design library and reference lists
   // ship in the bundle, so those two read only the caller's credentials.
   jobs: { table: read },
@@ -139,9 +142,10 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment
   // schedules an immediate automation-steps run.
   'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
-  // Reads the webhook (its URL and sealed secret) and opens the secret with the signing key; a retry
-  // changes its own message's visibility (granted with the event source); it sends no message.
-  'webhook-deliver': { table: ['GetItem'] },
+  // Reads the webhook (its URL and sealed secret) and opens the secret with the webhook secret key; a
+  // retry changes its own message's visibility (granted with the event source); it sends no message.
+  // It connects to hosts tenants choose, so it holds nothing else: not the token-signing key.
+  'webhook-deliver': { table: ['GetItem'], signingKey: false, webhookKey: true },
 };
 
 export function needsOf(name: string): FunctionNeeds {

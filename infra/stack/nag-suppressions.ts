@@ -34,6 +34,15 @@ export function acknowledgements({ functions, platform, events, verificationTemp
       },
     ],
     [
+      platform.webhookSecretKey,
+      {
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'Every webhook secret stored in the table is sealed with this key, so a new key must join a key set beside ' +
+          'the old one rather than replace it; docs/operations.md rotates it by hand.',
+      },
+    ],
+    [
       events.feedbackDeadLetters,
       {
         id: 'AwsSolutions-SQS3',

@@ -1,6 +1,7 @@
 // What the functions use besides the table: the queues (each with a dead-letter queue), the
 // scheduler group and the role schedules run as, SES (the sender domain's identity and the
-// configuration set whose events come back), and the token-signing key's secret.
+// configuration set whose events come back), the token-signing key's secret, and the secret of the
+// key webhook secrets are sealed with.
 import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
@@ -36,6 +37,8 @@ export class Platform extends Construct {
   readonly configurationSetArn: string;
   readonly senderIdentity: EmailIdentity;
   readonly tokenSigningKey: Secret;
+  /** Seals the webhooks' signing secrets in the table; only the functions that seal and open them read it. */
+  readonly webhookSecretKey: Secret;
 
   constructor(scope: Construct, id: string, props: PlatformProps) {
     super(scope, id);
@@ -89,6 +92,12 @@ export class Platform extends Construct {
       description: 'Key (or key set, for rotation: see docs/operations.md) of the sealed tokens in links and list cursors',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       // Links already mailed stay valid only with this key: never lose it with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.webhookSecretKey = new Secret(this, 'WebhookSecretKey', {
+      description: 'Key (or key set, for rotation: see docs/operations.md) the webhooks\' signing secrets are sealed with in the table',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      // Every stored webhook secret is sealed with it: never lose it with the stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
   }

@@ -14,7 +14,7 @@ import { httpFamilies } from '../../shared/routes';
 import { scheduleTargetArnEnvName } from '../../shared/scheduling/aws-scheduler';
 import { eventTargets, type EventTarget } from '../../shared/scheduling/scheduled-job';
 import { metricsNamespace } from '../../shared/metrics';
-import { tokenSigningKeySecretArnEnvName } from '../../shared/secrets';
+import { tokenSigningKeySecretArnEnvName, webhookSecretKeySecretArnEnvName } from '../../shared/secrets';
 import { needsOf, type FunctionNeeds } from './function-needs';
 import { bundledFunction, repositoryHandlers, type HandlerSource } from './lambda-bundling';
 import { maxReceiveCount, type Platform } from './platform';
@@ -269,6 +269,10 @@ export class ServiceFunctions extends Construct {
     if (needs.signingKey !== false) {
       fn.addEnvironment(tokenSigningKeySecretArnEnvName, platform.tokenSigningKey.secretArn);
       fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [platform.tokenSigningKey.secretArn] }));
+    }
+    if (needs.webhookKey) {
+      fn.addEnvironment(webhookSecretKeySecretArnEnvName, platform.webhookSecretKey.secretArn);
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [platform.webhookSecretKey.secretArn] }));
     }
     if (needs.schedules) {
       fn.addEnvironment('SCHEDULE_GROUP_NAME', platform.scheduleGroupName);

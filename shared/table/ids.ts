@@ -1,5 +1,5 @@
 // Integer ids from atomic per-account counters (UpdateItem ADD), never from a Scan or a max().
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from './client';
 import { accountIdCounterKey, idCounterKey } from './counter-keys';
 import { type Key } from './keys';
@@ -31,4 +31,10 @@ export async function reserveIds(accountId: number, entity: string, count: numbe
 
 export function nextAccountId(): Promise<number> {
   return increment(accountIdCounterKey(), 1);
+}
+
+/** The highest account id handed out so far (0 before the first): every account's id is at most this. */
+export async function highestAccountId(): Promise<number> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: accountIdCounterKey() }));
+  return Number(result.Item?.value ?? 0);
 }

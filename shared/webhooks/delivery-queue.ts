@@ -8,7 +8,7 @@ import { retryMessageAfter } from '../queue/visibility';
 import { deliverWebhook, maxDeliveryAttempts, retryDelayAfter } from './delivery';
 import type { WebhookDeliveryMessage } from './events';
 import { getStoredWebhook } from './repository';
-import { decryptSecret } from './secret';
+import { decryptSecret, isLegacySealed } from './secret';
 
 function parseMessage(body: string): WebhookDeliveryMessage {
   const message = JSON.parse(body) as Partial<WebhookDeliveryMessage>;
@@ -30,7 +30,11 @@ async function deliverRecord(record: SQSRecord): Promise<void> {
     return;
   }
   const attempt = attemptOf(record);
-  const outcome = await deliverWebhook({ url: webhook.url, secret: decryptSecret(webhook.encrypted_secret), payload: message.payload, deliveryId: record.messageId });
+  // A secret still sealed under the token-signing key waits for the re-seal, on the same backoff as a
+  // receiver that is down, so its deliveries go out once the operator has run it.
+  const outcome = isLegacySealed(webhook.encrypted_secret)
+    ? { delivered: false, detail: 'secret sealed under the token-signing key: run npm run webhooks:reseal (docs/operations.md)' }
+    : await deliverWebhook({ url: webhook.url, secret: decryptSecret(webhook.encrypted_secret), payload: message.payload, deliveryId: record.messageId });
   if (outcome.delivered) return;
   const context = { accountId: message.account_id, webhookId: webhook.id, event: message.payload.event, attempt, detail: outcome.detail };
   const wait = retryDelayAfter(attempt);

@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { config } from '../config';
 import { maxReceiveCountOf } from '../queue/queues';
-import { webhookSignature } from './secret';
+import { legacyWebhookSignature, webhookSignature } from './secret';
 import { isPublicAddress, webhookLookup } from './target';
 import type { WebhookEvent } from './repository';
 
@@ -59,7 +59,11 @@ export interface DeliveryRequest {
   timeoutMs?: number;
 }
 
-/** The body and the headers of one attempt, signature included. */
+/**
+ * The body and the headers of one attempt: the Standard Webhooks headers (`webhook-id`,
+ * `webhook-timestamp`, `webhook-signature`), and the same as `x-webhook-*` with the signature of
+ * before, deprecated, for receivers not yet moved to the standard ones.
+ */
 export function signedRequest(request: DeliveryRequest): { body: string; headers: Record<string, string> } {
   const body = JSON.stringify(request.payload);
   const timestamp = String(request.now ?? Math.floor(Date.now() / 1000));
@@ -69,9 +73,12 @@ export function signedRequest(request: DeliveryRequest): { body: string; headers
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(body)),
       'user-agent': 'email-campaign-webhooks/1',
+      'webhook-id': request.deliveryId,
+      'webhook-timestamp': timestamp,
+      'webhook-signature': webhookSignature(request.secret, request.deliveryId, timestamp, body),
       'x-webhook-id': request.deliveryId,
       'x-webhook-timestamp': timestamp,
-      'x-webhook-signature': webhookSignature(request.secret, timestamp, body),
+      'x-webhook-signature': legacyWebhookSignature(request.secret, timestamp, body),
     },
   };
 }

@@ -5,7 +5,7 @@ import { isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
-import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { getItem, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
 import { cancellationCodes } from '../table/transactions';
 import { WEBHOOK, webhookCountKey, webhookKey, webhookPartition } from './keys';
 
@@ -40,6 +40,17 @@ export async function getStoredWebhook(accountId: number, id: number): Promise<S
   const item = await getItem(webhookKey(accountId, id));
   if (!item) return undefined;
   return { ...toWebhook(item), encrypted_secret: String(item.encrypted_secret) };
+}
+
+/** The account's webhooks with their sealed secrets (the re-seal reads them all). */
+export async function listStoredWebhooks(accountId: number): Promise<StoredWebhook[]> {
+  return (await queryAll({ partition: webhookPartition(accountId) })).map((item) => ({ ...toWebhook(item), encrypted_secret: String(item.encrypted_secret) }));
+}
+
+/** Store a webhook's secret sealed anew, unless the webhook is gone or its sealed form changed meanwhile (false then). */
+export async function replaceSealedSecret(accountId: number, id: number, from: string, to: string): Promise<boolean> {
+  const updated = await updateExistingItem(webhookKey(accountId, id), { encrypted_secret: to }, { condition: '#sealed = :from', names: { '#sealed': 'encrypted_secret' }, values: { ':from': from } });
+  return updated !== undefined;
 }
 
 /** Add a webhook; undefined when the account already has `limit` of them. */

@@ -8,7 +8,7 @@ import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';
 
 /** The repository module each need is the gateway of. */
-const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'enqueue' | 'systemMail' | 'identities' | 'suppressionList', RegExp> = {
+const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'enqueue' | 'systemMail' | 'identities' | 'suppressionList' | 'webhookKey', RegExp> = {
   mail: /^shared\/mail\/mailer\.ts$/,
   // Where an account's mail gets its From: the account's sender (recipientMail).
   accountMail: /^shared\/sending\/deliver\.ts$/,
@@ -17,6 +17,7 @@ const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'enqueue' | 'syste
   schedules: /^shared\/scheduling\/aws-scheduler\.ts$/,
   enqueue: /^shared\/queue\/aws-queue\.ts$/,
   systemMail: /^(shared\/sending\/(send-summary|reputation-notice)|functions\/senders\/verification)\.ts$/,
+  webhookKey: /^shared\/webhooks\/secret\.ts$/,
 };
 
 // Imports that reach a gateway without calling it (none at present: ses-events, which once reached the

@@ -1,9 +1,14 @@
 // The webhook side of the stack: its own queue, retried for more than a day before its dead-letter
-// queue, feeding webhook-deliver, which may read a webhook and nothing else of the table.
+// queue, feeding webhook-deliver, which may read a webhook and nothing else of the table, and the key
+// webhook secrets are sealed with, read only where they are sealed and opened.
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { maxDeliveryAttempts, retryDelaysSeconds } from '../../shared/webhooks/delivery';
 import { queueUrlEnvName } from '../../shared/queue/queues';
-import { functionProperties, synthesize, type Synthesized } from './support';
+import { eventFunctionNames } from '../../infra/stack/service-functions';
+import { httpFamilies } from '../../shared/routes';
+import { functionProperties, grantsFor, synthesize, type Synthesized } from './support';
+
+const allFunctions = [...httpFamilies, ...eventFunctionNames()];
 
 describe('webhook deliveries', () => {
   let synthesized: Synthesized;
@@ -44,6 +49,30 @@ describe('webhook deliveries', () => {
     expect(actions).toEqual(expect.arrayContaining(['sqs:ChangeMessageVisibility', 'dynamodb:GetItem']));
     expect(actions).not.toContain('sqs:SendMessage');
     expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem']);
+  });
+
+  test('the webhook secret key is a secret of its own, kept with the stack\'s removal, read only by the functions that seal and open webhook secrets', () => {
+    const { webhookSecretKey, tokenSigningKey } = synthesized.stack.platform;
+    const keyArn = resolve(webhookSecretKey.secretArn);
+    expect(keyArn).not.toEqual(resolve(tokenSigningKey.secretArn));
+    const [logicalId] = Object.keys(template.findResources('AWS::SecretsManager::Secret')).filter((id) => JSON.stringify(keyArn).includes(id));
+    expect(template.toJSON().Resources[logicalId as string]).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+
+    const readers = allFunctions.filter((name) => (grantsFor(synthesized, name, 'secretsmanager:')['secretsmanager:GetSecretValue'] ?? []).includes(JSON.stringify(keyArn)));
+    expect(readers.sort()).toEqual(['webhook-deliver', 'webhooks']);
+    for (const name of allFunctions) {
+      const environment = functionProperties(synthesized, name).Environment.Variables;
+      expect({ name, arn: environment.WEBHOOK_SECRET_KEY_SECRET_ARN }).toEqual({ name, arn: readers.includes(name) ? keyArn : undefined });
+      expect(environment.WEBHOOK_SECRET_KEY).toBeUndefined();
+    }
+  });
+
+  test('webhook-deliver, which connects to hosts tenants choose, holds no token-signing key', () => {
+    const environment = functionProperties(synthesized, 'webhook-deliver').Environment.Variables;
+    expect(environment.TOKEN_SIGNING_KEY_SECRET_ARN).toBeUndefined();
+    expect(grantsFor(synthesized, 'webhook-deliver', 'secretsmanager:')).toEqual({
+      'secretsmanager:GetSecretValue': [JSON.stringify(resolve(synthesized.stack.platform.webhookSecretKey.secretArn))],
+    });
   });
 
   test('the webhook dead-letter queue alarms on its first message', () => {

@@ -1,4 +1,4 @@
-// The token-signing key is read from Secrets Manager (the real SDK client, against a stub endpoint
+// The token-signing key (and, where given, the webhook secret key) is read from Secrets Manager (the real SDK client, against a stub endpoint
 // here) once per container and again once it is `secretRefreshMs` old, so a rotation's new key set
 // reaches every warm container without a redeploy; a failed refresh keeps the key already read, and
 // a malformed key set breaks no link.
@@ -8,13 +8,17 @@ import { config, resetConfig } from '../../shared/config';
 import { loadSecrets, secretRefreshMs } from '../../shared/secrets';
 import { recipientToken, verifyRecipientToken } from '../../shared/sending/links';
 import type { SendRef } from '../../shared/sending/send-ref';
+import { parseKeySetting } from '../../shared/key-set';
 import { parseTokenKeys } from '../../shared/signed-token';
+import { decryptSecret, encryptSecret } from '../../shared/webhooks/secret';
 import { resetClock, setClock } from '../../shared/time';
 
 const oldKey = 'old-key-0123456789abcdef0123456789abcdef';
 const newKey = 'new-key-fedcba9876543210fedcba9876543210';
 const ref: SendRef = { kind: 'single-send', accountId: 5, utr: 'b1c2d3e4-0000-4000-8000-000000000001' };
 const secretArn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:token-signing-key';
+const webhookKeyArn = 'arn:aws:secretsmanager:us-east-1:000000000000:secret:webhook-secret-key';
+const webhookKeyValue = 'webhook-key-0123456789abcdef0123456789abcdef';
 
 let server: Server;
 let secretValue = oldKey;
@@ -28,14 +32,16 @@ function startStub(): Promise<string> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      requests.push({ target: String(request.headers['x-amz-target']), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      requests.push({ target: String(request.headers['x-amz-target']), body });
       if (failing) {
         response.writeHead(500, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-errortype': 'InternalServiceError' });
         response.end(JSON.stringify({ message: 'unavailable' }));
         return;
       }
+      const value = body.SecretId === webhookKeyArn ? webhookKeyValue : secretValue;
       response.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
-      response.end(JSON.stringify({ ARN: secretArn, Name: 'token-signing-key', SecretString: secretValue, VersionId: 'v' }));
+      response.end(JSON.stringify({ ARN: body.SecretId, Name: 'key', SecretString: value, VersionId: 'v' }));
     });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
@@ -109,4 +115,20 @@ test('reads the key once, then again only once it is old, and a refresh that fai
   // Assess: a malformed key set breaks no link: the keys read before stay in use.
   expect(verifyRecipientToken(mailed).valid).toBe(true);
   expect(recipientToken(ref, 'reader@example.com', null).startsWith(`2${parseTokenKeys(newKey).current.id}.`)).toBe(true);
+});
+
+test('a function given only the webhook secret key (the deliverer) reads that secret alone, and opens what was sealed with it', async () => {
+  // Prepare: the deliverer's environment names the webhook secret key's secret and no other.
+  delete process.env.TOKEN_SIGNING_KEY_SECRET_ARN;
+  process.env.WEBHOOK_SECRET_KEY_SECRET_ARN = webhookKeyArn;
+  advance(secretRefreshMs);
+  requests.length = 0;
+
+  await loadSecrets();
+
+  expect(requests).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: webhookKeyArn } }]);
+  expect(config().webhookSecretKey).toBe(webhookKeyValue);
+  const stored = encryptSecret('whsec_c2VjcmV0');
+  expect(stored.split('.').slice(0, 2)).toEqual(['v2', parseKeySetting('WEBHOOK_SECRET_KEY', webhookKeyValue).current.id]);
+  expect(decryptSecret(stored)).toBe('whsec_c2VjcmV0');
 });

@@ -1,13 +1,17 @@
 // Webhook deliveries end to end in process: events from the public pages and from the emitter go
 // through the local webhook queue to its consumer, which POSTs them, signed, to a real HTTP receiver;
 // failures are reported for retry, redirects are not followed, deleted webhooks are not called.
+import { createHmac } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { handler as deliverWebhooks } from '../../functions/webhook-deliver/handler';
 import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { deliverWebhook } from '../../shared/webhooks/delivery';
 import { emitWebhookEvent, type WebhookDeliveryMessage } from '../../shared/webhooks/events';
-import type { WebhookEvent } from '../../shared/webhooks/repository';
+import { addWebhook, getStoredWebhook, type WebhookEvent } from '../../shared/webhooks/repository';
+import { decryptSecret, encryptSecret, newWebhookSecret } from '../../shared/webhooks/secret';
+import { resealLegacySecrets } from '../../shared/webhooks/webhook-reseal-service';
+import { config } from '../../shared/config';
 import { removeWebhook, saveWebhook } from '../../shared/webhooks/webhook-service';
 import { newAccount } from '../support/accounts';
 import { apiEvent } from '../support/events';
@@ -17,9 +21,16 @@ import { handler as sesEvents } from '../../functions/ses-events/handler';
 import { clickUrl } from '../../shared/sending/click-links';
 import { encodeSendRef, sendRefTag } from '../../shared/sending/send-ref';
 import type { SesEventRecord } from '../../shared/sending/ses-feedback';
-import { hasValidSignature, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { hexSecret, sealedAsBefore } from '../support/webhook-secrets';
+import { hasValidSignature, startWebhookReceiver, verifyAsReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver';
 
 let receiver: WebhookReceiver;
+
+/** The deprecated `X-Webhook-Signature`, checked as receivers written before Standard Webhooks do. */
+function hasLegacySignature(request: ReceivedWebhook, secret: string): boolean {
+  const timestamp = String(request.headers['x-webhook-timestamp']);
+  return request.headers['x-webhook-signature'] === `sha256=${createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex')}`;
+}
 let unregister: () => void;
 let consumerCalls = 0;
 
@@ -80,14 +91,82 @@ test('an open counted by the pixel reaches a subscribed webhook as one signed JS
   expect(JSON.parse(request.body)).toEqual({ event: 'open', email: 'reader@example.com', utr: ref.utr, timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/) });
   expect(request.headers).toMatchObject({
     'content-type': 'application/json',
-    'x-webhook-timestamp': expect.stringMatching(/^\d{10}$/),
+    'webhook-id': expect.any(String),
+    'webhook-timestamp': expect.stringMatching(/^\d{10}$/),
+    'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]{43}=$/),
+    // The headers of before, deprecated, until receivers have moved to the standard ones.
+    'x-webhook-id': request.headers['webhook-id'],
+    'x-webhook-timestamp': request.headers['webhook-timestamp'],
     'x-webhook-signature': expect.stringMatching(/^sha256=[0-9a-f]{64}$/),
-    'x-webhook-id': expect.any(String),
   });
-  expect(Math.abs(Number(request.headers['x-webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+  expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+  expect(verifyAsReceiver(request, webhook.secret)).toEqual({ payload: JSON.parse(request.body) });
+  expect(hasLegacySignature(request, webhook.secret)).toBe(true);
+});
+
+test('the Standard Webhooks library refuses a delivery replayed under another id, a changed body and another secret', async () => {
+  const { accountId, webhook } = await accountWithWebhook(['open']);
+  const ref = await storedSingleSend(accountId);
+  await openPage('public/open', recipientToken(ref, 'replayed@example.com', null));
+  await localQueueIdle();
+  const [request] = receiver.received as [(typeof receiver.received)[number]];
+  const other = await saveWebhook(accountId, { url: receiver.url(), events: ['open'] });
+
+  const replayed = { ...request, headers: { ...request.headers, 'webhook-id': `${String(request.headers['webhook-id'])}-again` } };
+  const tampered = { ...request, body: request.body.replace('replayed@example.com', 'someone@example.com') };
+  expect([verifyAsReceiver(replayed, webhook.secret), verifyAsReceiver(tampered, webhook.secret), verifyAsReceiver(request, other.secret)]).toEqual([
+    { refused: 'No matching signature found' },
+    { refused: 'No matching signature found' },
+    { refused: 'No matching signature found' },
+  ]);
   expect(hasValidSignature(request, webhook.secret)).toBe(true);
-  // Another secret: its last hex digit changed (to 0, or to 1 when it was 0).
-  expect(hasValidSignature(request, `${webhook.secret.slice(0, -1)}${webhook.secret.endsWith('0') ? '1' : '0'}`)).toBe(false);
+});
+
+test('a secret made before Standard Webhooks (whsec_ and 64 hex digits) still verifies with the library', async () => {
+  const { account_id: accountId } = await newAccount();
+  const secret = hexSecret();
+  const webhook = await addWebhook(accountId, { url: receiver.url('/hex'), events: ['open'], encryptedSecret: encryptSecret(secret) }, 10);
+  const message = { account_id: accountId, webhook_id: webhook?.id ?? 0, payload: payload('hex@example.com') };
+
+  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [] });
+
+  expect(receiver.received.map((request) => [request.path, verifyAsReceiver(request, secret), hasLegacySignature(request, secret)])).toEqual([
+    ['/hex', { payload: payload('hex@example.com') }, true],
+  ]);
+});
+
+test('a secret stored sealed under the token-signing key waits for the re-seal, then delivers and verifies as before', async () => {
+  const { account_id: accountId } = await newAccount();
+  const secret = hexSecret();
+  const stored = sealedAsBefore(secret, config().tokenSigningKey);
+  const webhook = await addWebhook(accountId, { url: receiver.url('/sealed-before'), events: ['open'], encryptedSecret: stored }, 10);
+  const untouched = await addWebhook(accountId, { url: receiver.url('/sealed-now'), events: ['open'], encryptedSecret: encryptSecret(newWebhookSecret()) }, 10);
+  const message = { account_id: accountId, webhook_id: webhook?.id ?? 0, payload: payload('sealed@example.com') };
+
+  // The deliverer holds no token-signing key: the attempt fails and is retried on the backoff.
+  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  expect(receiver.received).toEqual([]);
+
+  const report = await resealLegacySecrets(accountId);
+  const again = await resealLegacySecrets(accountId);
+
+  expect(report).toEqual({ accounts: { first: accountId, last: expect.any(Number) }, resealed: 1, unreadable: [] });
+  expect(again).toEqual({ ...report, accounts: { first: accountId, last: expect.any(Number) }, resealed: 0 });
+  const resealed = await getStoredWebhook(accountId, webhook?.id ?? 0);
+  expect(resealed?.encrypted_secret).toMatch(/^v2\./);
+  expect(decryptSecret(resealed?.encrypted_secret ?? '')).toBe(secret);
+  expect((await getStoredWebhook(accountId, untouched?.id ?? 0))?.encrypted_secret).not.toMatch(/^v1\./);
+  expect(await deliverWebhooks(webhookEvent(message, 2))).toEqual({ batchItemFailures: [] });
+  expect(receiver.received.map((request) => [request.path, verifyAsReceiver(request, secret)])).toEqual([['/sealed-before', { payload: payload('sealed@example.com') }]]);
+});
+
+test('a secret sealed under a token-signing key no longer in the set is reported, not re-sealed', async () => {
+  const { account_id: accountId } = await newAccount();
+  const stored = sealedAsBefore(hexSecret(), 'a-signing-key-long-since-removed-0123456789');
+  const webhook = await addWebhook(accountId, { url: receiver.url(), events: ['open'], encryptedSecret: stored }, 10);
+
+  expect((await resealLegacySecrets(accountId)).unreadable).toEqual([{ account_id: accountId, webhook_id: webhook?.id }]);
+  expect((await getStoredWebhook(accountId, webhook?.id ?? 0))?.encrypted_secret).toBe(stored);
 });
 
 test('a one-click unsubscribe reaches only the webhooks subscribed to it, once', async () => {
@@ -194,12 +273,12 @@ test('a receiver that fails or redirects has the message reported for retry, and
 
   expect(receiver.received.map((request) => request.path)).toEqual(['/hook', '/hook', '/hook', '/hook']);
   // Every attempt is the same delivery, so a receiver can drop repeats.
-  expect(new Set(receiver.received.map((request) => request.headers['x-webhook-id']))).toEqual(new Set(['delivery-1']));
+  expect(new Set(receiver.received.map((request) => request.headers['webhook-id']))).toEqual(new Set(['delivery-1']));
 });
 
 test('a receiver that does not answer in time fails the attempt', async () => {
   receiver.answerNext(0);
-  const outcome = await deliverWebhook({ url: receiver.url('/hung'), secret: 's', deliveryId: 'd', payload: payload('h@example.com'), timeoutMs: 300 });
+  const outcome = await deliverWebhook({ url: receiver.url('/hung'), secret: newWebhookSecret(), deliveryId: 'd', payload: payload('h@example.com'), timeoutMs: 300 });
   expect(outcome).toEqual({ delivered: false, detail: 'no complete answer within 300 ms' });
   expect(receiver.received.map((request) => request.path)).toEqual(['/hung']);
 });

@@ -46,8 +46,8 @@ describe('webhooks', () => {
       const keys = await newAccount();
       const result = await save(keys, receiverUrl, ['open', 'delivered', 'open']);
       const second = await call(keys, 'POST', 'webhooks/save', { body: json({ url: 'https://other.example.com/hook', events: ['unsubscribe'] }) });
-      expect(result).toEqual({ status: 200, body: { status: 'success', message: { id: 1, secret: expect.stringMatching(/^whsec_[0-9a-f]{64}$/) } } });
-      expect(second).toEqual({ status: 200, body: { status: 'success', message: { id: 2, secret: expect.stringMatching(/^whsec_[0-9a-f]{64}$/) } } });
+      expect(result).toEqual({ status: 200, body: { status: 'success', message: { id: 1, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) } } });
+      expect(second).toEqual({ status: 200, body: { status: 'success', message: { id: 2, secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/) } } });
       const { secret } = result.body.message as { secret: string };
       expect((second.body.message as { secret: string }).secret).not.toBe(secret);
       expect(await call(keys, 'GET', 'webhooks')).toEqual({

@@ -1,9 +1,9 @@
 // A real HTTP receiver for webhook tests (node:http on 127.0.0.1): records each request it gets and
 // answers with the status the test queues up (200 when none is queued), and checks signatures as a
-// receiver would.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// receiver would, with the Standard Webhooks library.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedWebhook {
   path: string;
@@ -49,10 +49,24 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   };
 }
 
-/** Whether a request carries a valid `X-Webhook-Signature` for `secret`, computed as a receiver would. */
+/** The request's headers as the library takes them (one string each). */
+function headersOf(request: ReceivedWebhook): Record<string, string> {
+  return Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value ?? '')]));
+}
+
+/**
+ * What a receiver's `new Webhook(secret).verify(body, headers)` (the `standardwebhooks` package) makes
+ * of the request: the parsed body, or the message it was refused with.
+ */
+export function verifyAsReceiver(request: ReceivedWebhook, secret: string): { payload: unknown } | { refused: string } {
+  try {
+    return { payload: new Webhook(secret).verify(request.body, headersOf(request)) };
+  } catch (error) {
+    return { refused: (error as Error).message };
+  }
+}
+
+/** Whether the Standard Webhooks library accepts the request for `secret`. */
 export function hasValidSignature(request: ReceivedWebhook, secret: string): boolean {
-  const timestamp = String(request.headers['x-webhook-timestamp'] ?? '');
-  const given = Buffer.from(String(request.headers['x-webhook-signature'] ?? ''));
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex')}`);
-  return timestamp !== '' && given.length === expected.length && timingSafeEqual(given, expected);
+  return 'payload' in verifyAsReceiver(request, secret);
 }

@@ -1,16 +1,20 @@
 // Webhook rules without a table: where a deployed webhook may point (SSRF), the retry schedule, the
-// signature and the secret's storage form.
+// signature (Standard Webhooks, checked against the standardwebhooks library) and the secret's storage form.
 import { createHmac } from 'node:crypto';
 import { resetConfig } from '../../shared/config';
 import { deliverWebhook, maxDeliveryAttempts, retryDelayAfter, retryDelaysSeconds, signedRequest } from '../../shared/webhooks/delivery';
-import { decryptSecret, encryptSecret, newWebhookSecret, webhookSignature } from '../../shared/webhooks/secret';
+import { Webhook } from 'standardwebhooks';
+import { openLegacySecret } from '../../shared/webhooks/legacy-secret';
+import { decryptSecret, encryptSecret, isLegacySealed, newWebhookSecret, signingKeyOf, webhookSignature } from '../../shared/webhooks/secret';
 import { isPublicAddress, NonPublicAddressError, resolvesToPublicAddresses, urlFormProblem, webhookLookup } from '../../shared/webhooks/target';
+import { hexSecret, sealedAsBefore } from '../support/webhook-secrets';
 
 const environment = { ...process.env };
 const signingKey = 'unit-test-signing-key-0123456789abcdef';
+const webhookKey = 'unit-test-webhook-key-0123456789abcdef';
 
 function runAs(runtime: 'aws' | 'local'): void {
-  Object.assign(process.env, { APP_RUNTIME: runtime, TABLE_NAME: 'unused', TOKEN_SIGNING_KEY: signingKey });
+  Object.assign(process.env, { APP_RUNTIME: runtime, TABLE_NAME: 'unused', TOKEN_SIGNING_KEY: signingKey, WEBHOOK_SECRET_KEY: webhookKey });
   resetConfig();
 }
 
@@ -60,12 +64,12 @@ describe('deployed targets', () => {
   });
 
   it('refuses to deliver to a non-public address literal', async () => {
-    const outcome = await deliverWebhook({ url: 'https://127.0.0.1:9/hook', secret: 's', deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
+    const outcome = await deliverWebhook({ url: 'https://127.0.0.1:9/hook', secret: newWebhookSecret(), deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
     expect(outcome).toEqual({ delivered: false, detail: 'refused non-public address 127.0.0.1' });
   });
 
   it('refuses to deliver to a name that resolves inward', async () => {
-    const outcome = await deliverWebhook({ url: 'https://localhost:9/hook', secret: 's', deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
+    const outcome = await deliverWebhook({ url: 'https://localhost:9/hook', secret: newWebhookSecret(), deliveryId: 'd', payload: { event: 'open', email: 'a@example.com', utr: 'u', timestamp: 't' } });
     expect(outcome.delivered).toBe(false);
     expect(outcome.detail).toMatch(/^localhost resolves to a non-public address/);
   });
@@ -95,34 +99,95 @@ describe('retries', () => {
 describe('signature and secret', () => {
   beforeEach(() => runAs('aws'));
 
-  it('signs "<timestamp>.<body>" with HMAC-SHA256 of the secret', () => {
-    const payload = { event: 'open' as const, email: 'a@example.com', utr: 'u-1', timestamp: '2026-01-01T00:00:00.000000Z' };
-    const { body, headers } = signedRequest({ url: 'https://x.example.com', secret: 'whsec_abc', payload, deliveryId: 'm-1', now: 1_700_000_000 });
-    expect(body).toBe(JSON.stringify(payload));
-    expect(headers['x-webhook-timestamp']).toBe('1700000000');
-    expect(headers['x-webhook-signature']).toBe(`sha256=${createHmac('sha256', 'whsec_abc').update(`1700000000.${body}`).digest('hex')}`);
-    expect(webhookSignature('whsec_abc', '1700000000', body)).toBe(headers['x-webhook-signature']);
+  const payload = { event: 'open' as const, email: 'a@example.com', utr: 'u-1', timestamp: '2026-01-01T00:00:00.000000Z' };
+
+  it('makes secrets of whsec_ and the base64 of 32 random bytes', () => {
+    const secret = newWebhookSecret();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(32);
+    expect(newWebhookSecret()).not.toBe(secret);
   });
 
-  it('stores a secret encrypted, readable only with the same signing key', () => {
+  it('signs "<id>.<timestamp>.<body>" as Standard Webhooks do, and as before in the deprecated headers', () => {
+    const secret = newWebhookSecret();
+    const { body, headers } = signedRequest({ url: 'https://x.example.com', secret, payload, deliveryId: 'm-1', now: 1_700_000_000 });
+    const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+    expect(body).toBe(JSON.stringify(payload));
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': 'email-campaign-webhooks/1',
+      'webhook-id': 'm-1',
+      'webhook-timestamp': '1700000000',
+      'webhook-signature': `v1,${createHmac('sha256', key).update(`m-1.1700000000.${body}`).digest('base64')}`,
+      'x-webhook-id': 'm-1',
+      'x-webhook-timestamp': '1700000000',
+      'x-webhook-signature': `sha256=${createHmac('sha256', secret).update(`1700000000.${body}`).digest('hex')}`,
+    });
+    // The library's own signer agrees.
+    expect(headers['webhook-signature']).toBe(new Webhook(secret).sign('m-1', new Date(1_700_000_000_000), body));
+  });
+
+  it('signs with a secret made before (whsec_ and 64 hex digits) as the library reads it: base64', () => {
+    const secret = `whsec_${'0123456789abcdef'.repeat(4)}`;
+    const { body, headers } = signedRequest({ url: 'https://x.example.com', secret, payload, deliveryId: 'm-2', now: 1_700_000_000 });
+    expect(signingKeyOf(secret)).toHaveLength(48);
+    expect(headers['webhook-signature']).toBe(new Webhook(secret).sign('m-2', new Date(1_700_000_000_000), body));
+    expect(webhookSignature(secret, 'm-2', '1700000000', body)).toBe(headers['webhook-signature']);
+  });
+
+  it('refuses a secret that is not base64 text rather than sign with part of it', () => {
+    expect(() => signingKeyOf('whsec_not base64!')).toThrow('A webhook secret must be whsec_ and base64 text');
+    expect(() => signingKeyOf('whsec_')).toThrow('A webhook secret must be whsec_ and base64 text');
+  });
+
+  it('seals a secret under the webhook secret key, which the token-signing key cannot replace', () => {
     const secret = newWebhookSecret();
     const stored = encryptSecret(secret);
-    expect(stored).toMatch(/^v1\./);
-    expect(stored).not.toContain(secret);
+    expect(stored).toMatch(/^v2\.[A-Za-z0-9_-]{4}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(stored).not.toContain(secret.slice(6));
     expect(encryptSecret(secret)).not.toBe(stored);
     expect(decryptSecret(stored)).toBe(secret);
-    process.env.TOKEN_SIGNING_KEY = 'another-key';
+    // Another token-signing key changes nothing; another webhook secret key opens nothing.
+    process.env.TOKEN_SIGNING_KEY = 'another-signing-key-0123456789abcdef';
     resetConfig();
-    expect(() => decryptSecret(stored)).toThrow('Unreadable stored webhook secret');
+    expect(decryptSecret(stored)).toBe(secret);
+    process.env.WEBHOOK_SECRET_KEY = 'another-webhook-key-0123456789abcdef';
+    resetConfig();
+    expect(() => decryptSecret(stored)).toThrow('Unreadable stored webhook secret (unknown format or webhook secret key)');
   });
 
-  it('keeps stored secrets readable when the signing key is rotated', () => {
+  it('opens a sealed secret only with the key its id names', () => {
+    const stored = encryptSecret(newWebhookSecret()).split('.');
+    process.env.WEBHOOK_SECRET_KEY = JSON.stringify({ current: 'b', keys: { a: webhookKey, b: 'second-webhook-key-0123456789abcdefgh' } });
+    resetConfig();
+    const otherId = encryptSecret('x').split('.')[1];
+    expect(() => decryptSecret([stored[0], otherId, ...stored.slice(2)].join('.'))).toThrow('Unreadable stored webhook secret');
+  });
+
+  it('keeps stored secrets readable when the webhook secret key is rotated', () => {
     const secret = newWebhookSecret();
     const stored = encryptSecret(secret);
-    process.env.TOKEN_SIGNING_KEY = JSON.stringify({ current: 'next', keys: { first: signingKey, next: 'rotated-signing-key-0123456789abcdefgh' } });
+    process.env.WEBHOOK_SECRET_KEY = JSON.stringify({ current: 'next', keys: { first: webhookKey, next: 'rotated-webhook-key-0123456789abcdefgh' } });
     resetConfig();
     expect(decryptSecret(stored)).toBe(secret);
     // New secrets are sealed with the current key.
     expect(encryptSecret(secret).split('.')[1]).not.toBe(stored.split('.')[1]);
+  });
+
+  it('leaves secrets sealed under the token-signing key (v1) to the re-seal, which opens them with that key', () => {
+    const secret = hexSecret();
+    const stored = sealedAsBefore(secret, signingKey);
+    expect(isLegacySealed(stored)).toBe(true);
+    expect(isLegacySealed(encryptSecret(secret))).toBe(false);
+    expect(() => decryptSecret(stored)).toThrow('Unreadable stored webhook secret');
+    expect(openLegacySecret(stored)).toBe(secret);
+    // After a rotation of the token-signing key that keeps the old key in the set, too.
+    process.env.TOKEN_SIGNING_KEY = JSON.stringify({ current: 'next', keys: { first: signingKey, next: 'rotated-signing-key-0123456789abcdefgh' } });
+    resetConfig();
+    expect(openLegacySecret(stored)).toBe(secret);
+    process.env.TOKEN_SIGNING_KEY = 'another-signing-key-0123456789abcdef';
+    resetConfig();
+    expect(() => openLegacySecret(stored)).toThrow('Unreadable stored webhook secret (unknown format or signing key)');
   });
 });

@@ -101,7 +101,7 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
 
   'GET /api/webhooks': message(members({ webhooks: listOf(ref('Webhook')) })),
   'POST /api/webhooks/save': message({
-    ...members({ id: integer, secret: { type: 'string', pattern: '^whsec_[0-9a-f]+$' } }),
+    ...members({ id: integer, secret: { type: 'string', pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$' } }),
     description: 'The webhook\'s id and its signing secret, shown only here.',
   }),
   'DELETE /api/webhooks/delete': deleted,

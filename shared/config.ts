@@ -1,6 +1,7 @@
 // The one place the environment is read: every setting a function or the local runtime needs, read
 // once per container, with a clear error naming the variable when a required one is missing or a
 // number is malformed. Other modules call `config()` or the readers below, never `process.env`.
+import { standIn } from './aws-call-watch';
 
 export type Runtime = 'aws' | 'local';
 
@@ -131,7 +132,10 @@ function readConfig(): Config {
     // Locally, fixed development values keep links working across restarts without setup.
     get tokenSigningKey() {
       if (secretValues.tokenSigningKey) return secretValues.tokenSigningKey;
-      return runtime === 'aws' ? required('TOKEN_SIGNING_KEY') : (optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key');
+      if (runtime === 'aws') return required('TOKEN_SIGNING_KEY');
+      const key = optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key';
+      // Deployed, the key is the secret's value: a test watching the AWS calls sees which functions use it.
+      return process.env.LAMBDA_BUNDLE !== 'true' ? standIn({ service: 'secretsmanager', operation: 'GetSecretValue', input: { SecretId: 'token-signing-key' } }, () => key) : key;
     },
     get systemFromEmail() {
       return runtime === 'aws' ? required('SYSTEM_FROM_EMAIL') : (optional('SYSTEM_FROM_EMAIL') ?? 'no-reply@localhost');

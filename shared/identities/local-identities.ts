@@ -3,6 +3,7 @@
 // (standing in for DNS) marks it verified; address mail keeps the service's own signed link
 // (functions/senders/verification.ts), so this adapter only records that an address was registered.
 import { randomBytes } from 'node:crypto';
+import { standIn } from '../aws-call-watch';
 import { getItem, putNewItem, deleteExistingItem, updateExistingItem, type Item } from '../table/records';
 import { dkimRecordsOf, IdentityTakenError, type DomainIdentity, type DomainStatus, type IdentityAdapter } from './identities';
 import { localIdentityKey } from './keys';
@@ -25,7 +26,7 @@ async function registerIdentity(identity: string, tokens: string[]): Promise<Ite
   return item;
 }
 
-export const localIdentities: IdentityAdapter = {
+const tableIdentities: IdentityAdapter = {
   async registerDomain(domain) {
     // SES's DKIM tokens are 32 lower-case base32 characters; hex of the same length looks alike.
     const tokens = Array.from({ length: 3 }, () => randomBytes(16).toString('hex'));
@@ -50,6 +51,23 @@ export const localIdentities: IdentityAdapter = {
     await deleteExistingItem(localIdentityKey(address));
   },
 };
+
+/** The SES v2 calls the deployed adapter makes (shared/identities/ses-identities.ts), for a test that watches them. */
+function reportedIdentities(adapter: IdentityAdapter): IdentityAdapter {
+  const ses = <Result>(operation: string, input: Record<string, unknown>, work: () => Result) => standIn({ service: 'sesv2', operation, input }, work);
+  return {
+    registerDomain: (domain) => ses('CreateEmailIdentity', { EmailIdentity: domain }, () => adapter.registerDomain(domain)),
+    domainIdentity: (domain) => ses('GetEmailIdentity', { EmailIdentity: domain }, () => adapter.domainIdentity(domain)),
+    deleteDomain: (domain) => ses('DeleteEmailIdentity', { EmailIdentity: domain }, () => adapter.deleteDomain(domain)),
+    registerAddress: (address, mail) =>
+      ses('SendCustomVerificationEmail', { EmailAddress: address, TemplateName: mail.templateName }, () => adapter.registerAddress(address, mail)),
+    addressVerified: (address) => ses('GetEmailIdentity', { EmailIdentity: address }, () => adapter.addressVerified(address)),
+    deleteAddress: (address) => ses('DeleteEmailIdentity', { EmailIdentity: address }, () => adapter.deleteAddress(address)),
+  };
+}
+
+// A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts).
+export const localIdentities: IdentityAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? reportedIdentities(tableIdentities) : tableIdentities;
 
 /**
  * What DNS does for a deployed domain: mark the local identity verified (`domains:verify`). False when

@@ -67,7 +67,7 @@ function reportedIdentities(adapter: IdentityAdapter): IdentityAdapter {
 }
 
 // A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts).
-export const localIdentities: IdentityAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? reportedIdentities(tableIdentities) : tableIdentities;
+export const localIdentities: IdentityAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedIdentities(tableIdentities) : tableIdentities;
 
 /**
  * What DNS does for a deployed domain: mark the local identity verified (`domains:verify`). False when

@@ -49,7 +49,7 @@ function reportedSuppressionList(adapter: SuppressionListAdapter): SuppressionLi
 }
 
 // A Lambda bundle keeps only the no-op (see shared/aws-call-watch.ts).
-export const localSuppressionList: SuppressionListAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? reportedSuppressionList(noSuppressionList) : noSuppressionList;
+export const localSuppressionList: SuppressionListAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedSuppressionList(noSuppressionList) : noSuppressionList;
 
 let adapter: SuppressionListAdapter | undefined;
 

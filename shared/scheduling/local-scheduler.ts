@@ -214,4 +214,4 @@ function reportedScheduler(adapter: SchedulerAdapter): SchedulerAdapter {
 }
 
 // A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts).
-export const localScheduler: SchedulerAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? reportedScheduler(tableScheduler) : tableScheduler;
+export const localScheduler: SchedulerAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedScheduler(tableScheduler) : tableScheduler;

@@ -22,4 +22,4 @@ function reportedTenantStatus(reader: TenantStatusReader): TenantStatusReader {
 }
 
 // A Lambda bundle keeps only the table reader (see shared/aws-call-watch.ts).
-export const localTenantStatus: TenantStatusReader = process.env.LAMBDA_BUNDLE !== 'true' ? reportedTenantStatus(tableTenantStatus) : tableTenantStatus;
+export const localTenantStatus: TenantStatusReader = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedTenantStatus(tableTenantStatus) : tableTenantStatus;

@@ -49,8 +49,8 @@ function reportedTenants(adapter: TenantAdapter): TenantAdapter {
   };
 }
 
-// A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts).
-export const localTenants: TenantAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? reportedTenants(tableTenants) : tableTenants;
+// A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts); pure, so a bundle that never uses it drops it.
+export const localTenants: TenantAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedTenants(tableTenants) : tableTenants;
 
 /** What SES does to a tenant whose reputation suffers, or an operator's reinstatement: false when there is no such tenant. */
 export async function setLocalTenantStatus(name: string, status: TenantSendingStatus): Promise<boolean> {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { callKey, type CountedCall } from '../support/aws-calls/recorded-call';
-import { checkedSenderDomain, synthesizeDeployed } from './deployed-stack';
+import { checkedSenderDomain, synthesizeDeployed, type DeployedStack } from './deployed-stack';
 import { evaluate, principalLabel } from './evaluate';
 import { requestsOfCall, serviceRequests, UnmappedCall, type IamRequest } from './iam-requests';
 
@@ -29,6 +29,19 @@ function readCalls(directory: string): { calls: CountedCall[]; unattributed: num
     }
   }
   return { calls: [...merged.values()], unattributed };
+}
+
+/** Per function, the actions its role allows that no request of the run needed. */
+function unusedGrants(stack: DeployedStack, requests: IamRequest[]): string[] {
+  const lines: string[] = [];
+  for (const fn of stack.functions.values()) {
+    const statements = stack.rolePolicies(fn.roleId).flatMap(({ policy }) => policy.Statement);
+    const granted = new Set(statements.filter((statement) => statement.Effect === 'Allow').flatMap((statement) => [statement.Action].flat() as string[]));
+    const used = new Set(requests.filter((request) => request.principal.kind === 'role' && request.principal.roleId === fn.roleId).map((request) => request.action));
+    const unused = [...granted].filter((action) => !used.has(action)).sort();
+    if (unused.length > 0) lines.push(`${fn.name}: ${unused.join(', ')}`);
+  }
+  return lines.sort();
 }
 
 async function main(): Promise<void> {
@@ -71,6 +84,10 @@ async function main(): Promise<void> {
       `${distinct.size} requests evaluated, ${denied.size} denied, ${problems.length} unmapped`,
   );
   for (const line of [...problems, ...denied.values()].sort()) console.log(`  ${line}`);
+  // Not a failure: a grant no test exercised may still be needed by code the tests do not reach
+  // (test/infra/least-privilege.test.ts holds the grants to what the bundles can send).
+  const unused = unusedGrants(stack, requests);
+  if (unused.length > 0) console.log(`Granted, and used by no recorded call or service request:\n${unused.map((line) => `  ${line}`).join('\n')}`);
   if (problems.length > 0 || denied.size > 0) process.exitCode = 1;
 }
 

@@ -1,6 +1,7 @@
 // The official AWS SDK v3 clients, one per service and container, each built on first use from the
 // configuration and captured by the tracer. A client is rebuilt when the configuration is re-read
 // (the local runtime and tests point it at another endpoint), so no caller keeps a stale endpoint.
+import { awsCallWatcher } from './aws-call-watch';
 import { config, type Config } from './config';
 import { traceClient } from './tracing';
 
@@ -17,6 +18,8 @@ export function awsClient<Client extends SdkClient>(create: (settings: Config) =
     if (!client || builtFor !== settings) {
       client?.destroy();
       client = traceClient(create(settings));
+      // A test watching the functions' AWS calls adds its middleware (never in a Lambda bundle: see aws-call-watch.ts).
+      if (process.env.LAMBDA_BUNDLE !== 'true') awsCallWatcher()?.clientBuilt(client);
       builtFor = settings;
     }
     return client;

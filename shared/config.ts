@@ -1,6 +1,7 @@
 // The one place the environment is read: every setting a function or the local runtime needs, read
 // once per container, with a clear error naming the variable when a required one is missing or a
 // number is malformed. Other modules call `config()` or the readers below, never `process.env`.
+import { standIn } from './aws-call-watch';
 
 export type Runtime = 'aws' | 'local';
 
@@ -111,6 +112,14 @@ export const defaultPublicRateLimit = 30;
 const required = requiredEnv;
 const optional = optionalEnv;
 
+/**
+ * A key that is a secret's value when deployed, as the local run has it: a test watching the AWS calls
+ * sees which functions use it (the Lambda bundles keep the value alone).
+ */
+function localSecret(secretId: 'token-signing-key' | 'webhook-secret-key', key: string): string {
+  return process.env.LAMBDA_BUNDLE !== 'true' ? standIn({ service: 'secretsmanager', operation: 'GetSecretValue', input: { SecretId: secretId } }, () => key) : key;
+}
+
 function readConfig(): Config {
   const runtime = (optional('APP_RUNTIME') ?? 'aws') as Runtime;
   if (runtime !== 'aws' && runtime !== 'local') {
@@ -141,11 +150,13 @@ function readConfig(): Config {
     // Locally, fixed development values keep links working across restarts without setup.
     get tokenSigningKey() {
       if (secretValues.tokenSigningKey) return secretValues.tokenSigningKey;
-      return runtime === 'aws' ? required('TOKEN_SIGNING_KEY') : (optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key');
+      if (runtime === 'aws') return required('TOKEN_SIGNING_KEY');
+      return localSecret('token-signing-key', optional('TOKEN_SIGNING_KEY') ?? 'local-development-signing-key');
     },
     get webhookSecretKey() {
       if (secretValues.webhookSecretKey) return secretValues.webhookSecretKey;
-      return runtime === 'aws' ? required('WEBHOOK_SECRET_KEY') : (optional('WEBHOOK_SECRET_KEY') ?? 'local-development-webhook-secret-key');
+      if (runtime === 'aws') return required('WEBHOOK_SECRET_KEY');
+      return localSecret('webhook-secret-key', optional('WEBHOOK_SECRET_KEY') ?? 'local-development-webhook-secret-key');
     },
     get systemFromEmail() {
       return runtime === 'aws' ? required('SYSTEM_FROM_EMAIL') : (optional('SYSTEM_FROM_EMAIL') ?? 'no-reply@localhost');

@@ -40,8 +40,10 @@ export interface FunctionNeeds {
   tenants?: 'manage' | 'read' | 'send';
   /** Sends system mail (sender confirmations, send summaries) from SYSTEM_FROM_EMAIL. */
   systemMail?: boolean;
-  /** Creates, moves and deletes one-time schedules in the group (and passes the scheduler role). */
+  /** Creates and moves one-time schedules in the group (and passes the scheduler role). */
   schedules?: boolean;
+  /** Also deletes them: only the code that cancels a job (a send unscheduled or ended by the watchdog). */
+  cancelsSchedules?: boolean;
   /** Queues it sends messages to. */
   enqueue?: readonly QueueName[];
   /** False for a function that signs and verifies nothing (no list cursor, no link): it is not given the token-signing key. */
@@ -104,7 +106,7 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'public-pages': { table: [...readWrite, 'BatchGetItem'], schedules: true, enqueue: ['webhooks'] },
   // Deleting a mailed send starts the background purge of its link-click items. Resuming a send paused
   // for its reputation queues its parked batches again (removing their items in batches) and books its dispatch.
-  'single-sends': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs', 'deliveries'] },
+  'single-sends': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, enqueue: ['jobs', 'deliveries'] },
   // automations/stats reads its steps' counters in one batch (BatchGetItem).
   automations: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   // Reads a send or step, its sender and a contact, checks the tester's addresses against the bounce
@@ -132,7 +134,7 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, accountMail: true, schedules: true, tenants: 'manage' },
   // Books a stalled send's dispatch job, and cancels the job of a send it ends. A silent send's
   // account tenant is read from SES (GetTenant) and its status recorded: a paused tenant is no stall.
-  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, signingKey: false, tenants: 'read' },
+  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, signingKey: false, tenants: 'read' },
   // Reads the pending index (gsi1) and refreshes each entry from SES: a domain's status (UpdateItem),
   // a sender verified (UpdateItem) whose waiting single sends are released and booked; a domain found
   // verified reads the claims above its senders' addresses (BatchGetItem).

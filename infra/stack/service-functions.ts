@@ -278,9 +278,11 @@ export class ServiceFunctions extends Construct {
       fn.addEnvironment('SCHEDULE_GROUP_NAME', platform.scheduleGroupName);
       fn.addEnvironment('SCHEDULER_ROLE_ARN', platform.schedulerRole.roleArn);
       for (const target of eventTargets) fn.addEnvironment(scheduleTargetArnEnvName(target), targetArn(target));
+      if (needs.cancelsSchedules && !needs.schedules) throw new Error(`${name} cancels schedules but does not schedule`);
       fn.addToRolePolicy(
         new PolicyStatement({
-          actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', 'scheduler:DeleteSchedule'],
+          // DeleteSchedule only for the code that cancels a job: the anonymous public pages, say, only book them.
+          actions: ['scheduler:CreateSchedule', 'scheduler:UpdateSchedule', ...(needs.cancelsSchedules ? ['scheduler:DeleteSchedule'] : [])],
           resources: [Stack.of(this).formatArn({ service: 'scheduler', resource: 'schedule', resourceName: `${platform.scheduleGroupName}/*` })],
         }),
       );

@@ -9,6 +9,7 @@
 // stays its own. `addOutsideIdentity` makes an identity outside every account's claim, as an operator
 // does in the SES console (the service's own sender domain, a verified test address in the sandbox).
 import { randomBytes } from 'node:crypto';
+import { standIn } from '../aws-call-watch';
 import { getItem, getItems, putNewItem, deleteExistingItem, updateExistingItem, type Item } from '../table/records';
 import { dkimRecordsOf, domainAndParents, IdentityTakenError, type DomainIdentity, type DomainStatus, type IdentityAdapter } from './identities';
 import { localIdentityKey } from './keys';
@@ -45,7 +46,7 @@ async function registerIdentity(identity: string, tokens: string[]): Promise<Ite
   return item;
 }
 
-export const localIdentities: IdentityAdapter = {
+const tableIdentities: IdentityAdapter = {
   async registerDomain(domain) {
     return toDomainIdentity(domain, await registerIdentity(domain, newTokens()));
   },
@@ -72,6 +73,23 @@ export const localIdentities: IdentityAdapter = {
     await deleteExistingItem(localIdentityKey(nameOf(address)));
   },
 };
+
+/** The SES v2 calls the deployed adapter makes (shared/identities/ses-identities.ts), for a test that watches them. */
+function reportedIdentities(adapter: IdentityAdapter): IdentityAdapter {
+  const ses = <Result>(operation: string, input: Record<string, unknown>, work: () => Result) => standIn({ service: 'sesv2', operation, input }, work);
+  return {
+    registerDomain: (domain) => ses('CreateEmailIdentity', { EmailIdentity: domain }, () => adapter.registerDomain(domain)),
+    domainIdentity: (domain) => ses('GetEmailIdentity', { EmailIdentity: domain }, () => adapter.domainIdentity(domain)),
+    deleteDomain: (domain) => ses('DeleteEmailIdentity', { EmailIdentity: domain }, () => adapter.deleteDomain(domain)),
+    registerAddress: (address, mail) =>
+      ses('SendCustomVerificationEmail', { EmailAddress: address, TemplateName: mail.templateName }, () => adapter.registerAddress(address, mail)),
+    addressIdentity: (address) => ses('GetEmailIdentity', { EmailIdentity: address }, () => adapter.addressIdentity(address)),
+    deleteAddress: (address) => ses('DeleteEmailIdentity', { EmailIdentity: address }, () => adapter.deleteAddress(address)),
+  };
+}
+
+// A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts).
+export const localIdentities: IdentityAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedIdentities(tableIdentities) : tableIdentities;
 
 /**
  * What DNS does for a deployed domain, or SES's verification click for an address: mark the local

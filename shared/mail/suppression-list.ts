@@ -4,6 +4,7 @@
 // too. Locally the SES sink keeps no such list, so there is nothing to clear. The adapter is chosen
 // here from the runtime; the SES one takes an injectable client so it is tested on canned answers.
 import { DeleteSuppressedDestinationCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import { standIn } from '../aws-call-watch';
 import { awsClient } from '../aws-clients';
 import { config } from '../config';
 
@@ -35,9 +36,20 @@ export function sesSuppressionListAdapter(client: () => SesSuppressionClient): S
 }
 
 /** Locally the SES sink suppresses nothing, so there is no list to clear. */
-export const localSuppressionList: SuppressionListAdapter = {
+const noSuppressionList: SuppressionListAdapter = {
   async clearSuppressedDestination() {},
 };
+
+/** SES's DeleteSuppressedDestination, which the deployed adapter calls, for a test that watches it. */
+function reportedSuppressionList(adapter: SuppressionListAdapter): SuppressionListAdapter {
+  return {
+    clearSuppressedDestination: (email) =>
+      standIn({ service: 'sesv2', operation: 'DeleteSuppressedDestination', input: { EmailAddress: email } }, () => adapter.clearSuppressedDestination(email)),
+  };
+}
+
+// A Lambda bundle keeps only the no-op (see shared/aws-call-watch.ts).
+export const localSuppressionList: SuppressionListAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedSuppressionList(noSuppressionList) : noSuppressionList;
 
 let adapter: SuppressionListAdapter | undefined;
 

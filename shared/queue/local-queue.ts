@@ -10,6 +10,7 @@
 // others. Messages sent without a group form one default group.
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { standIn } from '../aws-call-watch';
 import { log } from '../log';
 import { openQueueJournal, type QueueJournal } from './local-queue-journal';
 import { toRecord, type LocalMessage } from './local-message';
@@ -145,6 +146,10 @@ function maxReceivesOf(queue: QueueName): number {
  * or an old receipt handle) is left alone. Not kept in the journal: after a restart it comes back at once.
  */
 export function changeLocalVisibility(queue: QueueName, receiptHandle: string, seconds: number): void {
+  standIn({ service: 'sqs', operation: 'ChangeMessageVisibility', input: { Queue: queue } }, () => changeVisibility(queue, receiptHandle, seconds));
+}
+
+function changeVisibility(queue: QueueName, receiptHandle: string, seconds: number): void {
   const [messageId, receives] = receiptHandle.split('#');
   const message = messageId === undefined ? undefined : stateOf(queue).live.get(messageId);
   if (!message || String(message.receiveCount) !== receives) return;
@@ -209,6 +214,11 @@ function takeBatch(state: QueueState, size: number): LocalMessage[] {
  * `group` is the message group (SQS MessageGroupId) of all of them.
  */
 export function enqueueLocal(queue: QueueName, bodies: string[], group?: string): void {
+  // SQS SendMessageBatch, as deployed (shared/queue/aws-queue.ts), for a test that watches the calls.
+  standIn({ service: 'sqs', operation: 'SendMessageBatch', input: { Queue: queue } }, () => enqueue(queue, bodies, group));
+}
+
+function enqueue(queue: QueueName, bodies: string[], group?: string): void {
   const state = stateOf(queue);
   const sentAt = Date.now();
   const messages: LocalMessage[] = bodies.map((body) => ({ messageId: randomUUID(), body, group, receiveCount: 0, sentAt }));

@@ -4,6 +4,7 @@
 // killed in the middle of a run loses nothing.
 import { randomUUID } from 'node:crypto';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { standIn } from '../aws-call-watch';
 import { db, tableName } from '../table/client';
 import { SCHEDULE_PARTITION, scheduledJobDueKey, scheduledJobKey, scheduledJobsDueBound } from './keys';
 import { scheduleInput, type EventTarget, type ScheduledJob, type SchedulerAdapter } from './scheduled-job';
@@ -193,7 +194,24 @@ export async function releaseLocalJobLeases(leaseMs = defaultLeaseMs): Promise<n
   return released;
 }
 
-export const localScheduler: SchedulerAdapter = {
+const tableScheduler: SchedulerAdapter = {
   scheduleAt: putLocalJob,
   cancel: deleteLocalJob,
 };
+
+/**
+ * The calls EventBridge Scheduler would get (shared/scheduling/aws-scheduler.ts), for a test that
+ * watches them: a job is created, or updated when its name exists already; a cancel deletes it.
+ */
+function reportedScheduler(adapter: SchedulerAdapter): SchedulerAdapter {
+  return {
+    scheduleAt: (job) =>
+      standIn({ service: 'scheduler', operation: 'CreateSchedule', input: { Name: job.name, Target: job.target } }, () =>
+        standIn({ service: 'scheduler', operation: 'UpdateSchedule', input: { Name: job.name, Target: job.target } }, () => adapter.scheduleAt(job)),
+      ),
+    cancel: (name) => standIn({ service: 'scheduler', operation: 'DeleteSchedule', input: { Name: name } }, () => adapter.cancel(name)),
+  };
+}
+
+// A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts).
+export const localScheduler: SchedulerAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedScheduler(tableScheduler) : tableScheduler;

@@ -1,6 +1,7 @@
 // The local adapter of the tenant port: SES's tenants played by items in the table. A tenant is
 // created enabled; `npm run tenants:status` stands in for SES pausing or reinstating it, and the local
 // SES sink refuses a paused tenant's mail as SES does (SendingPausedException).
+import { standIn } from '../aws-call-watch';
 import { config } from '../config';
 import { getItem, putNewItem, updateExistingItem } from '../table/records';
 import { db, tableName } from '../table/client';
@@ -11,7 +12,7 @@ import { localTenantKey } from './keys';
 
 const { tenant } = localTenantStatus;
 
-export const localTenants: TenantAdapter = {
+const tableTenants: TenantAdapter = {
   tenant,
   async createTenant(name) {
     // An ARN in SES's shape, so resource ARNs are built the same way as deployed.
@@ -34,6 +35,22 @@ export const localTenants: TenantAdapter = {
     return true;
   },
 };
+
+/** The SES v2 calls the deployed adapter makes (shared/tenants/ses-tenants.ts), for a test that watches them. */
+function reportedTenants(adapter: TenantAdapter): TenantAdapter {
+  return {
+    // The read side reports GetTenant itself (local-tenant-status.ts).
+    tenant: adapter.tenant,
+    createTenant: (name) => standIn({ service: 'sesv2', operation: 'CreateTenant', input: { TenantName: name } }, () => adapter.createTenant(name)),
+    associate: (found, resourceArn) =>
+      standIn({ service: 'sesv2', operation: 'CreateTenantResourceAssociation', input: { TenantName: found.name, ResourceArn: resourceArn } }, () =>
+        adapter.associate(found, resourceArn),
+      ),
+  };
+}
+
+// A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts); pure, so a bundle that never uses it drops it.
+export const localTenants: TenantAdapter = process.env.LAMBDA_BUNDLE !== 'true' ? /* @__PURE__ */ reportedTenants(tableTenants) : tableTenants;
 
 /** What SES does to a tenant whose reputation suffers, or an operator's reinstatement: false when there is no such tenant. */
 export async function setLocalTenantStatus(name: string, status: TenantSendingStatus): Promise<boolean> {

@@ -8,13 +8,15 @@ import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';
 
 /** The repository module each need is the gateway of. */
-const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'enqueue' | 'systemMail' | 'identities' | 'suppressionList' | 'webhookKey', RegExp> = {
+const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules' | 'enqueue' | 'systemMail' | 'identities' | 'suppressionList' | 'webhookKey', RegExp> = {
   mail: /^shared\/mail\/mailer\.ts$/,
   // Where an account's mail gets its From: the account's sender (recipientMail).
   accountMail: /^shared\/sending\/deliver\.ts$/,
   identities: /^shared\/identities\/ses-identities\.ts$/,
   suppressionList: /^shared\/mail\/suppression-list\.ts$/,
   schedules: /^shared\/scheduling\/aws-scheduler\.ts$/,
+  // The modules that cancel a job (`cancel` of shared/scheduling/scheduler.ts): every other scheduler books only.
+  cancelsSchedules: /^(shared\/sending\/stall-watchdog|functions\/single-sends\/dispatch-schedule)\.ts$/,
   enqueue: /^shared\/queue\/aws-queue\.ts$/,
   systemMail: /^(shared\/sending\/(send-summary|reputation-notice)|functions\/senders\/verification)\.ts$/,
   webhookKey: /^shared\/webhooks\/secret\.ts$/,

@@ -45,6 +45,8 @@ function bundledModules(name: string): Bundle {
     platform: 'node',
     packages: 'external',
     treeShaking: true,
+    // As the Lambda bundles are built (infra/stack/lambda-bundling.ts): code only a local run needs is dropped.
+    define: { 'process.env.LAMBDA_BUNDLE': '"true"' },
     absWorkingDir: repositoryHandlers.projectRoot,
     logLevel: 'silent',
   });

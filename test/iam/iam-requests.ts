@@ -1,0 +1,259 @@
+// What IAM is asked when each recorded call is made deployed: the SDK operation's IAM action(s) on the
+// concrete resource ARN(s), made by the function's role; and the requests AWS services make for the
+// stack (the scheduler role invoking targets and writing to its dead-letter queue, EventBridge and
+// API Gateway invoking functions, Lambda polling queues and writing logs, traces and failure records).
+import { queueUrlEnvName, type QueueName } from '../../shared/queue/queues';
+import { scheduleDeadLetterArnEnvName, scheduleTargetArnEnvName } from '../../shared/scheduling/aws-scheduler';
+import type { EventTarget } from '../../shared/scheduling/scheduled-job';
+import { tokenSigningKeySecretArnEnvName, webhookSecretKeySecretArnEnvName } from '../../shared/secrets';
+import type { CountedCall, TableTarget } from '../support/aws-calls/recorded-call';
+import type { DeployedFunction, DeployedStack } from './deployed-stack';
+import { account, region } from './template-values';
+
+export type Principal = { kind: 'role'; roleId: string; name: string } | { kind: 'service'; service: string };
+
+export interface IamRequest {
+  principal: Principal;
+  action: string;
+  resource: string;
+  context: Record<string, string | string[]>;
+  /** What makes the request: the recorded call and a test file that made it, or the stack wiring. */
+  cause: string;
+}
+
+/** A call the check cannot turn into requests: the deployed function could not even make it. */
+export class UnmappedCall extends Error {}
+
+const ses = (resource: string) => `arn:aws:ses:${region}:${account}:${resource}`;
+
+/** The parent domains of a domain that can be SES identities (two labels at least), nearest first. */
+function domainsAbove(domain: string): string[] {
+  const labels = domain.split('.');
+  return labels.slice(0, -1).map((_label, index) => labels.slice(index).join('.'));
+}
+
+/**
+ * The identities SES may authorize a mail From `address` on. SES authorizes SendEmail on the identity
+ * that verifies the From address: the address's own identity, or the verified domain identity that
+ * covers it. When the stack itself made one of those (its sender domain, for system mail), that one
+ * covers the address (the service makes no address identities under its own domain). Otherwise the
+ * identity is a customer's, made at run time, and may be the address or any domain above it: the mail
+ * must be allowed on each.
+ */
+export function identitiesAuthorizing(address: string, stackIdentities: Set<string>): string[] {
+  const domain = address.split('@')[1] ?? '';
+  const candidates = [address, ...domainsAbove(domain)];
+  const owned = candidates.find((candidate) => stackIdentities.has(candidate));
+  return owned ? [owned] : candidates;
+}
+
+function env(fn: DeployedFunction, name: string, call: CountedCall): string {
+  const value = fn.environment[name];
+  if (!value) throw new UnmappedCall(`${fn.name} makes ${call.service} ${call.operation} (${call.file}) but its deployed environment has no ${name}`);
+  return value;
+}
+
+/** DynamoDB: each operation's item action on the table (or index); a transaction's per item kind. */
+function tableRequests(stack: DeployedStack, call: CountedCall): [string, string][] {
+  const table = stack.tableArn();
+  const target = call.input as TableTarget;
+  const itemActions: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+  switch (call.operation) {
+    case 'GetItem':
+    case 'PutItem':
+    case 'UpdateItem':
+    case 'DeleteItem':
+    case 'Query':
+    case 'Scan':
+      return [[`dynamodb:${call.operation}`, target.IndexName ? `${table}/index/${target.IndexName}` : table]];
+    case 'BatchGetItem':
+    case 'BatchWriteItem':
+      return (target.RequestItems ?? []).map(() => [`dynamodb:${call.operation}`, table]);
+    case 'TransactWriteItems':
+    case 'TransactGetItems':
+      return (target.TransactItems ?? []).map((item) => {
+        const action = itemActions[item.kind];
+        if (!action) throw new UnmappedCall(`${call.functionName} ${call.operation} holds an item of kind ${item.kind}: map it in ${__filename}`);
+        return [`dynamodb:${action}`, table];
+      });
+    default:
+      throw new UnmappedCall(`${call.functionName} makes DynamoDB ${call.operation} (${call.file}): map it to its IAM action in ${__filename}`);
+  }
+}
+
+/** An SES ARN the local runtime built (its region, account 000000000000), as deployed. */
+function deployedSesArn(fn: DeployedFunction, arn: string, call: CountedCall): string {
+  const match = /^arn:aws:ses:[^:]*:\d+:([a-z-]+)\/(.+)$/.exec(arn);
+  if (!match) throw new UnmappedCall(`${fn.name} ${call.operation} names ${arn}, not an SES ARN`);
+  const [, type, name] = match;
+  return ses(`${type}/${type === 'configuration-set' ? env(fn, 'SES_CONFIGURATION_SET', call) : name}`);
+}
+
+const tenantArn = (name: string) => ses(`tenant/${name}/tn-0123456789abcdef`);
+
+/** SES v2: the identity, configuration set, template and tenant resources each operation is authorized on. */
+function sesRequests(stack: DeployedStack, fn: DeployedFunction, call: CountedCall): { action: string; resource: string; context?: Record<string, string> }[] {
+  const input = call.input as Record<string, string | { system: true } | undefined>;
+  const text = (field: string) => String(input[field]);
+  switch (call.operation) {
+    case 'SendEmail': {
+      const from = typeof input.FromEmailAddress === 'object' ? env(fn, 'SYSTEM_FROM_EMAIL', call).toLowerCase() : text('FromEmailAddress');
+      const context: Record<string, string> = { 'ses:FromAddress': from, 'ses:ApiVersion': '2', ...(input.TenantName ? { 'ses:TenantName': text('TenantName') } : {}) };
+      const requests = identitiesAuthorizing(from, stack.sesIdentities()).map((identity) => ({ action: 'ses:SendEmail', resource: ses(`identity/${identity}`), context }));
+      // Deployed, the accounts' mail names the configuration set (the locally recorded call may not).
+      if (input.ConfigurationSetName || fn.environment.SES_CONFIGURATION_SET) {
+        requests.push({ action: 'ses:SendEmail', resource: ses(`configuration-set/${env(fn, 'SES_CONFIGURATION_SET', call)}`), context });
+      }
+      return requests;
+    }
+    case 'CreateEmailIdentity':
+    case 'GetEmailIdentity':
+    case 'DeleteEmailIdentity':
+      return [{ action: `ses:${call.operation}`, resource: ses(`identity/${text('EmailIdentity').toLowerCase()}`) }];
+    case 'SendCustomVerificationEmail':
+      return [
+        { action: 'ses:SendCustomVerificationEmail', resource: ses(`identity/${text('EmailAddress').toLowerCase()}`) },
+        { action: 'ses:SendCustomVerificationEmail', resource: ses(`custom-verification-email-template/${env(fn, 'SENDER_VERIFICATION_TEMPLATE', call)}`) },
+      ];
+    case 'CreateTenant':
+    case 'GetTenant':
+      return [{ action: `ses:${call.operation}`, resource: tenantArn(text('TenantName')) }];
+    case 'CreateTenantResourceAssociation':
+      return [
+        { action: 'ses:CreateTenantResourceAssociation', resource: tenantArn(text('TenantName')) },
+        { action: 'ses:CreateTenantResourceAssociation', resource: deployedSesArn(fn, text('ResourceArn'), call) },
+      ];
+    case 'DeleteSuppressedDestination':
+      return [{ action: 'ses:DeleteSuppressedDestination', resource: '*' }];
+    default:
+      throw new UnmappedCall(`${fn.name} makes SES ${call.operation} (${call.file}): map it to its IAM action and resources in ${__filename}`);
+  }
+}
+
+/** The requests of one recorded call, made by its function's role. */
+export function requestsOfCall(stack: DeployedStack, call: CountedCall): IamRequest[] {
+  const fn = stack.functions.get(call.functionName);
+  if (!fn) throw new UnmappedCall(`${call.functionName} made ${call.service} ${call.operation} (${call.file}) but the stack has no such function`);
+  const principal: Principal = { kind: 'role', roleId: fn.roleId, name: fn.name };
+  const cause = `${call.service} ${call.operation} (${call.file})`;
+  const request = (action: string, resource: string, context: Record<string, string> = {}): IamRequest => ({ principal, action, resource, context, cause });
+  const input = call.input as Record<string, string>;
+  switch (call.service) {
+    case 'dynamodb':
+      return tableRequests(stack, call).map(([action, resource]) => request(action, resource));
+    case 'sesv2':
+      return sesRequests(stack, fn, call).map(({ action, resource, context }) => request(action, resource, context));
+    case 'sqs': {
+      const queue = stack.queueArnOfUrl(env(fn, queueUrlEnvName(input.Queue as QueueName), call));
+      if (call.operation === 'SendMessageBatch' || call.operation === 'SendMessage') return [request('sqs:SendMessage', queue)];
+      if (call.operation === 'ChangeMessageVisibility') return [request('sqs:ChangeMessageVisibility', queue)];
+      throw new UnmappedCall(`${fn.name} makes SQS ${call.operation} (${call.file}): map it in ${__filename}`);
+    }
+    case 'scheduler': {
+      const schedule = `arn:aws:scheduler:${region}:${account}:schedule/${env(fn, 'SCHEDULE_GROUP_NAME', call)}/${input.Name}`;
+      if (call.operation === 'DeleteSchedule') return [request('scheduler:DeleteSchedule', schedule)];
+      if (call.operation !== 'CreateSchedule' && call.operation !== 'UpdateSchedule') throw new UnmappedCall(`${fn.name} makes Scheduler ${call.operation}: map it in ${__filename}`);
+      // The schedule names its target, the role the scheduler invokes it as, and its dead-letter queue.
+      env(fn, scheduleTargetArnEnvName(input.Target as EventTarget), call);
+      env(fn, scheduleDeadLetterArnEnvName, call);
+      return [
+        request(`scheduler:${call.operation}`, schedule),
+        request('iam:PassRole', env(fn, 'SCHEDULER_ROLE_ARN', call), { 'iam:PassedToService': 'scheduler.amazonaws.com' }),
+      ];
+    }
+    case 'secretsmanager': {
+      // The local keys stand in for the secrets by name (shared/config.ts): each is read through the ARN its variable holds.
+      const arnVariable = input.SecretId === 'webhook-secret-key' ? webhookSecretKeySecretArnEnvName : tokenSigningKeySecretArnEnvName;
+      return [request('secretsmanager:GetSecretValue', env(fn, arnVariable, call))];
+    }
+  }
+}
+
+/** What the scheduler does for a schedule: assume its role (as the group's schedules), invoke the target, park what fails. */
+function scheduleRequests(stack: DeployedStack, groupName: string, target: string, roleArn: string, deadLetterArn: string | undefined, cause: string): IamRequest[] {
+  const roleId = stack.roleIdOfArn(roleArn);
+  const principal: Principal = { kind: 'role', roleId, name: `scheduler role ${roleId}` };
+  const groupArn = `arn:aws:scheduler:${region}:${account}:schedule-group/${groupName}`;
+  const trusted = { 'aws:SourceAccount': account, 'aws:SourceArn': groupArn };
+  return [
+    { principal: { kind: 'service', service: 'scheduler.amazonaws.com' }, action: 'sts:AssumeRole', resource: roleArn, context: trusted, cause },
+    { principal, action: 'lambda:InvokeFunction', resource: target, context: {}, cause },
+    ...(deadLetterArn ? [{ principal, action: 'sqs:SendMessage', resource: deadLetterArn, context: {}, cause }] : []),
+  ];
+}
+
+/** The requests AWS services make for the stack, and those of the recorded schedules. */
+export function serviceRequests(stack: DeployedStack, calls: CountedCall[]): IamRequest[] {
+  const requests: IamRequest[] = [];
+  // Schedules the functions create at run time, as recorded: one per (function, target).
+  const scheduled = new Set<string>();
+  for (const call of calls) {
+    if (call.service !== 'scheduler' || call.operation !== 'CreateSchedule') continue;
+    const fn = stack.functions.get(call.functionName);
+    const target = fn?.environment[scheduleTargetArnEnvName(call.input.Target as EventTarget)];
+    if (!fn || !target || scheduled.has(`${fn.name} ${target}`)) continue;
+    scheduled.add(`${fn.name} ${target}`);
+    const { SCHEDULE_GROUP_NAME: group, SCHEDULER_ROLE_ARN: role } = fn.environment;
+    if (group && role) requests.push(...scheduleRequests(stack, group, target, role, fn.environment[scheduleDeadLetterArnEnvName], `a schedule ${fn.name} creates for ${String(call.input.Target)}`));
+  }
+  // The recurring schedules of the template.
+  for (const { id, properties } of stack.resourcesOf('AWS::Scheduler::Schedule')) {
+    const target = properties.Target as { Arn: string; RoleArn: string; DeadLetterConfig?: { Arn: string } };
+    requests.push(...scheduleRequests(stack, String(properties.GroupName), target.Arn, target.RoleArn, target.DeadLetterConfig?.Arn, `schedule ${id}`));
+  }
+  // EventBridge rules: invoke their function targets, send what fails to their dead-letter queues.
+  for (const { id, properties } of stack.resourcesOf('AWS::Events::Rule')) {
+    const ruleArn = stack.values.getAtt(id, 'Arn');
+    const context = { 'aws:SourceArn': ruleArn, 'aws:SourceAccount': account };
+    const events: Principal = { kind: 'service', service: 'events.amazonaws.com' };
+    for (const target of properties.Targets as { Arn: string; RoleArn?: string; DeadLetterConfig?: { Arn: string } }[]) {
+      if (target.RoleArn) throw new Error(`Rule ${id} targets ${target.Arn} with a role: teach ${__filename} to check it`);
+      requests.push({ principal: events, action: 'lambda:InvokeFunction', resource: target.Arn, context, cause: `rule ${id}` });
+      if (target.DeadLetterConfig) requests.push({ principal: events, action: 'sqs:SendMessage', resource: target.DeadLetterConfig.Arn, context, cause: `rule ${id}'s dead-letter queue` });
+    }
+  }
+  // API Gateway invokes each route's function.
+  const integrations = new Map(stack.resourcesOf('AWS::ApiGatewayV2::Integration').map(({ id, properties }) => [id, String(properties.IntegrationUri)]));
+  for (const { properties } of stack.resourcesOf('AWS::ApiGatewayV2::Route')) {
+    const integration = /^integrations\/int-(.+)$/.exec(String(properties.Target ?? ''))?.[1];
+    const functionArn = integration ? integrations.get(integration) : undefined;
+    if (!functionArn) continue;
+    const [method, path] = String(properties.RouteKey).split(' ');
+    const sourceArn = `arn:aws:execute-api:${region}:${account}:${String(properties.ApiId)}/$default/${method === 'ANY' ? 'GET' : method}${path}`;
+    requests.push({
+      principal: { kind: 'service', service: 'apigateway.amazonaws.com' },
+      action: 'lambda:InvokeFunction',
+      resource: functionArn,
+      context: { 'aws:SourceArn': sourceArn, 'aws:SourceAccount': account },
+      cause: `route ${String(properties.RouteKey)}`,
+    });
+  }
+  // Lambda, as each function's role: its logs and traces, the queues it is fed from, where its failures go.
+  const roleOfFunction = new Map([...stack.functions.values()].map((fn) => [fn.functionArn, fn]));
+  const asRole = (fn: DeployedFunction, action: string, resource: string, cause: string): IamRequest => ({ principal: { kind: 'role', roleId: fn.roleId, name: fn.name }, action, resource, context: {}, cause });
+  for (const fn of stack.functions.values()) {
+    const logicalId = stack.values.idsOf('AWS::Lambda::Function').find((id) => stack.values.getAtt(id, 'Arn') === fn.functionArn) as string;
+    const properties = stack.values.resolve(stack.values.resource(logicalId).Properties) as { LoggingConfig?: { LogGroup?: string }; TracingConfig?: { Mode?: string } };
+    const logGroup = properties.LoggingConfig?.LogGroup ?? `/aws/lambda/${stack.values.ref(logicalId)}`;
+    const stream = `arn:aws:logs:${region}:${account}:log-group:${logGroup}:log-stream:2026/01/01/[$LATEST]0123456789abcdef`;
+    requests.push(asRole(fn, 'logs:CreateLogStream', stream, 'Lambda logging'), asRole(fn, 'logs:PutLogEvents', stream, 'Lambda logging'));
+    if (properties.TracingConfig?.Mode === 'Active') requests.push(asRole(fn, 'xray:PutTraceSegments', '*', 'active tracing'), asRole(fn, 'xray:PutTelemetryRecords', '*', 'active tracing'));
+    // Every function given a key's ARN reads the secret before its first invocation's work (shared/secrets.ts).
+    for (const variable of [tokenSigningKeySecretArnEnvName, webhookSecretKeySecretArnEnvName]) {
+      const secret = fn.environment[variable];
+      if (secret) requests.push(asRole(fn, 'secretsmanager:GetSecretValue', secret, 'secrets loaded at invocation'));
+    }
+  }
+  for (const { id, properties } of stack.resourcesOf('AWS::Lambda::EventSourceMapping')) {
+    const fn = roleOfFunction.get(`arn:aws:lambda:${region}:${account}:function:${String(properties.FunctionName)}`) ?? roleOfFunction.get(String(properties.FunctionName));
+    if (!fn) throw new Error(`Event source ${id} feeds ${String(properties.FunctionName)}, which is not a function of the stack`);
+    for (const action of ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility']) requests.push(asRole(fn, action, String(properties.EventSourceArn), `event source ${id}`));
+  }
+  for (const { id, properties } of stack.resourcesOf('AWS::Lambda::EventInvokeConfig')) {
+    const fn = roleOfFunction.get(`arn:aws:lambda:${region}:${account}:function:${String(properties.FunctionName)}`) ?? roleOfFunction.get(String(properties.FunctionName));
+    const destination = (properties.DestinationConfig as { OnFailure?: { Destination: string } } | undefined)?.OnFailure?.Destination;
+    if (!fn) throw new Error(`${id} configures ${String(properties.FunctionName)}, which is not a function of the stack`);
+    if (destination) requests.push(asRole(fn, 'sqs:SendMessage', destination, `failure destination ${id}`));
+  }
+  return requests;
+}

@@ -1,0 +1,74 @@
+// The IAM check (test/iam/) on the current template: a customer's mail is allowed on whichever of its
+// identities SES authorizes it on, system mail on the stack's own sender identity, and a grant that
+// misses what a call needs is denied. The recorded calls of a whole run are checked by `npm test`.
+import { synthesizeDeployed, checkedSenderDomain, type DeployedStack } from '../iam/deployed-stack';
+import { evaluate } from '../iam/evaluate';
+import { identitiesAuthorizing, requestsOfCall, serviceRequests } from '../iam/iam-requests';
+import type { CountedCall } from '../support/aws-calls/recorded-call';
+
+const call = (functionName: string, service: CountedCall['service'], operation: string, input: Record<string, unknown>): CountedCall => ({
+  functionName,
+  service,
+  operation,
+  input,
+  count: 1,
+  file: 'test/infra/iam-check.test.ts',
+});
+
+describe('IAM check', () => {
+  let stack: DeployedStack;
+  beforeAll(() => {
+    stack = synthesizeDeployed(`${__dirname}/../..`);
+  }, 120_000);
+
+  const outcomes = async (made: CountedCall) =>
+    Promise.all(requestsOfCall(stack, made).map(async (request) => `${request.action} ${request.resource} ${await evaluate(stack, request)}`));
+
+  test('SES authorizes a From address on its own identity or any domain identity above it, unless the stack made one of them', () => {
+    expect(identitiesAuthorizing('news@mail.acme.example', new Set([checkedSenderDomain]))).toEqual(['news@mail.acme.example', 'mail.acme.example', 'acme.example']);
+    expect(identitiesAuthorizing(`no-reply@${checkedSenderDomain}`, new Set([checkedSenderDomain]))).toEqual([checkedSenderDomain]);
+  });
+
+  test('the deliverer may send a customer\'s mail under its tenant, from its address or its domains', async () => {
+    const arn = (resource: string) => `arn:aws:ses:eu-west-1:123456789012:${resource}`;
+    expect(await outcomes(call('send-deliver', 'sesv2', 'SendEmail', { FromEmailAddress: 'news@acme.example', TenantName: 'account-1' }))).toEqual([
+      `ses:SendEmail ${arn('identity/news@acme.example')} Allowed`,
+      `ses:SendEmail ${arn('identity/acme.example')} Allowed`,
+      `ses:SendEmail ${arn('configuration-set/email-campaign-dev')} Allowed`,
+    ]);
+  });
+
+  test('a function that sends only system mail may send it from the service\'s domain, and not a customer\'s mail', async () => {
+    expect(await outcomes(call('senders', 'sesv2', 'SendEmail', { FromEmailAddress: { system: true } }))).toEqual([
+      `ses:SendEmail arn:aws:ses:eu-west-1:123456789012:identity/${checkedSenderDomain} Allowed`,
+      'ses:SendEmail arn:aws:ses:eu-west-1:123456789012:configuration-set/email-campaign-dev Allowed',
+    ]);
+    expect(await outcomes(call('senders', 'sesv2', 'SendEmail', { FromEmailAddress: 'news@acme.example' }))).toEqual([
+      'ses:SendEmail arn:aws:ses:eu-west-1:123456789012:identity/news@acme.example ImplicitlyDenied',
+      'ses:SendEmail arn:aws:ses:eu-west-1:123456789012:identity/acme.example ImplicitlyDenied',
+      'ses:SendEmail arn:aws:ses:eu-west-1:123456789012:configuration-set/email-campaign-dev Allowed',
+    ]);
+  });
+
+  test('a call outside a function\'s grants is denied: the anonymous public pages cannot batch-write, nor send to a queue they are not given', async () => {
+    expect(await outcomes(call('public-pages', 'dynamodb', 'BatchWriteItem', { RequestItems: ['email-service'] }))).toEqual([expect.stringMatching(/^dynamodb:BatchWriteItem \S+ ImplicitlyDenied$/)]);
+    expect(() => requestsOfCall(stack, call('public-pages', 'sqs', 'SendMessageBatch', { Queue: 'deliveries' }))).toThrow(/no QUEUE_URL_DELIVERIES/);
+  });
+
+  test('every request AWS services make for the stack is allowed: schedules, rules, routes, queues, logs', async () => {
+    const requests = serviceRequests(stack, [call('send-dispatch', 'scheduler', 'CreateSchedule', { Name: 'single-send-1', Target: 'send-dispatch' })]);
+    const principals = new Set(requests.map((request) => (request.principal.kind === 'service' ? request.principal.service : 'role')));
+    expect([...principals].sort()).toEqual(['apigateway.amazonaws.com', 'events.amazonaws.com', 'role', 'scheduler.amazonaws.com']);
+    const denied: string[] = [];
+    for (const request of requests) {
+      const outcome = await evaluate(stack, request);
+      if (outcome !== 'Allowed') denied.push(`${outcome} ${request.action} ${request.resource} (${request.cause})`);
+    }
+    expect(denied).toEqual([]);
+    // And the resource policies are read: a rule the stack does not have may not invoke the feedback function.
+    const invoke = requests.find((request) => request.principal.kind === 'service' && request.principal.service === 'events.amazonaws.com' && request.action === 'lambda:InvokeFunction');
+    expect(invoke).toBeDefined();
+    const foreign = { ...(invoke as (typeof requests)[number]), context: { 'aws:SourceArn': 'arn:aws:events:eu-west-1:123456789012:rule/another', 'aws:SourceAccount': '123456789012' } };
+    expect(await evaluate(stack, foreign)).toBe('ImplicitlyDenied');
+  });
+});

@@ -228,6 +228,9 @@ export function serviceRequests(stack: DeployedStack, calls: CountedCall[]): Iam
       cause: `route ${String(properties.RouteKey)}`,
     });
   }
+  // The same for the routes an API defines in its OpenAPI body (infra/stack/http-routes.ts): each
+  // operation's integration names its function through a variable of the API's stage.
+  requests.push(...bodyRouteRequests(stack));
   // Lambda, as each function's role: its logs and traces, the queues it is fed from, where its failures go.
   const roleOfFunction = new Map([...stack.functions.values()].map((fn) => [fn.functionArn, fn]));
   const asRole = (fn: DeployedFunction, action: string, resource: string, cause: string): IamRequest => ({ principal: { kind: 'role', roleId: fn.roleId, name: fn.name }, action, resource, context: {}, cause });
@@ -254,6 +257,43 @@ export function serviceRequests(stack: DeployedStack, calls: CountedCall[]): Iam
     const destination = (properties.DestinationConfig as { OnFailure?: { Destination: string } } | undefined)?.OnFailure?.Destination;
     if (!fn) throw new Error(`${id} configures ${String(properties.FunctionName)}, which is not a function of the stack`);
     if (destination) requests.push(asRole(fn, 'sqs:SendMessage', destination, `failure destination ${id}`));
+  }
+  return requests;
+}
+
+interface BodyIntegration {
+  uri: string;
+}
+
+/** API Gateway invoking the function of each route an API's OpenAPI body defines, as its stage resolves it. */
+function bodyRouteRequests(stack: DeployedStack): IamRequest[] {
+  const requests: IamRequest[] = [];
+  const stages = stack.resourcesOf('AWS::ApiGatewayV2::Stage');
+  for (const { id, properties } of stack.resourcesOf('AWS::ApiGatewayV2::Api')) {
+    const body = properties.Body as { paths?: Record<string, Record<string, { 'x-amazon-apigateway-integration'?: { $ref?: string } }>>; components?: Record<string, Record<string, BodyIntegration>> } | undefined;
+    if (!body?.paths) continue;
+    const apiId = stack.values.ref(id);
+    const stage = stages.find((candidate) => candidate.properties.ApiId === apiId);
+    if (!stage) throw new Error(`API ${id} has routes in its body but no stage`);
+    const variables = (stage.properties.StageVariables ?? {}) as Record<string, string>;
+    const integrations = body.components?.['x-amazon-apigateway-integrations'] ?? {};
+    for (const [path, operations] of Object.entries(body.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const name = /^#\/components\/x-amazon-apigateway-integrations\/(.+)$/.exec(operation['x-amazon-apigateway-integration']?.$ref ?? '')?.[1];
+        const uri = name ? integrations[name]?.uri : undefined;
+        if (!uri) throw new Error(`${method.toUpperCase()} ${path} of API ${id} has no integration`);
+        const functionArn = /functions\/(.+)\/invocations$/.exec(uri.replace(/\$\{stageVariables\.([A-Za-z0-9_]+)\}/g, (_, variable: string) => variables[variable] ?? `<unset ${variable}>`))?.[1];
+        if (!functionArn) throw new Error(`The integration ${String(name)} of API ${id} invokes no Lambda function: ${uri}`);
+        const verb = method === 'x-amazon-apigateway-any-method' ? 'GET' : method.toUpperCase();
+        requests.push({
+          principal: { kind: 'service', service: 'apigateway.amazonaws.com' },
+          action: 'lambda:InvokeFunction',
+          resource: functionArn,
+          context: { 'aws:SourceArn': `arn:aws:execute-api:${region}:${account}:${apiId}/${String(stage.properties.StageName)}/${verb}${path}`, 'aws:SourceAccount': account },
+          cause: `route ${verb} ${path}`,
+        });
+      }
+    }
   }
   return requests;
 }

@@ -29,12 +29,6 @@ export interface Config {
   webhookSecretKey: string;
   /** The address system mail (sender verification, send summaries) comes from. */
   systemFromEmail: string;
-  /**
-   * The service's own sender domain (the stack's senderDomain, whose SES identity the stack makes): no
-   * account may register it, a domain above or below it, or a sender address on it. Locally, the
-   * domain of the system address.
-   */
-  serviceSenderDomain: string;
   /** Deployed: the SES custom verification email template a new sender address is mailed with (the stack creates it). */
   senderVerificationTemplate: string;
   /** A running send that has not progressed (no page fanned out, no batch settled) for this long is stalled. */
@@ -160,10 +154,6 @@ function readConfig(): Config {
     },
     get systemFromEmail() {
       return runtime === 'aws' ? required('SYSTEM_FROM_EMAIL') : (optional('SYSTEM_FROM_EMAIL') ?? 'no-reply@localhost');
-    },
-    get serviceSenderDomain() {
-      const domain = runtime === 'aws' ? required('SENDER_DOMAIN') : (optional('SENDER_DOMAIN') ?? this.systemFromEmail.slice(this.systemFromEmail.lastIndexOf('@') + 1));
-      return domain.trim().toLowerCase();
     },
     get senderVerificationTemplate() {
       return runtime === 'aws' ? required('SENDER_VERIFICATION_TEMPLATE') : (optional('SENDER_VERIFICATION_TEMPLATE') ?? 'local-sender-verification');

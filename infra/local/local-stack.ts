@@ -4,9 +4,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { config, optionalEnv, resetConfig } from '../../shared/config';
+import { optionalEnv, resetConfig } from '../../shared/config';
 import { createAccount, findCredential, type NewAccount } from '../../shared/accounts/repository';
 import { addOutsideIdentity } from '../../shared/identities/local-identities';
+import { serviceSenderDomain } from '../../shared/identities/service-domain';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { configureLocalQueue, stopLocalQueues, type LocalQueueSettings } from '../../shared/queue/local-queue';
 import { ensureTable, startLocalDynamo, type LocalDynamo } from './dynamodb';
@@ -189,7 +190,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Countries, states and cities, which contacts and senders validate against (a no-op once seeded).
     await seedReferenceData();
     // The service's own sender domain, verified outside every account as the stack makes it deployed.
-    await addOutsideIdentity(config().serviceSenderDomain);
+    await addOutsideIdentity(serviceSenderDomain());
 
     // Consumers first: opening the journals hands the messages kept from the last run to them.
     const unregisterConsumers = registerFunctionConsumers();

@@ -1,9 +1,21 @@
 // The service's own sender domain, which no account may take: SES would let anything on or under it
 // send as the service (and sign with its DKIM key), so it is refused as a sender domain together with
 // the domains above and below it, and as the domain of a sender address.
-import { config } from '../config';
+import { config, optionalEnv, requiredEnv } from '../config';
 
-const own = (): string => config().serviceSenderDomain;
+/**
+ * The service's own sender domain: deployed, the stack's senderDomain (whose SES identity the stack
+ * makes), given as SENDER_DOMAIN to the functions that register identities; locally, the domain of
+ * the system address unless SENDER_DOMAIN says otherwise. Read here rather than in every function's
+ * configuration, since only those functions need it.
+ */
+export function serviceSenderDomain(): string {
+  const { runtime, systemFromEmail } = config();
+  const domain = runtime === 'aws' ? requiredEnv('SENDER_DOMAIN') : (optionalEnv('SENDER_DOMAIN') ?? systemFromEmail.slice(systemFromEmail.lastIndexOf('@') + 1));
+  return domain.trim().toLowerCase();
+}
+
+const own = serviceSenderDomain;
 
 /** Whether the domain is the service's sender domain, a subdomain of it or a domain above it. */
 export function reservedForService(domain: string): boolean {

@@ -60,7 +60,10 @@ function javaVersion(): string | undefined {
 }
 
 if (require.main === module) {
-  const missing = missingPrerequisites({ nodeVersion: process.versions.node, javaVersion: javaVersion(), chromiumPath, chromiumFound: existsSync(chromiumPath) });
+  const java = javaVersion();
+  const missing = missingPrerequisites({ nodeVersion: process.versions.node, javaVersion: java, chromiumPath, chromiumFound: existsSync(chromiumPath) });
   for (const line of missing) console.error(`missing prerequisite: ${line}`);
   if (missing.length > 0) process.exit(1);
+  // One line that says what the run is on: the Node of the functions' Lambda runtime, above all.
+  console.log(`prerequisites: Node.js ${process.versions.node} (the functions run on Lambda's nodejs${lambdaNodeMajor}.x), ${java?.split('\n')[0]?.trim()}, Chromium at ${chromiumPath}`);
 }

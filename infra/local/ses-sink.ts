@@ -4,9 +4,10 @@
 // answer goes out, and a start loads the file, so `/store` still holds the mail from before a restart
 // or a crash and a send interrupted by one can be checked from the outside.
 //
-// It also plays SES's mailbox simulator: a mail to `bounce@simulator.amazonses.com` (and the other
-// simulator addresses, see ses-simulator.ts) brings the events SES would publish for it, in SES's
-// shape, to the ses-events function the deployed stack routes them to, once SendEmail has answered.
+// Every mail it accepts brings the events SES would publish for it, in SES's shape, to the ses-events
+// function the deployed stack routes them to, once SendEmail has answered: a Delivery for an ordinary
+// address, and SES's mailbox simulator outcomes for `bounce@simulator.amazonses.com` and the other
+// simulator addresses (see ses-simulator.ts).
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -40,7 +41,7 @@ export interface SesSinkOptions {
   /** Keep the mail in this directory (see above); in memory only when left out. */
   directory?: string;
   /**
-   * Where the mailbox simulator's SES events go: by default the ses-events function's module in
+   * Where the SES events of the accepted mail go: by default the ses-events function's module in
    * this process (the local runtime's configuration); false publishes none.
    */
   events?: SesEventTarget | false;
@@ -70,7 +71,7 @@ let justSaved: SinkMail | undefined;
 /** SES v2 SendEmail, the call the service makes (shared/mail/mailer.ts). */
 const sendEmailPath = '/v2/email/outbound-emails';
 
-/** The SendEmail call's mail as the simulator needs it; only SES v2 SendEmail carries EmailTags. */
+/** The SendEmail call's mail as its events need it; only SES v2 SendEmail carries EmailTags. */
 function simulatedMail(mail: SinkMail, body: unknown): SimulatedMail {
   const { EmailTags, ConfigurationSetName } = (typeof body === 'object' && body !== null ? body : {}) as { EmailTags?: unknown; ConfigurationSetName?: unknown };
   const emailTags = Array.isArray(EmailTags)

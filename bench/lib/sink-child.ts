@@ -10,8 +10,8 @@ const report = (message: SinkReport) => process.send?.(message);
 
 async function main(): Promise<void> {
   if (!process.send) throw new Error('sink-child.ts runs as a child with an IPC channel (bench/lib/sink-process.ts)');
-  // No mailbox-simulator events from here (none of a bench's addresses is a simulator's, and this
-  // process runs no function). A variable, not a literal: a sink without that option takes it too.
+  // No SES events from here: this process runs no function, so the runs' sends count nothing
+  // delivered. A variable, not a literal: a sink without that option takes it too.
   const options = { port: 0, events: false as const };
   const sink = await startSesSink(options);
   // Mail outside a measured run (the yardstick's) is dropped too, so the sink's memory stays flat.

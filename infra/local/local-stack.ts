@@ -152,8 +152,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   try {
     useLocalJavaSettings();
     const dynamoStart = startLocalDynamo({ port: dynamoPort, dataDir: options.inMemory ? undefined : dataDir });
-    const sinkStart: Promise<Pick<SesSink, 'endpoint' | 'stop'>> = external
-      ? Promise.resolve({ endpoint: external.origin, stop: async () => undefined })
+    const sinkStart: Promise<Pick<SesSink, 'endpoint' | 'stop' | 'publishKeptEvents'>> = external
+      ? Promise.resolve({ endpoint: external.origin, stop: async () => undefined, publishKeptEvents: () => undefined })
       : startSesSink({ port: sesPort, directory: options.inMemory ? undefined : join(dataDir, 'ses-sink') });
     const [dynamoResult, sinkResult] = await Promise.allSettled([dynamoStart, sinkStart]);
     if (dynamoResult.status === 'fulfilled') {
@@ -199,6 +199,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       unregisterConsumers();
     });
     configureLocalQueue({ ...options.queue, log: (line) => console.error(line), ...(options.inMemory ? {} : { directory: join(dataDir, 'queues') }) });
+    // The SES events of mail the sink took before a crash, now that ses-events (and the queue its webhooks go to) can run.
+    sinkResult.value.publishKeptEvents();
     // Stopped before the queue: a job firing during shutdown may still put messages on it.
     const poller: SchedulerPoller = startSchedulerPoller({ ...options.scheduler, log: (line) => console.error(line) });
     cleanups.push(() => poller.stop());

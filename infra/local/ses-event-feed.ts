@@ -24,6 +24,8 @@ export interface SesEventFeedOptions {
   target: SesEventTarget;
   /** The wait before each retry; its length is the number of retries (Lambda's asynchronous invoke makes two). */
   retryDelaysMs?: readonly number[];
+  /** Told of each event once it was applied or parked (the sink's journal marks it). */
+  settled?: (event: SesEventBridgeEvent) => void;
   log?: (line: string) => void;
 }
 
@@ -43,6 +45,7 @@ const sleep = (ms: number) => new Promise((resume) => setTimeout(resume, ms).unr
 export function startSesEventFeed(options: SesEventFeedOptions): SesEventFeed {
   const retryDelays = options.retryDelaysMs ?? [200, 1_000];
   const log = options.log ?? ((line: string) => console.error(line));
+  const settled = options.settled ?? (() => undefined);
   const parked: SesEventBridgeEvent[] = [];
   let stopping = false;
   let wake: () => void = () => undefined;
@@ -55,12 +58,14 @@ export function startSesEventFeed(options: SesEventFeedOptions): SesEventFeed {
     for (let attempt = 0; ; attempt++) {
       try {
         await options.target(event);
+        settled(event);
         return;
       } catch (error) {
         const delay = retryDelays[attempt];
         if (delay === undefined || stopping) {
           parked.push(event);
           log(`SES event parked after ${attempt + 1} attempt(s) (${error instanceof Error ? error.message : String(error)}): ${JSON.stringify(event)}`);
+          settled(event);
           return;
         }
         await Promise.race([sleep(delay), stopped]);

@@ -1,16 +1,15 @@
-// SES's mailbox simulator, for the local sink: which events SES publishes for a mail it accepted,
-// built in the shape SES gives them to EventBridge (the deployed stack's route to the ses-events
-// function, infra/stack/event-wiring.ts). Pure: the sink (ses-sink.ts) feeds the result to the
-// function (ses-event-feed.ts).
+// What SES publishes for a mail the local sink accepted, built in the shape SES gives its events to
+// EventBridge (the deployed stack's route to the ses-events function, infra/stack/event-wiring.ts).
+// Pure: the sink (ses-sink.ts) feeds the result to the function (ses-event-feed.ts).
 //
-// What SES does, per the SES Developer Guide's "mailbox simulator" page (each address also as `+label`):
+// An ordinary recipient is delivered: one Delivery event, as SES publishes for every mail the
+// receiving server accepts. SES's mailbox simulator addresses get what the SES Developer Guide's
+// "mailbox simulator" page says (each address also as `+label`):
 //   success@          delivered: a Delivery event.
 //   bounce@           rejected with SMTP 550 5.1.1 "Unknown User": a hard bounce (Permanent/General), no Delivery.
 //   ooto@             delivered, then an out-of-office auto-reply, which SES reports as a Transient bounce.
 //   complaint@        delivered, then marked as spam: Delivery, then a Complaint (feedback type abuse).
 //   suppressionlist@  a hard bounce "as if the address were on the global suppression list": Permanent/Suppressed.
-// Other recipients get no events here: the sink takes their mail, and the local runtime counts it
-// delivered when the batch settles (shared/sending/deliver.ts).
 import { randomUUID } from 'node:crypto';
 import type { EventBridgeEvent } from 'aws-lambda';
 import { simulatorScenarioOf, type SimulatorScenario } from '../../shared/mail/mailbox-simulator';
@@ -104,7 +103,10 @@ const bounceKind: Record<'bounce' | 'suppressionlist' | 'ooto', { bounceType: 'P
   ooto: { bounceType: 'Transient', bounceSubType: 'General' },
 };
 
-const delivered: ReadonlySet<SimulatorScenario> = new Set(['success', 'ooto', 'complaint']);
+/** The outcome of a recipient: an ordinary address is delivered, as is a simulator address whose scenario includes a delivery. */
+type Outcome = SimulatorScenario | 'ordinary';
+
+const delivered: ReadonlySet<Outcome> = new Set(['ordinary', 'success', 'ooto', 'complaint']);
 
 /** The address inside `Name <address>`, or the text itself. */
 function addressOf(mailbox: string): string {
@@ -126,16 +128,15 @@ function eventTags(mail: SimulatedMail): Record<string, string[]> {
 const feedbackId = () => `${Date.now().toString(16).padStart(16, '0')}-${randomUUID()}-000000`;
 
 /**
- * The SES events for one accepted mail, in the order SES publishes them: the delivery first, then
- * bounces, then complaints (a complaint follows its delivery). Empty when no recipient is a simulator address.
+ * The SES events for one accepted mail, in the order SES publishes them: the delivery first (one
+ * event for every delivered recipient), then bounces, then complaints (a complaint follows its delivery).
  */
 export function simulatedEvents(mail: SimulatedMail, origin: SimulatorOrigin): SesEventDetail[] {
-  const byScenario = new Map<SimulatorScenario, string[]>();
+  const byOutcome = new Map<Outcome, string[]>();
   for (const recipient of mail.destination) {
-    const scenario = simulatorScenarioOf(addressOf(recipient));
-    if (scenario) byScenario.set(scenario, [...(byScenario.get(scenario) ?? []), addressOf(recipient)]);
+    const outcome = simulatorScenarioOf(addressOf(recipient)) ?? 'ordinary';
+    byOutcome.set(outcome, [...(byOutcome.get(outcome) ?? []), addressOf(recipient)]);
   }
-  if (byScenario.size === 0) return [];
   const sent = mail.sentAt.getTime();
   // SES reports outcomes after the send: the delivery within a second, feedback after it.
   const at = (offsetMs: number) => new Date(sent + offsetMs).toISOString();
@@ -152,7 +153,7 @@ export function simulatedEvents(mail: SimulatedMail, origin: SimulatorOrigin): S
     tags: eventTags(mail),
   };
   const events: SesEventDetail[] = [];
-  const deliveredTo = [...byScenario].filter(([scenario]) => delivered.has(scenario)).flatMap(([, recipients]) => recipients);
+  const deliveredTo = [...byOutcome].filter(([outcome]) => delivered.has(outcome)).flatMap(([, recipients]) => recipients);
   if (deliveredTo.length > 0) {
     events.push({
       eventType: 'Delivery',
@@ -161,7 +162,7 @@ export function simulatedEvents(mail: SimulatedMail, origin: SimulatorOrigin): S
     });
   }
   for (const scenario of ['bounce', 'suppressionlist', 'ooto'] as const) {
-    const recipients = byScenario.get(scenario);
+    const recipients = byOutcome.get(scenario);
     if (!recipients) continue;
     events.push({
       eventType: 'Bounce',
@@ -175,7 +176,7 @@ export function simulatedEvents(mail: SimulatedMail, origin: SimulatorOrigin): S
       },
     });
   }
-  const complained = byScenario.get('complaint');
+  const complained = byOutcome.get('complaint');
   if (complained) {
     events.push({
       eventType: 'Complaint',

@@ -4,9 +4,11 @@
 // answer goes out, and a start loads the file, so `/store` still holds the mail from before a restart
 // or a crash and a send interrupted by one can be checked from the outside.
 //
-// It also plays SES's mailbox simulator: a mail to `bounce@simulator.amazonses.com` (and the other
-// simulator addresses, see ses-simulator.ts) brings the events SES would publish for it, in SES's
-// shape, to the ses-events function the deployed stack routes them to, once SendEmail has answered.
+// Every mail it accepts brings the events SES would publish for it, in SES's shape, to the ses-events
+// function the deployed stack routes them to, once SendEmail has answered: a Delivery for an ordinary
+// address, and SES's mailbox simulator outcomes for `bounce@simulator.amazonses.com` and the other
+// simulator addresses (see ses-simulator.ts). Given a directory, it keeps those events there too until
+// the function has them (ses-event-journal.ts): those a crash left behind go out after the restart.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import server from 'aws-ses-v2-local';
 import { optionalEnv } from '../../shared/config';
 import { invokeSesEventsFunction, startSesEventFeed, type SesEventFeed, type SesEventTarget } from './ses-event-feed';
+import { openSesEventJournal, type SesEventJournal } from './ses-event-journal';
 import { eventBridgeEvent, simulatedEvents, type SimulatedMail, type SimulatorOrigin } from './ses-simulator';
 import { refusePausedTenants } from './ses-tenant-pause';
 
@@ -31,16 +34,21 @@ export interface SesSink {
   port: number;
   /** Resolves once the SES events of every mail taken so far reached the feedback function (or were parked). */
   eventsIdle(): Promise<void>;
+  /**
+   * Publish the events kept in the directory that never reached the feedback function (a crash came
+   * first), once: call when the function can run (the local stack does once its handlers are set up).
+   */
+  publishKeptEvents(): void;
   stop(): Promise<void>;
 }
 
 export interface SesSinkOptions {
   port: number;
   host?: string;
-  /** Keep the mail in this directory (see above); in memory only when left out. */
+  /** Keep the mail and its SES events in this directory (see above); in memory only when left out. */
   directory?: string;
   /**
-   * Where the mailbox simulator's SES events go: by default the ses-events function's module in
+   * Where the SES events of the accepted mail go: by default the ses-events function's module in
    * this process (the local runtime's configuration); false publishes none.
    */
   events?: SesEventTarget | false;
@@ -70,7 +78,7 @@ let justSaved: SinkMail | undefined;
 /** SES v2 SendEmail, the call the service makes (shared/mail/mailer.ts). */
 const sendEmailPath = '/v2/email/outbound-emails';
 
-/** The SendEmail call's mail as the simulator needs it; only SES v2 SendEmail carries EmailTags. */
+/** The SendEmail call's mail as its events need it; only SES v2 SendEmail carries EmailTags. */
 function simulatedMail(mail: SinkMail, body: unknown): SimulatedMail {
   const { EmailTags, ConfigurationSetName } = (typeof body === 'object' && body !== null ? body : {}) as { EmailTags?: unknown; ConfigurationSetName?: unknown };
   const emailTags = Array.isArray(EmailTags)
@@ -134,7 +142,19 @@ function keepMailIn(directory: string): () => void {
 export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? ((line: string) => console.error(line));
-  const stopKeeping = options.directory === undefined ? () => undefined : keepMailIn(options.directory);
+  const target = options.events ?? invokeSesEventsFunction;
+  const stopKeepingMail = options.directory === undefined ? () => undefined : keepMailIn(options.directory);
+  let journal: SesEventJournal | undefined;
+  try {
+    journal = target === false || options.directory === undefined ? undefined : openSesEventJournal(options.directory);
+  } catch (error) {
+    stopKeepingMail();
+    throw error;
+  }
+  const stopKeeping = () => {
+    journal?.close();
+    stopKeepingMail();
+  };
   // A paused tenant's mail is refused as SES refuses it (ses-tenant-pause.ts).
   refusePausedTenants(log);
   const listener = await server({ host, port: options.port }).catch((error: unknown) => {
@@ -152,9 +172,16 @@ export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
   // again (shared/sending/deliver.ts). On loopback there is no reason to close idle connections at
   // all, so the sink keeps them until stop() (0 turns the idle timeout off).
   listener.keepAliveTimeout = 0;
-  const target = options.events ?? invokeSesEventsFunction;
   const feed: SesEventFeed | undefined =
-    target === false ? undefined : startSesEventFeed({ target, log, ...(options.eventRetryDelaysMs ? { retryDelaysMs: options.eventRetryDelaysMs } : {}) });
+    target === false
+      ? undefined
+      : startSesEventFeed({
+          target,
+          log,
+          ...(options.eventRetryDelaysMs ? { retryDelaysMs: options.eventRetryDelaysMs } : {}),
+          ...(journal ? { settled: journal.settled } : {}),
+        });
+  let keptPublished = false;
   if (feed) {
     // Runs before the package's app (the server's other request listener) takes the call.
     listener.prependListener('request', (request: IncomingMessage & { body?: unknown }, response: ServerResponse) => {
@@ -167,8 +194,10 @@ export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
         if (mail && response.statusCode === 200 && answer.includes(mail.messageId)) {
           const origin: SimulatorOrigin = { region: optionalEnv('AWS_REGION') ?? 'us-east-1', account: '000000000000' };
           const events = simulatedEvents(simulatedMail(mail, request.body), origin).map((detail) => eventBridgeEvent(detail, origin));
-          // SES publishes once it has taken the mail: after its answer is on the way.
-          if (events.length > 0) response.once('finish', () => feed.publish(events));
+          // On disk before the answer, as the mail is; published once the answer is on the way, or
+          // its connection is gone: SES publishes for a mail it took whether or not its answer arrived.
+          journal?.keep(events);
+          response.once('close', () => feed.publish(events));
         }
         return (end as (...endArgs: unknown[]) => ServerResponse).apply(this, args);
       } as ServerResponse['end'];
@@ -179,6 +208,11 @@ export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
     endpoint: `http://${host}:${port}`,
     port,
     eventsIdle: async () => feed?.idle(),
+    publishKeptEvents: () => {
+      if (keptPublished || !feed || !journal) return;
+      keptPublished = true;
+      feed.publish(journal.unsettled);
+    },
     stop: () =>
       new Promise<void>((done) => {
         listener.close(() => {

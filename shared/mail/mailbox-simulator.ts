@@ -1,8 +1,7 @@
 // The addresses of SES's mailbox simulator (`success@`, `bounce@`, `ooto@`, `complaint@` and
 // `suppressionlist@` at simulator.amazonses.com, each also as `name+label@`): mail to them never
 // reaches anyone, and SES answers each with a fixed outcome. The local SES sink plays those outcomes
-// back as SES events (infra/local/ses-simulator.ts); the local runtime's delivery count leaves these
-// addresses to those events (shared/sending/deliver.ts), as deployed every delivery comes from SES.
+// back as SES events (infra/local/ses-simulator.ts), beside the Delivery it publishes for every other address.
 
 export const mailboxSimulatorDomain = 'simulator.amazonses.com';
 

@@ -6,11 +6,9 @@
 // each worker holds at most one claim whose outcome the ledger does not know.
 // Throttling is retried with backoff and, if it persists, handed back unsent, as is everyone not
 // reached when the caller's time runs out.
-import { config } from '../config';
 import { bouncedAmong } from '../suppressions/bounces';
 import { suppressedAmong } from '../suppressions/repository';
 import { describeError, log } from '../log';
-import { isMailboxSimulatorAddress } from '../mail/mailbox-simulator';
 import { clickLinkBuilder } from './click-links';
 import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from './links';
 import type { OutgoingMail } from '../mail/mailer';
@@ -71,11 +69,6 @@ export interface DeliveryOutcome {
    * they are never mailed again: at most once wins over at least once.
    */
   uncertain: number;
-  /**
-   * Of `sent`, the mails to SES's mailbox simulator (`bounce@simulator.amazonses.com`...). The local
-   * sink reports their outcome with SES events, as SES does, so the local delivered count leaves them out.
-   */
-  simulated: number;
 }
 
 /** How often a caller mailing a batch looks whether its send or automation was paused meanwhile. */
@@ -91,11 +84,6 @@ export function watchForPause(isPaused: () => Promise<boolean>): { paused: () =>
   let paused = false;
   const timer = setInterval(() => void isPaused().then((now) => (paused ||= now), () => undefined), pauseWatchMs);
   return { paused: () => paused, stop: () => clearInterval(timer) };
-}
-
-/** What the local runtime counts delivered when mails are counted: the sink takes every mail but the simulator's, whose events say. */
-export function locallyDelivered(sent: number, simulated: number): number {
-  return config().runtime === 'local' ? sent - simulated : 0;
 }
 
 /** The recipient's mail, ready for SES. */
@@ -129,11 +117,13 @@ export function recipientMail(ref: SendRef, content: SendContent, recipient: Del
   };
 }
 
-/** Count an automation step's mails: failures are logged, never undo the sends (the ledger keeps them once). */
-async function countSent(ref: SendRef, sent: number, simulated: number): Promise<void> {
+/**
+ * Count an automation step's mails as triggered ('delivered' comes from SES's delivery events, the
+ * local sink's included): failures are logged, never undo the sends (the ledger keeps them once).
+ */
+async function countSent(ref: SendRef, sent: number): Promise<void> {
   try {
-    // Deployed, 'delivered' comes from SES delivery events.
-    await addSentCounts(ref, { triggered: sent, delivered: locallyDelivered(sent, simulated) });
+    await addSentCounts(ref, sent);
   } catch (error) {
     log.error('sent mails could not be counted', { ref: encodeSendRef(ref), sent, ...describeError(error) });
   }
@@ -171,10 +161,9 @@ export async function deliverToRecipients(
   const addresses = distinct.map((recipient) => recipient.email);
   // The ledger first: a recipient this batch already mailed counts as mailed even if suppressed since.
   const [inLedger, suppressed] = await Promise.all([ledgerEntriesAmong(ref, addresses), suppressedNow(ref, content, addresses)]);
-  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0, simulated: 0 };
-  const countMailed = (email: string) => {
+  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0 };
+  const countMailed = () => {
     outcome.sent++;
-    if (isMailboxSimulatorAddress(email)) outcome.simulated++;
   };
   const refText = encodeSendRef(ref);
   const keepGoing = options.keepGoing ?? (() => true);
@@ -188,7 +177,7 @@ export async function deliverToRecipients(
   /** Count a recipient the ledger already holds; true when it is absent after all (to be mailed). */
   const countHeld = async (recipient: DeliveryRecipient, entry: LedgerEntry | undefined): Promise<boolean> => {
     const held = await outcomeForBatch(ref, recipient.email, entry, batch, keepGoing);
-    if (held === 'sent') countMailed(recipient.email);
+    if (held === 'sent') countMailed();
     else if (held === 'uncertain') outcome.uncertain++;
     else if (held === 'elsewhere') outcome.skipped++;
     // Another run of this batch still holds it and time is up: the next run of the batch settles it.
@@ -217,7 +206,7 @@ export async function deliverToRecipients(
       log.error('ledger claim could not be marked sent', { ref: refText, ...describeError(error) });
       return false;
     });
-    if (ok) countMailed(recipient.email);
+    if (ok) countMailed();
     else outcome.uncertain++;
   };
   const markAlone = (carried: Carried | undefined) => (carried ? countMarked(carried.recipient, markRecipientSent(carried.claim)) : Promise.resolve());
@@ -304,6 +293,6 @@ export async function deliverToRecipients(
   });
   await Promise.all(workers);
   // A single send's batch is counted when it settles (delivery-queue.ts), from the ledger, exactly once.
-  if (!batch) await countSent(ref, outcome.sent, outcome.simulated);
+  if (!batch) await countSent(ref, outcome.sent);
   return outcome;
 }

@@ -16,8 +16,6 @@ export interface SettledBefore {
   skipped: number;
   failed: number;
   uncertain?: number;
-  /** Of `sent`, the mails to SES's mailbox simulator (see DeliveryOutcome.simulated). */
-  simulated?: number;
 }
 
 export interface DeliveryMessage {
@@ -129,8 +127,7 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
   if (!Array.isArray(parsed.recipients) || !parsed.recipients.every(isRecipient)) throw new Error('A delivery message needs a recipients array of {email, contactId, fields}');
   if (parsed.batchId !== undefined && typeof parsed.batchId !== 'string') throw new Error('A delivery message batchId must be text');
   const before = parsed.settledBefore as DeliveryMessage['settledBefore'];
-  const optional = before ? [before.uncertain, before.simulated].filter((count) => count !== undefined) : [];
-  const counts = before ? [before.sent, before.skipped, before.failed, ...optional] : [];
+  const counts = before ? [before.sent, before.skipped, before.failed, ...(before.uncertain === undefined ? [] : [before.uncertain])] : [];
   const settledBefore = before && counts.every(Number.isSafeInteger) ? before : undefined;
   return { ref, recipients: parsed.recipients, ...(parsed.batchId ? { batchId: parsed.batchId } : {}), ...(settledBefore ? { settledBefore } : {}) };
 }

@@ -7,7 +7,7 @@ import { getReputationView } from '../single-sends/reputation-pause';
 import { reputationPauseReason, singleSendStatus } from '../single-sends/record';
 import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
-import { deliverToRecipients, locallyDelivered, watchForPause, type DeliveryOutcome } from './deliver';
+import { deliverToRecipients, watchForPause, type DeliveryOutcome } from './deliver';
 import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage, type SettledBefore } from './delivery-message';
 import { singleSendContent, type SendContent } from './send-content';
 import { encodeSendRef } from './send-ref';
@@ -54,10 +54,8 @@ type Tally = Required<SettledBefore>;
 async function settle(message: DeliveryMessage, tally: Tally): Promise<void> {
   const { ref, batchId } = message;
   if (ref.kind !== 'single-send' || batchId === undefined) return;
-  const { simulated, ...counts } = tally;
-  // Deployed, 'delivered' comes from SES delivery events.
-  const statistics = { triggered: counts.sent, delivered: locallyDelivered(counts.sent, simulated) };
-  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, counts, statistics);
+  // 'delivered' comes from SES's delivery events (the local sink publishes them too), once per recipient.
+  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, tally, { triggered: tally.sent });
   await finishIfComplete(ref.accountId, ref.utr);
 }
 
@@ -76,7 +74,7 @@ const reserveMs = 15_000;
 
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
-  const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0, simulated: 0 };
+  const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0 };
   const content = await contentOf(message, cache);
   if (!content) return 'done';
   const { accountId, utr } = message.ref as { accountId: number; utr: string };
@@ -107,7 +105,6 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
     skipped: earlier.skipped + outcome.skipped,
     failed: earlier.failed,
     uncertain: (earlier.uncertain ?? 0) + outcome.uncertain,
-    simulated: (earlier.simulated ?? 0) + outcome.simulated,
   };
   if (outcome.failed.length === 0 && outcome.deferred.length === 0) {
     await settle(message, tally);

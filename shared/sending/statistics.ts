@@ -122,16 +122,17 @@ async function claimMarkers(markers: readonly Key[]): Promise<boolean[]> {
 }
 
 /**
- * Add an automation step's mails handed to SES (and, locally, delivered) in one update, without
+ * Add the mails handed to SES (`triggered`) of an automation step's delivery in one update, without
  * markers: the ledger already guarantees each recipient is reported once, since only the holder of a
  * recipient's claim sends to them. One write per batch instead of two per recipient. (A single send's
- * batch is counted as it settles, in the settling transaction: settleDeliveryBatch.)
+ * batch is counted as it settles, in the settling transaction: settleDeliveryBatch.) Delivered mail is
+ * counted by its SES delivery event (recordSendEvent).
  */
-export async function addSentCounts(ref: SendRef, counts: { triggered: number; delivered: number }): Promise<void> {
-  if (counts.triggered === 0 && counts.delivered === 0) return;
+export async function addSentCounts(ref: SendRef, triggered: number): Promise<void> {
+  if (triggered === 0) return;
   if (ref.kind === 'single-send') {
-    await addSingleSendCounts(ref.accountId, ref.utr, { triggered: counts.triggered, delivered: counts.delivered });
+    await addSingleSendCounts(ref.accountId, ref.utr, { triggered });
     return;
   }
-  await addAutomationStepCounts(ref, { total_triggered: counts.triggered, total_delivered: counts.delivered }, { delivered: counts.delivered });
+  await addAutomationStepCounts(ref, { total_triggered: triggered }, {});
 }

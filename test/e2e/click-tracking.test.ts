@@ -30,9 +30,14 @@ async function waitForMails(addresses: readonly string[], count: number): Promis
 }
 
 /** The send's statistics once it completed (or as they are after 30 s). */
-async function statsOnceCompleted(utr: string): Promise<unknown> {
+async function statsOnceCompleted(utr: string, delivered: number): Promise<unknown> {
   const deadline = Date.now() + 30_000;
-  while ((await api<{ singleSend: { status: number }[] }>(`single-send/details?utr=${utr}`)).singleSend[0]?.status !== 3 && Date.now() < deadline) {
+  const settled = async () => {
+    const send = (await api<{ singleSend: { status: number; delivered: number }[] }>(`single-send/details?utr=${utr}`)).singleSend[0];
+    // Delivered comes from SES's delivery events, which may arrive after the send completed.
+    return send?.status === 3 && send.delivered >= delivered;
+  };
+  while (!(await settled()) && Date.now() < deadline) {
     await new Promise((done) => setTimeout(done, 100));
   }
   return api(`single-send/stats?utr=${utr}`);
@@ -90,7 +95,7 @@ test('a link followed from a real mail redirects to its target and counts in sin
   expect(first.status).toBe(302);
   expect(first.headers.get('location')).toBe('https://shop.example/sale?from=mail');
   expect(new URL(ada as string).pathname).toBe(new URL(`${stack.apiUrl}public/click`).pathname);
-  expect(await statsOnceCompleted(utr)).toEqual({
+  expect(await statsOnceCompleted(utr, 2)).toEqual({
     stats: { audience: 2, processed: 2, delivered: 2, opens: 0, unique_opens: 0, clicks: 3, unique_clicks: 2, bounces: 0, complaints: 0, unsubscribes: 0, uncertain: 0 },
     links: [{ url: 'https://shop.example/sale?from=mail', clicks: 3, unique_clicks: 2 }],
   });

@@ -1,10 +1,13 @@
 // Single sends on the whole local stack, through the HTTP API only (the sender's confirmation aside):
-// an immediate send to 5 contacts puts exactly 3 mails in the sink, and a scheduled send fires at its time.
+// an immediate send to 5 contacts puts exactly 3 mails in the sink, each delivery reaches a webhook
+// subscribed to `delivered`, and a scheduled send fires at its time.
 import { confirmSenderAddress } from '../../shared/senders/repository';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { startTestStack, waitFor, type TestStack } from '../support/local-stack';
 import type { SinkMail } from '../support/sending';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 let stack: TestStack;
+let receiver: WebhookReceiver;
 
 async function api<T>(path: string, form?: Record<string, string | number>): Promise<T> {
   const response = await fetch(`${stack.apiUrl}${path}`, {
@@ -37,11 +40,14 @@ async function sendDetails(utr: string) {
   return singleSend[0];
 }
 
-/** The send's details once it reached `status` (or as they are after `timeoutMs`). */
-async function detailsOnceStatus(utr: string, status: number, timeoutMs = 30_000) {
+/**
+ * The send's details once it reached `status` and SES's delivery events counted at least `delivered`
+ * (they may arrive after it completed), or as they are after `timeoutMs`.
+ */
+async function detailsOnceStatus(utr: string, status: number, delivered = 0, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   let details = await sendDetails(utr);
-  while (details?.status !== status && Date.now() < deadline) {
+  while ((details?.status !== status || details.delivered < delivered) && Date.now() < deadline) {
     await new Promise((done) => setTimeout(done, 100));
     details = await sendDetails(utr);
   }
@@ -112,16 +118,18 @@ function sendForm(overrides: Record<string, string | number> = {}): Record<strin
 }
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  [stack, receiver] = await Promise.all([startTestStack(), startWebhookReceiver()]);
   audience = await setUpAudience();
 }, 120_000);
 
 afterAll(async () => {
   await stack?.stop();
+  await receiver?.close();
 }, 60_000);
 
-test('an immediate send reaches exactly the 3 mailable contacts and completes with triggered 3', async () => {
+test('an immediate send reaches exactly the 3 mailable contacts, completes with triggered 3, and each delivery reaches a delivered webhook', async () => {
   const addresses = Object.values(audience.people);
+  await api('webhooks/save', { url: receiver.url('/deliveries'), 'events[0]': 'delivered' });
   const { utr } = await api<{ utr: string }>('single/send/create', sendForm());
   // How fast is measured by the benchmarks; here only what arrives.
   const mails = await waitForMails(addresses, 3);
@@ -138,9 +146,16 @@ test('an immediate send reaches exactly the 3 mailable contacts and completes wi
   // The pixel works through the gateway: fetching it counts an open.
   const pixel = /<img src="([^"]+\/public\/open\?token=[^"]+)"/.exec(mails[0]?.body.html ?? '')?.[1] as string;
   expect((await fetch(pixel.replace(/&amp;/g, '&'))).headers.get('content-type')).toBe('image/gif');
-  const details = await detailsOnceStatus(utr, 3);
+  const details = await detailsOnceStatus(utr, 3, 3);
   expect(details).toMatchObject({ status: 3, triggered: 3, delivered: 3, unique_opens: 1 });
   expect(details?.sent_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+  // SES's delivery event of each mail (the sink's) reached the webhook, as it would deployed.
+  await waitFor(() => receiver.received.length >= 3, 30_000, 'the three delivered webhooks');
+  expect(receiver.received.map((request) => [request.path, JSON.parse(request.body)]).sort((a, b) => String(a[1].email).localeCompare(String(b[1].email)))).toEqual(
+    [audience.people.ada, audience.people.inSegment, audience.people.eve]
+      .sort()
+      .map((email) => ['/deliveries', { event: 'delivered', email, utr, timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/) }]),
+  );
   // No more mail arrives later (nobody twice).
   await new Promise((done) => setTimeout(done, 500));
   expect(await sinkMails(addresses)).toHaveLength(3);

@@ -98,6 +98,8 @@ describe('automation engine', () => {
     // The mail went through the shared delivery path: rendered for the contact, with the footer links.
     const [first] = await mailsTo(time.sink(), ada);
     expect(first?.body.html).toContain('public/');
+    // Delivered: the sink's SES delivery events, once they are in.
+    await time.sink().eventsIdle();
     const details = await detailsOf(world, utr);
     expect(details).toMatchObject({ total_triggered: 3, total_delivered: 3 });
     expect((await listOf(world)).find((automation) => automation.utr === utr)).toMatchObject({ total_triggered: 3, total_delivered: 3 });

@@ -62,6 +62,8 @@ describe('automations/schedule/test', () => {
     expect(mail?.body.html).toContain('public/open?token=');
     expect(await mailsTo(sink, [second])).toHaveLength(1);
 
+    // Their SES delivery events count nothing either.
+    await sink.eventsIdle();
     const details = await detailsOf(world, automationUtr);
     expect([details.total_triggered, details.total_delivered, details.total_opens]).toEqual([0, 0, 0]);
     const ref = { kind: 'automation-step' as const, accountId: world.accountId, automationUtr, stepUtr };

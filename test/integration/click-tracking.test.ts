@@ -71,7 +71,7 @@ interface SentDesign {
   mails: Map<string, SinkMail>;
 }
 
-/** A completed send of `design` to two contacts of a fresh account, with each recipient's mail. */
+/** A completed send of `design` to two contacts of a fresh account, its SES delivery events in, with each recipient's mail. */
 async function sentDesign(): Promise<SentDesign> {
   const keys = await newAccount();
   const type = await addContactType(keys.account_id, 'Newsletter');
@@ -81,6 +81,7 @@ async function sentDesign(): Promise<SentDesign> {
   const send = await readySend(keys.account_id, { recipient_id: [{ id: String(type.id), table: 'contacts_' }], template_html: design });
   await dispatchHandler({ accountId: keys.account_id, utr: send.utr });
   await localQueueIdle();
+  await env.sink.eventsIdle();
   const mails = new Map((await mailsTo(env.sink, emails)).map((mail) => [mail.destination.to[0] as string, mail]));
   return { keys, utr: send.utr, ref: { kind: 'single-send', accountId: keys.account_id, utr: send.utr }, emails, mails };
 }

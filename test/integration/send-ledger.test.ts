@@ -60,6 +60,8 @@ describe('the ledger', () => {
     expect(first).toEqual({ batchItemFailures: [] });
     expect(second).toEqual({ batchItemFailures: [] });
     expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
+    // Delivered comes from SES's delivery events, once per recipient.
+    await env.sink.eventsIdle();
     expect(await getSingleSend(batch.accountId, batch.utr)).toMatchObject({ triggered: 20, delivered: 20 });
     // The batch settles once: the second run finds it settled already.
     expect(await getDispatchState(batch.accountId, batch.utr)).toMatchObject({ settledBatches: 1, sent: 20, skipped: 0 });

@@ -62,13 +62,14 @@ async function sentTo(emails: string[]): Promise<string[]> {
 
 describe('SES events', () => {
   test('a hard bounce and a complaint suppress their addresses for the next send; deliveries and bounces count once', async () => {
-    // Prepare: a completed send to 3 contacts.
+    // Prepare: a completed send to 3 contacts, whose delivery events (the local sink's) are in.
     const audience = await accountWithContacts(3);
     const [bounced, complained, fine] = audience.emails as [string, string, string];
     const target = { recipient_id: [{ id: String(audience.typeId), table: 'contacts_' as const }] };
     const first = await readySend(audience.accountId, target);
     await dispatchHandler({ accountId: audience.accountId, utr: first.utr });
     await localQueueIdle();
+    await env.sink.eventsIdle();
     expect(await sentTo(audience.emails)).toEqual([...audience.emails].sort());
     const ref: SendRef = { kind: 'single-send', accountId: audience.accountId, utr: first.utr };
 
@@ -86,8 +87,10 @@ describe('SES events', () => {
     await sesEventsHandler(
       throughSns({ eventType: 'Bounce', mail: sesMail(ref, fine), bounce: { bounceType: 'Transient', bouncedRecipients: [{ emailAddress: fine }] } }),
     );
+    // SES delivers at least once: the sink's delivery of `fine` again.
+    await sesEventsHandler(throughEventBridge('Email Delivered', { eventType: 'Delivery', mail: sesMail(ref, fine), delivery: { recipients: [fine] } }));
 
-    // Assess: statistics (bounces once per recipient, however often SES reports them).
+    // Assess: statistics (deliveries and bounces once per recipient, however often SES reports them).
     expect(await getSingleSend(audience.accountId, first.utr)).toMatchObject({ triggered: 3, delivered: 3, bounces: 1 });
     const suppressed = await listBouncedAddresses(audience.accountId);
     expect(suppressed.map(({ email_address, kind, detail, reports }) => ({ email_address, kind, detail, reports }))).toEqual(
@@ -105,7 +108,7 @@ describe('SES events', () => {
     expect(await getSingleSend(audience.accountId, second.utr)).toMatchObject({ status: 3, triggered: 1 });
   });
 
-  test('deliveries count once per recipient, through SNS or EventBridge (the deployed path: locally the sink counts them at send time)', async () => {
+  test('deliveries count once per recipient, through SNS or EventBridge (the deployed path; the local sink publishes through EventBridge)', async () => {
     const audience = await accountWithContacts(2);
     const send = await readySend(audience.accountId);
     const ref: SendRef = { kind: 'single-send', accountId: audience.accountId, utr: send.utr };

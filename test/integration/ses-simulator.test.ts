@@ -1,6 +1,6 @@
 // The SES mailbox simulator through the real pipeline: the dispatcher and deliverer mail the sink, the
-// sink publishes what SES would for the simulator's addresses to the ses-events function, and the
-// function suppresses and counts. A bounce is never counted delivered, as on SES.
+// sink publishes what SES would (for the simulator's addresses and for ordinary ones) to the ses-events
+// function, and the function suppresses and counts. A bounce is never counted delivered, as on SES.
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { startSesSink } from '../../infra/local/ses-sink';
@@ -70,7 +70,7 @@ describe('the SES mailbox simulator on the local sink', () => {
         { email_address: simulated.complaint, kind: 'complaint', detail: 'abuse', reports: 1 },
       ].sort((a, b) => a.email_address.localeCompare(b.email_address)),
     );
-    // Delivered: the 3 readers (counted when their batch settled) and success@, ooto@ and complaint@ (SES's delivery events).
+    // Delivered: the 3 readers, success@, ooto@ and complaint@, each by its SES delivery event.
     expect(await getSingleSend(accountId, send.utr)).toMatchObject({ status: 3, triggered: 9, delivered: 6, bounces: 3 });
     expect((await singleSendStats(accountId, send.utr)).stats).toMatchObject({ audience: 9, processed: 9, delivered: 6, bounces: 3, complaints: 1 });
 
@@ -100,7 +100,7 @@ describe('the SES mailbox simulator on the local sink', () => {
     expect((await listBouncedAddresses(accountId)).map((entry) => entry.email_address)).toEqual([bounced]);
   });
 
-  test('the sink publishes SES events with the call\'s tags for accepted simulator mail only', async () => {
+  test('the sink publishes SES events with the call\'s tags for every mail it accepts, and none for a refused one', async () => {
     const published: SesEventBridgeEvent[] = [];
     const sink = await startSesSink({ port: 0, events: async (event) => void published.push(event) });
     const client = new SESv2Client({ endpoint: sink.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -116,12 +116,12 @@ describe('the SES mailbox simulator on the local sink', () => {
       );
     try {
       const { MessageId } = await send('bounce+tags@simulator.amazonses.com');
-      await send('reader@example.com');
+      const { MessageId: readerMessageId } = await send('Reader <reader@example.com>');
       // Refused by the sink (no subject): SES took nothing, so it publishes nothing.
       await expect(send('complaint@simulator.amazonses.com', '')).rejects.toThrow();
       await sink.eventsIdle();
 
-      expect(published).toHaveLength(1);
+      expect(published).toHaveLength(2);
       expect(published[0]).toMatchObject({
         'detail-type': 'Email Bounced',
         source: 'aws.ses',
@@ -134,6 +134,16 @@ describe('the SES mailbox simulator on the local sink', () => {
             tags: { send_ref: ['ref-1'], 'ses:configuration-set': ['email-service'], 'ses:from-domain': ['acme.example'] },
           },
           bounce: { bounceType: 'Permanent', bounceSubType: 'General', bouncedRecipients: [{ emailAddress: 'bounce+tags@simulator.amazonses.com' }] },
+        },
+      });
+      // An ordinary address: SES delivers it and says so.
+      expect(published[1]).toMatchObject({
+        'detail-type': 'Email Delivered',
+        source: 'aws.ses',
+        detail: {
+          eventType: 'Delivery',
+          mail: { messageId: readerMessageId, destination: ['Reader <reader@example.com>'], tags: { send_ref: ['ref-1'], 'ses:configuration-set': ['email-service'] } },
+          delivery: { recipients: ['reader@example.com'], smtpResponse: '250 2.6.0 Message received' },
         },
       });
     } finally {

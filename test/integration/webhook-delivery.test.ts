@@ -1,8 +1,12 @@
 // Webhook deliveries end to end in process: events from the public pages and from the emitter go
 // through the local webhook queue to its consumer, which POSTs them, signed, to a real HTTP receiver;
-// failures are reported for retry, redirects are not followed, deleted webhooks are not called.
+// failures are reported for retry, redirects are not followed, deleted webhooks are not called. Mail
+// sent through the local SES sink brings its SES delivery event, and with it the `delivered` webhook.
 import { createHmac } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
+import { handler as deliverHandler } from '../../functions/send-deliver/handler';
+import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
+import type { SesSink } from '../../infra/local/ses-sink';
 import { handler as deliverWebhooks } from '../../functions/webhook-deliver/handler';
 import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
 import type { SendRef } from '../../shared/sending/send-ref';
@@ -23,8 +27,14 @@ import { encodeSendRef, sendRefTag } from '../../shared/sending/send-ref';
 import type { SesEventRecord } from '../../shared/sending/ses-feedback';
 import { hexSecret, sealedAsBefore } from '../support/webhook-secrets';
 import { hasValidSignature, startWebhookReceiver, verifyAsReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver';
+import { getSingleSend } from '../../shared/single-sends/repository';
+import { addContactType } from '../../shared/contact-types/repository';
+import { addContact } from '../../shared/contacts/contact-service';
+import { contactFields, mailsTo, readySend } from '../support/sending';
+import { startMailSink, stopMailSink } from '../support/senders';
 
 let receiver: WebhookReceiver;
+let sink: SesSink;
 
 /** The deprecated `X-Webhook-Signature`, checked as receivers written before Standard Webhooks do. */
 function hasLegacySignature(request: ReceivedWebhook, secret: string): boolean {
@@ -32,18 +42,23 @@ function hasLegacySignature(request: ReceivedWebhook, secret: string): boolean {
   return request.headers['x-webhook-signature'] === `sha256=${createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex')}`;
 }
 let unregister: () => void;
+let unregisterDeliveries: () => void;
 let consumerCalls = 0;
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver();
+  sink = await startMailSink();
   unregister = registerLocalConsumer('webhooks', (event) => {
     consumerCalls++;
     return deliverWebhooks(event);
   });
+  unregisterDeliveries = registerLocalConsumer('deliveries', (event) => deliverHandler(event));
 });
 
 afterAll(async () => {
+  unregisterDeliveries();
   unregister();
+  await stopMailSink(sink);
   await receiver.close();
 });
 
@@ -256,6 +271,28 @@ test('SES delivery, bounce and complaint events reach the webhooks subscribed to
   expect(receiver.received.map((request) => JSON.parse(request.body))).toEqual(
     ['delivered', 'bounce', 'complaint'].map((event) => ({ event, email: 'to@example.com', utr: ref.utr, timestamp: expect.any(String) })),
   );
+});
+
+test('mail the local sink takes for an ordinary address reaches a delivered webhook, verified as a receiver would, and counts delivered once', async () => {
+  const { accountId, webhook } = await accountWithWebhook(['delivered']);
+  const type = await addContactType(accountId, 'Readers');
+  const reader = `reader-${Math.random().toString(36).slice(2, 8)}@example.com`;
+  await addContact(accountId, contactFields(type.id, reader), {});
+  const send = await readySend(accountId, { recipient_id: [{ id: String(type.id), table: 'contacts_' }] });
+
+  // The send is mailed and settled; then SES's delivery event reaches ses-events, which queues the webhook.
+  await dispatchHandler({ accountId, utr: send.utr });
+  await localQueueIdle();
+  await sink.eventsIdle();
+  await localQueueIdle();
+
+  expect((await mailsTo(sink, [reader])).map((mail) => mail.destination.to)).toEqual([[reader]]);
+  expect(receiver.received.map((request) => JSON.parse(request.body))).toEqual([
+    { event: 'delivered', email: reader, utr: send.utr, timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/) },
+  ]);
+  // The standardwebhooks library, with the secret shown at save, accepts it.
+  expect(receiver.received.map((request) => verifyAsReceiver(request, webhook.secret))).toEqual([{ payload: JSON.parse(receiver.received[0]?.body ?? 'null') }]);
+  expect(await getSingleSend(accountId, send.utr)).toMatchObject({ status: 3, triggered: 1, delivered: 1 });
 });
 
 test('a receiver that fails or redirects has the message reported for retry, and no redirect is followed', async () => {

@@ -1,7 +1,7 @@
-// SES's mailbox simulator as the local sink plays it: which addresses are the simulator's, the events
-// SES publishes for each (in SES's EventBridge shape), and what the feedback function makes of them.
+// SES as the local sink plays it: which addresses are the mailbox simulator's, the events SES
+// publishes for each and for an ordinary address (in SES's EventBridge shape), and what the feedback
+// function makes of them.
 import { isMailboxSimulatorAddress, simulatorScenarioOf } from '../../shared/mail/mailbox-simulator';
-import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage } from '../../shared/sending/delivery-message';
 import { feedbackOf } from '../../shared/sending/ses-feedback';
 import { encodeSendRef, type SendRef } from '../../shared/sending/send-ref';
 import { eventBridgeEvent, simulatedEvents, type SimulatedMail } from '../../infra/local/ses-simulator';
@@ -137,17 +137,37 @@ describe('simulated SES events', () => {
     expect(events.map((event) => feedbackOf(event).kind)).toEqual(['delivered', 'ignored']);
   });
 
-  test('ordinary recipients bring no events; in one mail, each simulator recipient gets its own outcome', () => {
-    expect(simulatedEvents(mailTo('reader@example.com'), origin)).toEqual([]);
-    expect(simulatedEvents(mailTo('someone@simulator.amazonses.com'), origin)).toEqual([]);
+  test('an ordinary recipient is delivered, as SES delivers it: one delivery, counted for its recipient', () => {
+    const events = simulatedEvents(mailTo('Reader <reader@example.com>'), origin);
 
+    expect(events).toEqual([
+      {
+        eventType: 'Delivery',
+        mail: expect.objectContaining({ messageId: 'ses-123', destination: ['Reader <reader@example.com>'], tags: expect.objectContaining({ send_ref: [encodeSendRef(ref)] }) }),
+        delivery: {
+          timestamp: '2026-11-23T05:00:00.500Z',
+          processingTimeMillis: 500,
+          recipients: ['reader@example.com'],
+          smtpResponse: '250 2.6.0 Message received',
+          reportingMTA: 'ses-sink.localhost',
+        },
+      },
+    ]);
+    expect(feedbackOf(events[0]!)).toEqual({ kind: 'delivered', ref, recipients: ['reader@example.com'] });
+    // A mailbox at the simulator's domain that SES does not document is an ordinary address.
+    expect(simulatedEvents(mailTo('someone@simulator.amazonses.com'), origin).map(feedbackOf)).toEqual([
+      { kind: 'delivered', ref, recipients: ['someone@simulator.amazonses.com'] },
+    ]);
+  });
+
+  test('in one mail, each recipient gets its own outcome: one delivery for all the delivered ones', () => {
     const events = simulatedEvents(
       mailTo('reader@example.com', 'Ann <success@simulator.amazonses.com>', 'bounce@simulator.amazonses.com', 'complaint@simulator.amazonses.com'),
       origin,
     );
 
     expect(events.map((event) => [event.eventType, feedbackOf(event)])).toEqual([
-      ['Delivery', { kind: 'delivered', ref, recipients: ['success@simulator.amazonses.com', 'complaint@simulator.amazonses.com'] }],
+      ['Delivery', { kind: 'delivered', ref, recipients: ['reader@example.com', 'success@simulator.amazonses.com', 'complaint@simulator.amazonses.com'] }],
       ['Bounce', { kind: 'hard-bounce', ref, recipients: ['bounce@simulator.amazonses.com'], detail: 'General' }],
       ['Complaint', { kind: 'complaint', ref, recipients: ['complaint@simulator.amazonses.com'], detail: 'abuse' }],
     ]);
@@ -180,24 +200,5 @@ describe('EventBridge envelope', () => {
       resources: ['arn:aws:ses:eu-west-1:000000000000:configuration-set/email-service'],
       detail: bounce,
     });
-  });
-});
-
-describe('a continued batch carries its simulator mails', () => {
-  // Locally a batch counts delivered = sent - simulated when it settles, possibly in a later message.
-  const continued: DeliveryMessage = {
-    ref,
-    recipients: [{ email: 'reader@example.com', contactId: 1, fields: {} }],
-    batchId: '0.0',
-    settledBefore: { sent: 5, skipped: 1, failed: 0, uncertain: 0, simulated: 2 },
-  };
-
-  test('the count survives the queue', () => {
-    expect(parseDeliveryMessage(JSON.stringify(deliveryMessageBody(continued)))).toEqual(continued);
-  });
-
-  test('a malformed count is not trusted: the carried counts are dropped', () => {
-    const body = { ...deliveryMessageBody(continued), settledBefore: { sent: 5, skipped: 1, failed: 0, uncertain: 0, simulated: 'two' } };
-    expect(parseDeliveryMessage(JSON.stringify(body)).settledBefore).toBeUndefined();
   });
 });

@@ -2,7 +2,8 @@
 // (on the rows stored at the upload) and, when the Lambda's time runs short, puts the job back on the
 // queue to continue there.
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { getImportJob, loadImportRows } from './import-jobs';
+import { loadImportRows } from './import-file';
+import { getImportJob } from './import-jobs';
 import { consumeRecords } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { runImportJob } from './import-job';

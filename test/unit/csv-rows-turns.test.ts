@@ -3,6 +3,7 @@
 // (the replies of the writes, the job's checkpoint) instead of holding it for the whole chunk.
 import { csvRowReader } from '../../shared/contacts/csv-rows';
 import { tableRows } from '../../shared/contacts/import-rows';
+import { eventLoopTurnsDuring } from '../support/event-loop';
 
 // No I/O: the account has no custom field and the only country is id 1 (code US).
 jest.mock('../../shared/custom-fields/repository', () => ({ listCustomFields: async () => [] }));
@@ -18,19 +19,11 @@ const csv = tableRows({
 });
 
 it('lets the event loop turn while it reads a range of rows', async () => {
-  // Prepare: a reader, and a callback counting the turns of the event loop until the range is read.
+  // Prepare
   const reader = await csvRowReader(7, 3, csv);
-  let reading = true;
-  let turns = 0;
-  const turn = () => {
-    turns++;
-    if (reading) setImmediate(turn);
-  };
-  setImmediate(turn);
 
-  // Act
-  const range = await reader.readRange(0, rows);
-  reading = false;
+  // Act: read the range, counting the turns of the event loop until it is read.
+  const { result: range, turns } = await eventLoopTurnsDuring(() => reader.readRange(0, rows));
 
   // Assess: every row read, and the loop turned at least once per 50 rows while they were.
   expect(range).toEqual({ valid: expect.any(Array), errors: [] });

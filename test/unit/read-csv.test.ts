@@ -1,6 +1,7 @@
 // Reading uploaded CSV files: header names, line numbers, line ends, quoting, unreadable input, and
 // the bounds that keep the work linear in the file's own cells.
 import { csvLimits, csvSliceBytes, CsvTooLarge, CsvUnreadable, readCsv, readCsvTable, type CsvRow } from '../../shared/csv/read-csv';
+import { eventLoopTurnsDuring } from '../support/event-loop';
 
 async function rows(csv: string | Buffer) {
   const table = await readCsvTable(Buffer.isBuffer(csv) ? csv : Buffer.from(csv, 'utf8'));
@@ -127,20 +128,14 @@ describe('readCsv bounds', () => {
   });
 
   it('lets the event loop turn while it reads a large file', async () => {
-    // Prepare: 10,000 short rows, each shorter than the header (csv-parse's slowest case), and a
-    // callback counting the turns of the event loop until the file is read.
+    // Prepare: 10,000 short rows, each shorter than the header (csv-parse's slowest case).
     const file = Buffer.from(['email,first_name', ...Array.from({ length: 10_000 }, (_, i) => `p${i}@example.com`)].join('\n'));
-    let reading = true;
-    let turns = 0;
-    const turn = () => {
-      turns++;
-      if (reading) setImmediate(turn);
-    };
-    setImmediate(turn);
 
-    // Act
-    const { rows: seen } = await readAll(file);
-    reading = false;
+    // Act: read it, counting the turns of the event loop until it is read.
+    const {
+      result: { rows: seen },
+      turns,
+    } = await eventLoopTurnsDuring(() => readAll(file));
 
     // Assess: the loop turned at least once per slice of the file.
     expect(seen).toHaveLength(10_000);

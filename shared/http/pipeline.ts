@@ -97,9 +97,9 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
         refuseOverlongCredentials(event.headers);
         const account = await authenticate(event.headers ?? {});
         setLogAccount(account.id);
-        // Before the body is read: a refused request costs one counter write and nothing else.
+        // Before the body is read: a refused request costs at most one counter write and nothing else.
         limitState = await takeAccountRequest(account.id);
-        if (limitState.retryAfterSeconds !== undefined) {
+        if (limitState?.retryAfterSeconds !== undefined) {
           throw new TooManyRequestsError(`Too many requests: at most ${limitState.limit} per second per account. Try again in 1 second.`, limitState.retryAfterSeconds);
         }
         const request = await readRequest(event, match);

@@ -5,18 +5,18 @@ import { db, tableName } from '../table/client';
 import { isConditionFailure } from '../table/records';
 import type { Key } from '../table/keys';
 
-/** Add one request to a window's counter; the count including it. `expiresAt` (epoch seconds) lets TTL remove the item. */
-export async function countRequest(key: Key, expiresAt: number): Promise<number> {
+/** Add `requests` (one by default) to a window's counter; the count including them. `expiresAt` (epoch seconds) lets TTL remove the item. */
+export async function countRequest(key: Key, expiresAt: number, requests = 1): Promise<number> {
   const result = await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: key,
-      UpdateExpression: 'ADD requests :one SET expires_at = if_not_exists(expires_at, :expires)',
-      ExpressionAttributeValues: { ':one': 1, ':expires': expiresAt },
+      UpdateExpression: 'ADD requests :requests SET expires_at = if_not_exists(expires_at, :expires)',
+      ExpressionAttributeValues: { ':requests': requests, ':expires': expiresAt },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
-  return Number(result.Attributes?.requests ?? 1);
+  return Number(result.Attributes?.requests ?? requests);
 }
 
 /** A window's count so far (0 when nothing was counted): a read, so a caller already at its limit writes nothing. */

@@ -116,3 +116,23 @@ test('error answers of an authenticated request carry the headers; a refused req
   expect(unauthenticated.statusCode).toBe(401);
   expect(unauthenticated.headers['x-ratelimit-limit']).toBeUndefined();
 });
+
+test('with ACCOUNT_RATE_LIMIT=off no request is refused, counted or given the headers', async () => {
+  // Prepare
+  const keys = await newAccount();
+  process.env.ACCOUNT_RATE_LIMIT = 'off';
+  resetConfig();
+
+  // Act
+  const results = [];
+  try {
+    for (let i = 0; i <= limit + 2; i++) results.push(await request(keys));
+  } finally {
+    process.env.ACCOUNT_RATE_LIMIT = String(limit);
+    resetConfig();
+  }
+
+  // Assess
+  expect(results.map((result) => result.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
+  expect(results.map(limitHeaders)).toEqual(results.map(() => ({ limit: undefined, remaining: undefined })));
+});

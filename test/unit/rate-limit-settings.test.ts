@@ -26,7 +26,12 @@ test('ACCOUNT_RATE_LIMIT and PUBLIC_RATE_LIMIT set them', () => {
   expect(config()).toMatchObject({ accountRateLimit: 7, publicRateLimit: 3 });
 });
 
-test.each(['0', '-1', '2.5', 'many'])('ACCOUNT_RATE_LIMIT=%s is refused by name', (value) => {
+test('ACCOUNT_RATE_LIMIT=off turns the per-account limit off', () => {
+  process.env.ACCOUNT_RATE_LIMIT = 'off';
+  expect(config().accountRateLimit).toBeUndefined();
+});
+
+test.each(['0', '-1', '2.5', 'many', 'OFF'])('ACCOUNT_RATE_LIMIT=%s is refused by name', (value) => {
   process.env.ACCOUNT_RATE_LIMIT = value;
   expect(() => config()).toThrow(`ACCOUNT_RATE_LIMIT must be a positive integer, got '${value}'`);
 });

@@ -27,8 +27,8 @@ export function isConditionFailure(error: unknown): boolean {
   return (error as Error)?.name === 'ConditionalCheckFailedException';
 }
 
-export async function getItem(key: Key): Promise<Item | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key }));
+export async function getItem(key: Key, options: { consistent?: boolean } = {}): Promise<Item | undefined> {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ...(options.consistent ? { ConsistentRead: true } : {}) }));
   return result.Item;
 }
 

@@ -1,6 +1,6 @@
 // Emitting webhook events from where they happen (SES feedback, the open pixel, unsubscribes, clicks):
 // one queue message per subscribed webhook, delivered by functions/webhook-deliver. Cheap on those
-// paths: an account's webhooks are read at most once a minute per container, and nothing is queued
+// paths: an account's webhooks are checked at most once a second per container, and nothing is queued
 // when none subscribes (webhook-cache.ts). Never throws: a webhook problem must not fail the event's own handling.
 import { describeError, log } from '../log';
 import { sendMessages } from '../queue/queue';

@@ -1,5 +1,6 @@
 // Outbound webhooks: every table access for them. The account's count item moves in the same
-// transaction as each save and delete, so two concurrent saves cannot pass the limit together.
+// transaction as each save and delete, so two concurrent saves cannot pass the limit together, and
+// carries a version every save and delete raises, which event paths compare with their copies.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
@@ -36,6 +37,12 @@ export async function listWebhooks(accountId: number): Promise<Webhook[]> {
   return (await queryAll({ partition: webhookPartition(accountId) })).map(toWebhook);
 }
 
+/** The version of the account's webhooks (0 before the first save): any save or delete raises it. A strongly consistent read of one small item. */
+export async function webhooksVersion(accountId: number): Promise<number> {
+  const item = await getItem(webhookCountKey(accountId), { consistent: true });
+  return Number(item?.version ?? 0);
+}
+
 export async function getStoredWebhook(accountId: number, id: number): Promise<StoredWebhook | undefined> {
   const item = await getItem(webhookKey(accountId, id));
   if (!item) return undefined;
@@ -69,9 +76,9 @@ export async function addWebhook(
             Update: {
               TableName: tableName(),
               Key: webhookCountKey(accountId),
-              UpdateExpression: 'ADD #count :one',
+              UpdateExpression: 'ADD #count :one, #version :one',
               ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeNames: { '#count': 'count', '#version': 'version' },
               ExpressionAttributeValues: { ':one': 1, ':limit': limit },
             },
           },
@@ -103,9 +110,9 @@ export async function deleteWebhook(accountId: number, id: number): Promise<void
             Update: {
               TableName: tableName(),
               Key: webhookCountKey(accountId),
-              UpdateExpression: 'ADD #count :minusOne',
-              ExpressionAttributeNames: { '#count': 'count' },
-              ExpressionAttributeValues: { ':minusOne': -1 },
+              UpdateExpression: 'ADD #count :minusOne, #version :one',
+              ExpressionAttributeNames: { '#count': 'count', '#version': 'version' },
+              ExpressionAttributeValues: { ':minusOne': -1, ':one': 1 },
             },
           },
         ],

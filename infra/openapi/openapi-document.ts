@@ -47,6 +47,10 @@ const components = {
     'X-RateLimit-Limit': countHeader('Requests the account may make per second.', 0),
     'X-RateLimit-Remaining': countHeader('Requests the account has left in the current second.', 0),
     'Retry-After': countHeader('Whole seconds until the limit lets the account in again.', 1),
+    'Idempotent-Replayed': {
+      description: 'On an authenticated POST sent with an Idempotency-Key: `true` when this is the kept answer of an earlier request with the key.',
+      schema: { const: 'true' },
+    },
   },
   securitySchemes: {
     PublicKey: { type: 'apiKey', in: 'header', name: 'PublicKey', description: 'The account\'s public key.' },
@@ -166,6 +170,25 @@ function withRateLimitHeaders(responses: Record<string, Schema>): void {
   }
 }
 
+/** Idempotency-Key (shared/http/idempotency.ts), on every authenticated POST. */
+const idempotencyKeyParameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: the first request with a key runs and its answer (under 500) is kept 24 hours; the same request again with the key gets that answer with `Idempotent-Replayed: true` and does nothing else. 1 to 255 printable ASCII characters.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+};
+
+function withIdempotency(responses: Record<string, Schema>): void {
+  (responses['409'] as Schema).description = `${String((responses['409'] as Schema).description)} Or a request with the same Idempotency-Key is still running: errors is \`A request with this Idempotency-Key is in progress.\``;
+  (responses['422'] as Schema).description = `${String((responses['422'] as Schema).description)} Or the Idempotency-Key is malformed or was used with a different request (errors names \`Idempotency-Key\`).`;
+  for (const status of ['200', '404', '409', '422']) {
+    const response = responses[status] as Schema & { headers?: Record<string, unknown> };
+    response.headers = { ...response.headers, 'Idempotent-Replayed': headerRef('Idempotent-Replayed') };
+  }
+}
+
 function operation(route: Route): Schema {
   const account = (route.auth ?? 'account') === 'account';
   const notFound = route.notFound ?? 'Record Not Found';
@@ -196,7 +219,9 @@ function operation(route: Route): Schema {
     ...objectSchema(fieldsOf(route).body ?? {}),
     description: 'Form encodings build arrays with `name[]` and objects with `name[key]`; numbers and 0/1 flags may be sent as text.',
   };
-  const allParameters = parameters(route);
+  const idempotent = account && route.method === 'POST';
+  if (idempotent) withIdempotency(responses);
+  const allParameters = [...parameters(route), ...(idempotent ? [idempotencyKeyParameter] : [])];
   return {
     operationId: operationId(route),
     tags: [route.family],

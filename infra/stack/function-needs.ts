@@ -57,16 +57,18 @@ export interface FunctionNeeds {
 // that starts writing, mailing or scheduling fails the tests instead of failing in production, and a
 // grant the code no longer uses fails them too.
 // An account route reads the caller's credential item (GetItem) before anything else, then counts the
-// request on the account's per-second counter (UpdateItem, shared/rate-limits/), so even the families
-// that only read need UpdateItem.
-const read: readonly TableAction[] = ['GetItem', 'Query', 'UpdateItem'];
-const readWrite: readonly TableAction[] = [...read, 'PutItem', 'DeleteItem'];
+// request on the account's per-second counter (UpdateItem, shared/rate-limits/); a POST that carries
+// an Idempotency-Key claims the key (PutItem), keeps its answer (UpdateItem) or frees it after a 500
+// (DeleteItem) in the key's own item (shared/http/idempotency.ts). So every family writes a little.
+const credentialsAndKeys: readonly TableAction[] = ['GetItem', 'UpdateItem', 'PutItem', 'DeleteItem'];
+const read: readonly TableAction[] = [...credentialsAndKeys, 'Query'];
+const readWrite: readonly TableAction[] = read;
 
 export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // HTTP families. A change of contacts or segment membership enrols contacts in automations, which
   // schedules an immediate automation-steps run (shared/automations/enrolment-service.ts).
   // Deleting a type, saving or deleting a segment and setting an automation live start background jobs.
-  'contact-types': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], schedules: true, enqueue: ['jobs'] },
+  'contact-types': { table: readWrite, schedules: true, enqueue: ['jobs'] },
   // The CSV upload also queues an import job; bulk deletes batch-write, sharded type lists query gsi1.
   contacts: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
   'custom-fields': { table: readWrite },
@@ -75,16 +77,16 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'global-unsubscribes': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
   // Lists the bounce and complaint list (by kind: gsi1) and deletes one address from it, deployed
   // also from SES's account-level suppression list.
-  suppressions: { table: [...read, 'DeleteItem'], indexes: ['gsi1'], suppressionList: true },
+  suppressions: { table: read, indexes: ['gsi1'], suppressionList: true },
   'notification-recipients': { table: [...readWrite, 'BatchGetItem'] },
   // A save or delete moves the account's webhook count in the same transaction; the secret is sealed
   // with the webhook secret key.
   webhooks: { table: readWrite, webhookKey: true },
-  // Read only, but for the request counter: a job's progress; the design library and reference lists
-  // ship in the bundle, so those two read only the caller's credentials.
+  // Read only, but for the request counter and idempotency keys: a job's progress; the design library
+  // and reference lists ship in the bundle, so those two read only the caller's credentials.
   jobs: { table: read },
-  templates: { table: ['GetItem', 'UpdateItem'] },
-  'reference-data': { table: ['GetItem', 'UpdateItem'] },
+  templates: { table: credentialsAndKeys },
+  'reference-data': { table: credentialsAndKeys },
   // A sender saved on (or moved onto) a verified sender domain is verified at once, which releases the
   // single sends waiting for it and books their dispatch, as a confirmation does.
   // Deployed, a new address is registered as an SES email identity (SES mails our custom verification
@@ -112,7 +114,7 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // Reads a send or step, its sender and a contact, checks the tester's addresses against the bounce
   // list (BatchGetItem), counts the hour's test mails (UpdateItem) and mails them.
   // Test mails go under the account's SES tenant, from the tenant recorded on the account.
-  'test-mails': { table: ['GetItem', 'Query', 'UpdateItem', 'BatchGetItem'], mail: true, accountMail: true, tenants: 'send' },
+  'test-mails': { table: [...read, 'BatchGetItem'], mail: true, accountMail: true, tenants: 'send' },
   // The fallback (404 or 405 for a path no route claims) is not listed: it touches no item. Nor is
   // api-docs (the OpenAPI document and its viewer, files packaged beside its code).
   // Event functions

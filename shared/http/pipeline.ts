@@ -1,6 +1,6 @@
 // The one request pipeline every HTTP family goes through, in this order:
-// match route -> authenticate -> request limit -> parse body -> operation -> envelope; errors are
-// mapped last. Every answer to an authenticated request carries the account's X-RateLimit-* headers.
+// match route -> authenticate -> request limit -> parse body -> idempotency key (POST) -> operation
+// -> envelope; errors are mapped last. Every answer to an authenticated request carries the account's X-RateLimit-* headers.
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type AuthenticatedAccount } from '../auth/authenticate';
 import { RecordNotFound } from '../table/errors';
@@ -11,6 +11,7 @@ import { loadSecrets } from '../secrets';
 import { traceInvocation } from '../tracing';
 import { rateLimitHeaders, takeAccountRequest, type RateLimitState } from '../rate-limits/account-limit';
 import { HttpError, ServiceUnavailableError, TooManyRequestsError, ValidationError } from './errors';
+import { runIdempotently } from './idempotency';
 import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';
 import { matchRoute, readRequest, refuseOverlongCredentials, type ApiRequest } from './request';
@@ -103,7 +104,15 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
           throw new TooManyRequestsError(`Too many requests: at most ${limitState.limit} per second per account. Try again in 1 second.`, limitState.retryAfterSeconds);
         }
         const request = await readRequest(event, match);
-        return withRateLimitHeaders(toResult(await operation.run({ account, request, route })), limitState);
+        const matched = match.route;
+        const answer = await runIdempotently(account.id, request, async () => {
+          try {
+            return toResult(await operation.run({ account, request, route: matched }));
+          } catch (error) {
+            return errorResult(error, matched, requestId);
+          }
+        });
+        return withRateLimitHeaders(answer, limitState);
       }
       const request = await readRequest(event, match, { readBody: operation.readBody });
       return toResult(await operation.run({ request, route }));

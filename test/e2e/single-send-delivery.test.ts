@@ -180,3 +180,28 @@ test('a scheduled send a few seconds ahead fires at its time, not before', async
   for (const mail of scheduled) expect((mail.at ?? 0) * 1000).toBeGreaterThanOrEqual(at.getTime());
   expect(await detailsOnceStatus(utr, 3)).toMatchObject({ status: 3, triggered: 3 });
 }, 90_000);
+
+test('single/send/create sent twice with one Idempotency-Key creates one send and mails each contact once', async () => {
+  const addresses = Object.values(audience.people);
+  const retriedMails = async () => (await sinkMails(addresses)).filter((mail) => mail.subject.startsWith('Retried for'));
+  const create = async () => {
+    const response = await fetch(`${stack.apiUrl}single/send/create`, {
+      method: 'POST',
+      headers: { ...stack.demoHeaders, 'Idempotency-Key': 'retry-after-a-dropped-connection' },
+      body: new URLSearchParams(Object.entries(sendForm({ single_send_name: 'Retried news', subject: 'Retried for ((first_name))' })).map(([name, value]): [string, string] => [name, String(value)])),
+    });
+    return { status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as { message: { utr: string } } };
+  };
+
+  const first = await create();
+  const retry = await create();
+  await waitForMails(addresses, 3 + 3 + 3);
+  await detailsOnceStatus(first.body.message.utr, 3);
+  await new Promise((done) => setTimeout(done, 500));
+
+  expect([first.status, first.replayed, retry.status, retry.replayed]).toEqual([200, null, 200, 'true']);
+  expect(retry.body).toEqual(first.body);
+  const { singleSends } = await api<{ singleSends: { single_send_name: string }[] }>('single-send/list');
+  expect(singleSends.filter((send) => send.single_send_name === 'Retried news')).toHaveLength(1);
+  expect((await retriedMails()).map((mail) => mail.subject).sort()).toEqual(['Retried for ada', 'Retried for eve', 'Retried for inSegment']);
+}, 90_000);

@@ -58,8 +58,11 @@ function restHeaders(request: IncomingMessage, extra: Record<string, string>): P
   const headers: Record<string, string> = {};
   const multiValueHeaders: Record<string, string[]> = {};
   const raw = request.rawHeaders;
+  // API Gateway's own X-Forwarded-* replace the client's, whatever their case.
+  const replaced = new Set(Object.keys(extra).map((name) => name.toLowerCase()));
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] as string;
+    if (replaced.has(name.toLowerCase())) continue;
     headers[name] = raw[i + 1] as string;
     (multiValueHeaders[name] ??= []).push(raw[i + 1] as string);
   }
@@ -72,7 +75,7 @@ function restHeaders(request: IncomingMessage, extra: Record<string, string>): P
 
 function decoded(text: string): string {
   try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
+    return decodeURIComponent(text);
   } catch {
     return text;
   }

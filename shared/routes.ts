@@ -39,18 +39,25 @@ export interface Route {
   auth?: 'account' | 'public';
   /** The plain not-found text this operation answers with. Default `Record Not Found`. */
   notFound?: NotFoundText;
+  /**
+   * A public route the service hands out links to, built from the public base URL (mail, SES's
+   * verification mail, an automation step's preview links): deployed, served behind the per-client-address limit.
+   */
+  link?: true;
 }
 
 /** The API root below the host; every route's full path is `${apiPrefix}${route.path}`. */
 export const apiPrefix = '/api/';
 
 /** One route of a family: method, path below the API root, operation and, when needed, options. */
-type RouteEntry = readonly [method: HttpMethod, path: string, operation: string, options?: Pick<Route, 'auth' | 'notFound'>];
+type RouteEntry = readonly [method: HttpMethod, path: string, operation: string, options?: Pick<Route, 'auth' | 'notFound' | 'link'>];
 
 /** The spec's lower-case not-found text. */
 const notFoundLower = { notFound: 'Record not found' } as const;
-/** A page or link sent in mail: no credentials. */
+/** A public route no link of ours leads to (the API docs): no credentials. */
 const publicRoute = { auth: 'public' } as const;
+/** A page or link sent in mail (or built like one from the public base URL): no credentials. */
+const linkRoute = { auth: 'public', link: true } as const;
 
 /**
  * A family's routes. The table is written as tuples, grouped by family, because every function's
@@ -153,7 +160,7 @@ export const routes: readonly Route[] = [
   ...familyRoutes('templates', [
     ['GET', 'get-design/template', 'listTemplates'],
     ['GET', 'get-dynamic/content', 'listDynamicContent'],
-    ['GET', 'assets/previews/{file}', 'previewImageFile', publicRoute],
+    ['GET', 'assets/previews/{file}', 'previewImageFile', linkRoute],
   ]),
 
   // Reference data
@@ -182,16 +189,16 @@ export const routes: readonly Route[] = [
 
   // Public pages (no credentials; signed tokens)
   ...familyRoutes('public-pages', [
-    ['GET', 'public/open', 'openPixel', publicRoute],
-    ['GET', 'public/click', 'followClick', publicRoute],
-    ['GET', 'public/preferences', 'showPreferences', publicRoute],
-    ['POST', 'public/preferences', 'changePreferences', publicRoute],
-    ['GET', 'public/unsubscribe', 'showPreferences', publicRoute],
-    ['POST', 'public/unsubscribe', 'oneClickUnsubscribe', publicRoute],
-    ['GET', 'public/senders/confirm', 'showSenderConfirmation', publicRoute],
-    ['POST', 'public/senders/confirm', 'confirmSender', publicRoute],
-    ['GET', 'public/senders/verified', 'showSenderVerified', publicRoute],
-    ['GET', 'public/senders/verification-failed', 'showSenderVerificationFailed', publicRoute],
+    ['GET', 'public/open', 'openPixel', linkRoute],
+    ['GET', 'public/click', 'followClick', linkRoute],
+    ['GET', 'public/preferences', 'showPreferences', linkRoute],
+    ['POST', 'public/preferences', 'changePreferences', linkRoute],
+    ['GET', 'public/unsubscribe', 'showPreferences', linkRoute],
+    ['POST', 'public/unsubscribe', 'oneClickUnsubscribe', linkRoute],
+    ['GET', 'public/senders/confirm', 'showSenderConfirmation', linkRoute],
+    ['POST', 'public/senders/confirm', 'confirmSender', linkRoute],
+    ['GET', 'public/senders/verified', 'showSenderVerified', linkRoute],
+    ['GET', 'public/senders/verification-failed', 'showSenderVerificationFailed', linkRoute],
   ]),
 
   // API docs (no credentials): the OpenAPI document and its viewer, both generated from this table
@@ -236,8 +243,8 @@ export const routes: readonly Route[] = [
     ['GET', 'automations/schedule', 'schedules', notFoundLower],
     ['POST', 'automations/schedule/create', 'createSchedule'],
     ['DELETE', 'automations/schedule/delete', 'deleteSchedule', notFoundLower],
-    ['GET', 'automations/schedule/design/{token}', 'scheduleDesign', publicRoute],
-    ['GET', 'automations/schedule/image/{token}', 'scheduleImage', publicRoute],
+    ['GET', 'automations/schedule/design/{token}', 'scheduleDesign', linkRoute],
+    ['GET', 'automations/schedule/image/{token}', 'scheduleImage', linkRoute],
   ]),
 ];
 
@@ -310,6 +317,9 @@ export function findRoute(
   }
   return { allowed };
 }
+
+/** The routes links are built to: deployed, also served by the public links' REST API (infra/stack/public-links-api.ts). */
+export const linkRoutes: readonly Route[] = routes.filter((route) => route.link);
 
 export function routesOf(family: HttpFamily): Route[] {
   return routes.filter((route) => route.family === family);

@@ -1,5 +1,6 @@
 // The local API Gateway: a Node HTTP server that turns each request into the HTTP API payload 2.0
 // event API Gateway would send, calls the route's family handler in process, and writes its result.
+// Below `/links/api/` it stands in for the public links' REST API and its WAF limit (public-links-gateway.ts).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -7,12 +8,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { apiPrefix, findRoute, pathBelowApi, routeKey, type HttpFamily, type RouteMatch } from '../../shared/routes';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { defaultClientLimit, publicLinksPrefix } from '../public-links';
+import { apiPrefix, findRoute, pathBelowApi, routeKey, type HttpFamily, type Route, type RouteMatch } from '../../shared/routes';
 import { writeApiDocsFiles } from '../openapi/api-docs-files';
 import { apiDocsDirEnvName } from '../../functions/api-docs/files';
 import { FunctionMissingError, loadFunctionHandler } from './function-modules';
 import { lambdaContext } from './lambda-context';
+import { answerPublicLink, buildRestEvent, ClientLimit } from './public-links-gateway';
 
 /** API Gateway's payload limit. */
 export const maxBodyBytes = 10 * 1024 * 1024;
@@ -26,6 +29,8 @@ export interface GatewayOptions {
   log?: (line: string) => void;
   /** Handlers by family (tests); the others load `functions/<family>/handler.ts`. */
   handlers?: Partial<Record<HttpFamily, HttpHandler>>;
+  /** Requests per minute one client address may make below `/links/api/` (the WAF rate rule's limit). */
+  clientLimit?: number;
 }
 
 export interface Gateway {
@@ -164,7 +169,12 @@ export function buildEvent(
  * answers 200 with it as a JSON body.
  */
 export function toStructuredResult(result: unknown): APIGatewayProxyStructuredResultV2 {
-  if (typeof result === 'object' && result !== null && 'statusCode' in result) return result as APIGatewayProxyStructuredResultV2;
+  if (typeof result === 'object' && result !== null && 'statusCode' in result) {
+    // Payload 1.0 answers set-cookie among its multi-value headers; 2.0 has cookies of their own.
+    const { multiValueHeaders, ...structured } = result as APIGatewayProxyStructuredResultV2 & { multiValueHeaders?: Record<string, unknown[]> };
+    const cookies = multiValueHeaders?.['set-cookie'];
+    return cookies ? { ...structured, cookies: cookies.map(String) } : structured;
+  }
   return {
     statusCode: 200,
     headers: { 'content-type': 'application/json' },
@@ -222,14 +232,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     return options.handlers?.[family] ?? (loadFunctionHandler(family) as HttpHandler);
   }
 
-  async function invoke(family: HttpFamily, event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> {
+  const clientLimit = new ClientLimit(options.clientLimit ?? defaultClientLimit);
+
+  async function invoke(family: HttpFamily, event: APIGatewayProxyEventV2 | APIGatewayProxyEvent): Promise<APIGatewayProxyStructuredResultV2> {
     try {
-      const result = await handlerOf(family)(event, lambdaContext(family, event.requestContext.requestId));
-      return toStructuredResult(result);
+      // The functions' handlers take either payload (shared/http/pipeline.ts); a test's stand-in takes 2.0 only.
+      const handler = handlerOf(family) as (event: APIGatewayProxyEventV2 | APIGatewayProxyEvent, context?: Context) => Promise<unknown>;
+      return toStructuredResult(await handler(event, lambdaContext(family, event.requestContext.requestId)));
     } catch (error) {
       // API Gateway answers a crashed integration with its own 500; the detail goes to the log only.
       const detail = error instanceof FunctionMissingError ? error.message : ((error as Error).stack ?? String(error));
-      console.error(`gateway: ${family} failed on ${event.routeKey} ${event.rawPath}: ${detail}`);
+      const request = 'rawPath' in event ? `${event.routeKey} ${event.rawPath}` : `${event.httpMethod} ${event.path}`;
+      console.error(`gateway: ${family} failed on ${request}: ${detail}`);
       return failure(500, 'Internal server error.');
     }
   }
@@ -246,11 +260,16 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     } else {
       try {
         const body = await readBody(request);
-        const below = rawPath.startsWith(apiPrefix) ? pathBelowApi(rawPath) : undefined;
-        const match = below === undefined ? undefined : findRoute(method, below).match;
-        const family: HttpFamily = match?.route.family ?? 'fallback';
-        if (family === 'api-docs') ensureApiDocsFiles();
-        result = await invoke(family, buildEvent(request, body, match, requestId, now));
+        if (rawPath.startsWith(publicLinksPrefix)) {
+          const event = (route: Route, pathParameters: Record<string, string>) => buildRestEvent(request, body, route, pathParameters, requestId, now, requestTime(now));
+          result = await answerPublicLink(clientLimit, request, event, invoke);
+        } else {
+          const below = rawPath.startsWith(apiPrefix) ? pathBelowApi(rawPath) : undefined;
+          const match = below === undefined ? undefined : findRoute(method, below).match;
+          const family: HttpFamily = match?.route.family ?? 'fallback';
+          if (family === 'api-docs') ensureApiDocsFiles();
+          result = await invoke(family, buildEvent(request, body, match, requestId, now));
+        }
       } catch (error) {
         if (!(error instanceof BodyTooLarge)) throw error;
         result = failure(413, 'Request body too large.');

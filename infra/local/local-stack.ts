@@ -4,7 +4,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { optionalEnv, resetConfig } from '../../shared/config';
+import { optionalEnv, positiveNumberEnv, resetConfig } from '../../shared/config';
+import { defaultClientLimit, minClientLimit, publicLinksPrefix } from '../public-links';
 import { createAccount, findCredential, type NewAccount } from '../../shared/accounts/repository';
 import { addOutsideIdentity } from '../../shared/identities/local-identities';
 import { serviceSenderDomain } from '../../shared/identities/service-domain';
@@ -48,6 +49,11 @@ export interface LocalStackOptions {
   /** No per-request log lines. */
   quiet?: boolean;
   log?: (line: string) => void;
+  /**
+   * Requests per minute one client address may make to the public links (`/links/api/`), as the WAF
+   * rate rule deployed; default PUBLIC_CLIENT_LIMIT, else the deployed default.
+   */
+  publicClientLimit?: number;
   scheduler?: Omit<SchedulerPollerOptions, 'log'>;
   queue?: Partial<Omit<LocalQueueSettings, 'log'>>;
 }
@@ -55,6 +61,8 @@ export interface LocalStackOptions {
 /** `$DATA_DIR/local-endpoints.json`: how scripts find the running stack. */
 export interface LocalEndpoints {
   api: string;
+  /** Where links in mail lead: the stand-in of the public links' REST API, behind the per-client-address limit. */
+  public_links: string;
   mail_viewer: string;
   mail_store: string;
   dynamodb: string;
@@ -181,7 +189,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       TABLE_NAME: tableName,
       DYNAMODB_ENDPOINT: dynamoEndpoint,
       SES_ENDPOINT: sesEndpoint,
-      PUBLIC_BASE_URL: `http://localhost:${apiPort}/api/`,
+      // Links lead to the public links' stand-in, as deployed they lead to the REST API behind WAF.
+      PUBLIC_BASE_URL: `http://localhost:${apiPort}${publicLinksPrefix}`,
       AWS_REGION: region,
     });
     // A new configuration: the AWS clients are rebuilt for these endpoints on their next use.
@@ -205,12 +214,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const poller: SchedulerPoller = startSchedulerPoller({ ...options.scheduler, log: (line) => console.error(line) });
     cleanups.push(() => poller.stop());
 
-    const gateway: Gateway = await startGateway({ port: apiPort, quiet: options.quiet, log });
+    const clientLimit = options.publicClientLimit ?? positiveNumberEnv('PUBLIC_CLIENT_LIMIT', defaultClientLimit, { integer: true });
+    if (clientLimit < minClientLimit) throw new Error(`PUBLIC_CLIENT_LIMIT must be at least ${minClientLimit} (WAF's lowest), got ${clientLimit}`);
+    const gateway: Gateway = await startGateway({ port: apiPort, quiet: options.quiet, log, clientLimit });
     cleanups.push(() => gateway.close());
 
     const account = await demoAccount(dataDir, log);
     const urls: LocalEndpoints = {
       api: `http://localhost:${apiPort}/api/`,
+      public_links: `http://localhost:${apiPort}${publicLinksPrefix}`,
       mail_viewer: `http://localhost:${sesPort}/`,
       mail_store: `http://localhost:${sesPort}/store`,
       dynamodb: `http://localhost:${dynamoPort}`,

@@ -1,5 +1,5 @@
-// `npm start`: the whole service on this machine. Reads PORT, DATA_DIR, DYNAMODB_PORT, SES_PORT and
-// TABLE_NAME, prints where everything is and the demo keys, and stops everything on Ctrl+C.
+// `npm start`: the whole service on this machine. Reads PORT, DATA_DIR, DYNAMODB_PORT, SES_PORT,
+// TABLE_NAME and PUBLIC_CLIENT_LIMIT, prints where everything is and the demo keys, and stops everything on Ctrl+C.
 import { optionalEnv } from '../../shared/config';
 import type { LocalStack } from './local-stack';
 import { assertPortsFree, stackPortClaims } from './ports';
@@ -20,6 +20,7 @@ function banner(stack: LocalStack, readySeconds: string): string {
     '',
     `Email service running locally (ready in ${readySeconds} s)`,
     `  API           ${urls.api}`,
+    `  Public links  ${urls.public_links}  (mail links; per client address limit)`,
     `  Mail viewer   ${urls.mail_viewer}`,
     `  DynamoDB      ${urls.dynamodb}  (data in ${stack.dataDir})`,
     `  Demo account  ${demoAccount.account_id}`,

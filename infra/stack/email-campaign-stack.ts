@@ -1,4 +1,5 @@
-// The one stack: the table, the HTTP API built from the routing table, one function per family and
+// The one stack: the table, the HTTP API built from the routing table and the public links' REST API
+// behind a per-client-address limit (public-links-api.ts), one function per family and
 // per event function, the queues, the scheduler, SES, the signing key's secret, alarms and a dashboard.
 import { CfnOutput, Stack, Tags, type App, type StackProps } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -11,6 +12,7 @@ import type { HandlerSource } from './lambda-bundling';
 import { Monitoring } from './monitoring';
 import { justifyFindings } from './nag-suppressions';
 import { Platform } from './platform';
+import { PublicLinksApi } from './public-links-api';
 import { consumerTimeout, deliveryQueue, ServiceFunctions } from './service-functions';
 import { readSettings, type StackSettings } from './settings';
 import { VerificationTemplate } from './verification-template';
@@ -40,6 +42,7 @@ export class EmailCampaignStack extends Stack {
   readonly settings: StackSettings;
   readonly table: Table;
   readonly httpApi: IHttpApi;
+  readonly publicLinks: PublicLinksApi;
   readonly platform: Platform;
   readonly functions: ServiceFunctions;
   readonly events: EventWiring;
@@ -58,6 +61,7 @@ export class EmailCampaignStack extends Stack {
     const httpApi = createHttpApi(this, {
       stage: settings.stage,
       throttle: settings.apiThrottle,
+      oldLinkThrottle: settings.oldLinkThrottle,
       logRetention: settings.logRetention,
       allowDestroy: settings.allowDestroy,
       corsOrigins: settings.corsOrigins,
@@ -65,6 +69,15 @@ export class EmailCampaignStack extends Stack {
     });
     const { api, baseUrl } = httpApi;
     this.httpApi = api;
+    // Links the functions build (mail, SES's verification mail) lead here, behind the per-client-address limit.
+    this.publicLinks = new PublicLinksApi(this, 'PublicLinks', {
+      stage: settings.stage,
+      throttle: settings.apiThrottle,
+      clientLimit: settings.publicClientLimit,
+      logRetention: settings.logRetention,
+      allowDestroy: settings.allowDestroy,
+    });
+    const linksBaseUrl = this.publicLinks.baseUrl;
     this.platform = new Platform(this, 'Platform', {
       stage: settings.stage,
       senderDomain: settings.senderDomain,
@@ -74,7 +87,7 @@ export class EmailCampaignStack extends Stack {
       stage: settings.stage,
       table: this.table,
       platform: this.platform,
-      publicBaseUrl: baseUrl,
+      publicBaseUrl: linksBaseUrl,
       systemFromEmail: settings.systemFromEmail,
       senderDomain: settings.senderDomain,
       // The deliverers and the automation step runner (one container at most) share the SES rate.
@@ -87,11 +100,12 @@ export class EmailCampaignStack extends Stack {
     const verificationTemplate = new VerificationTemplate(this, 'SenderVerificationTemplate', {
       stage: settings.stage,
       systemFromEmail: settings.systemFromEmail,
-      publicBaseUrl: baseUrl,
+      publicBaseUrl: linksBaseUrl,
       logRetention: settings.logRetention,
       allowDestroy: settings.allowDestroy,
     });
     httpApi.serve((family) => this.functions.functionOf(family));
+    this.publicLinks.serve((family) => this.functions.functionOf(family));
     // The request limits the HTTP functions enforce (shared/rate-limits/); unset, their defaults apply.
     for (const family of httpFamilies) {
       const fn = this.functions.functionOf(family);
@@ -112,6 +126,7 @@ export class EmailCampaignStack extends Stack {
       stage: settings.stage,
       functions: this.functions,
       api,
+      clientLimit: this.publicLinks.metrics,
       // Queues whose messages wait on purpose get no age alarm (shared/queue/queues.ts).
       queues: Object.fromEntries([...this.platform.queues].filter(([name]) => !queuesWaitingOnPurpose.includes(name)).map(([name, pair]) => [name, pair.queue])),
       deliveryQueue: this.platform.queueOf(deliveryQueue).queue,
@@ -122,11 +137,11 @@ export class EmailCampaignStack extends Stack {
       },
       alarmEmail: settings.alarmEmail,
     });
-    justifyFindings({ functions: this.functions, platform: this.platform, events: this.events, verificationTemplate });
+    justifyFindings({ functions: this.functions, platform: this.platform, events: this.events, verificationTemplate, publicLinks: this.publicLinks });
 
     new CfnOutput(this, 'ApiBaseUrl', { value: baseUrl, description: 'The API root; every route is below it.' });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
-    new CfnOutput(this, 'PublicPagesBaseUrl', { value: `${baseUrl}public/`, description: 'Where links in mail lead (preferences, unsubscribe, open pixel).' });
+    new CfnOutput(this, 'PublicPagesBaseUrl', { value: `${linksBaseUrl}public/`, description: 'Where links in mail lead (preferences, unsubscribe, open pixel), behind the per-client-address limit.' });
     new CfnOutput(this, 'DashboardName', { value: this.monitoring.dashboard.dashboardName });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.monitoring.alarmTopic.topicArn });
     new CfnOutput(this, 'TokenSigningKeySecretArn', { value: this.platform.tokenSigningKey.secretArn, description: 'The ARN only; the key never leaves Secrets Manager.' });

@@ -10,7 +10,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { functionVariable, httpApiDefinition } from './http-routes';
-import { apiPrefix, httpFamilies, type HttpFamily } from '../../shared/routes';
+import { apiPrefix, httpFamilies, linkRoutes, routeKey, type HttpFamily } from '../../shared/routes';
 
 export interface PublicHttpApi {
   /** The API, for its metrics and endpoint. */
@@ -28,6 +28,11 @@ export interface PublicHttpApi {
 export interface HttpApiOptions {
   stage: string;
   throttle: ThrottleSettings;
+  /**
+   * Each public-link route's own throttle: links in mail sent before the public links' REST API
+   * (public-links-api.ts) lead here, and a flood on one of them throttles that route alone.
+   */
+  oldLinkThrottle: Required<ThrottleSettings>;
   logRetention: RetentionDays;
   allowDestroy: boolean;
   /** Browser origins allowed by CORS; none turns CORS off (API Gateway then answers no preflight). */
@@ -79,6 +84,9 @@ export function createHttpApi(scope: Construct, options: HttpApiOptions): Public
       stageName: '$default',
       autoDeploy: true,
       defaultRouteSettings: { throttlingBurstLimit: options.throttle.burstLimit, throttlingRateLimit: options.throttle.rateLimit },
+      routeSettings: Object.fromEntries(
+        linkRoutes.map((route) => [routeKey(route), { ThrottlingBurstLimit: options.oldLinkThrottle.burstLimit, ThrottlingRateLimit: options.oldLinkThrottle.rateLimit }]),
+      ),
       accessLogSettings: { destinationArn: accessLogs.logGroupArn, format: accessLogFormat.toString() },
       // The integrations invoke the function a stage variable names (http-routes.ts: integrationUri).
       stageVariables: Object.fromEntries(httpFamilies.map((family) => [functionVariable(family), functionOf(family).functionName])),

@@ -3,7 +3,8 @@
 // routes and integrations are no CloudFormation resources of their own, so a new route costs the
 // stack nothing (CloudFormation refuses a stack of more than 500 resources).
 import { Aws } from 'aws-cdk-lib';
-import { apiPrefix, httpFamilies, routeKey, routes, type HttpFamily } from '../../shared/routes';
+import { notServedResponse } from '../public-links';
+import { apiPrefix, httpFamilies, routeKey, routes, type HttpFamily, type Route } from '../../shared/routes';
 
 /** The family whose function answers every path the routing table does not know. */
 export const fallbackFamily: HttpFamily = 'fallback';
@@ -37,8 +38,8 @@ export interface HttpApiDefinitionOptions {
 
 type Operation = Record<string, unknown>;
 
-/** Path, method key and operation of a route key such as `GET /api/docs/{file}`. */
-function operationOf(key: string, family: HttpFamily): { path: string; method: string; operation: Operation } {
+/** Path, method key and operation of a route key such as `GET /api/docs/{file}`, on the given integration. */
+function operationOf(key: string, family: HttpFamily, integration: Record<string, unknown>): { path: string; method: string; operation: Operation } {
   const [method, path] = key.split(' ') as [string, string];
   const parameters = [...path.matchAll(/\{([^}+]+)\+?\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
   return {
@@ -48,9 +49,21 @@ function operationOf(key: string, family: HttpFamily): { path: string; method: s
       ...(parameters.length > 0 ? { parameters } : {}),
       // The function writes the whole response (Lambda proxy); OpenAPI requires the member.
       responses: { default: { description: `The ${family} function's response` } },
-      'x-amazon-apigateway-integration': { $ref: `#/components/x-amazon-apigateway-integrations/${family}` },
+      'x-amazon-apigateway-integration': integration,
     },
   };
+}
+
+/** The operations of these route keys by path and method key, refusing a route defined twice. */
+function pathsOf(entries: readonly (readonly [key: string, family: HttpFamily, integration: Record<string, unknown>])[]): Record<string, Record<string, Operation>> {
+  const paths: Record<string, Record<string, Operation>> = {};
+  for (const [key, family, integration] of entries) {
+    const { path, method, operation } = operationOf(key, family, integration);
+    const item = (paths[path] ??= {});
+    if (item[method]) throw new Error(`Route ${key} is defined twice`);
+    item[method] = operation;
+  }
+  return paths;
 }
 
 /**
@@ -61,15 +74,8 @@ function operationOf(key: string, family: HttpFamily): { path: string; method: s
  * an API Gateway authorizer would repeat the same table read on every request.
  */
 export function httpApiDefinition(options: HttpApiDefinitionOptions): Record<string, unknown> {
-  const paths: Record<string, Record<string, Operation>> = {};
-  const add = (key: string, family: HttpFamily) => {
-    const { path, method, operation } = operationOf(key, family);
-    const item = (paths[path] ??= {});
-    if (item[method]) throw new Error(`Route ${key} is defined twice`);
-    item[method] = operation;
-  };
-  for (const route of routes) add(routeKey(route), route.family);
-  add(catchAllRouteKey, fallbackFamily);
+  const shared = (family: HttpFamily) => ({ $ref: `#/components/x-amazon-apigateway-integrations/${family}` });
+  const paths = pathsOf([...routes.map((route) => [routeKey(route), route.family, shared(route.family)] as const), [catchAllRouteKey, fallbackFamily, shared(fallbackFamily)]]);
   return {
     openapi: '3.0.1',
     info: { title: options.title, version: '1.0' },
@@ -94,5 +100,26 @@ export function httpApiDefinition(options: HttpApiDefinitionOptions): Record<str
           },
         }
       : {}),
+  };
+}
+
+/**
+ * The OpenAPI 3.0 document of a REST API serving these routes (the public links), each on its
+ * family's function through the same stage-variable URI. REST APIs take no shared integrations, so
+ * each operation carries its own; payload 1.0 is what a REST proxy integration sends (the pipeline
+ * reads it, shared/http/rest-event.ts). Every body arrives base64-encoded (every media type is binary), so
+ * nothing is re-encoded on the way, and an image goes out as the bytes its function encoded.
+ */
+export function restApiDefinition(options: { title: string; routes: readonly Route[] }): Record<string, unknown> {
+  const integration = (family: HttpFamily) => ({ type: 'aws_proxy', httpMethod: 'POST', uri: integrationUri(family) });
+  return {
+    openapi: '3.0.1',
+    info: { title: options.title, version: '1.0' },
+    paths: pathsOf(options.routes.map((route) => [routeKey(route), route.family, integration(route.family)] as const)),
+    'x-amazon-apigateway-binary-media-types': ['*/*'],
+    'x-amazon-apigateway-gateway-responses': {
+      // A path or method without a route: the HTTP API's 404 rather than API Gateway's 403.
+      MISSING_AUTHENTICATION_TOKEN: { statusCode: String(notServedResponse.statusCode), responseTemplates: { 'application/json': notServedResponse.body } },
+    },
   };
 }

@@ -1,6 +1,7 @@
 // Alarms (to an SNS topic, e-mailed when an address is given) and one dashboard: function errors and
-// throttles, dead letters, the delivery queue's age, SES reputation, and the service's own mail counts.
-import { Duration, Stack } from 'aws-cdk-lib';
+// throttles, dead letters, the delivery queue's age, SES reputation, the public links' per-client-address
+// limit, and the service's own mail counts.
+import { Aws, Duration, Stack } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -20,6 +21,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { metricsNamespace, type MetricName } from '../../shared/metrics';
+import type { ClientLimitMetrics } from './public-links-api';
 import type { ServiceFunctions } from './service-functions';
 
 /** SES reviews an account at a 5% bounce rate and may pause it at 10%; warn well before. */
@@ -33,6 +35,8 @@ export interface MonitoringProps {
   stage: string;
   functions: ServiceFunctions;
   api: IHttpApi;
+  /** The public links' web ACL and its rate rule. */
+  clientLimit: ClientLimitMetrics;
   /** The queues by name whose oldest message must not wait too long: each alarms when it does. */
   queues: Record<string, IQueue>;
   deliveryQueue: IQueue;
@@ -90,6 +94,13 @@ export class Monitoring extends Construct {
     alarm('ses-bounce-rate', sesReputation('Reputation.BounceRate'), bounceRateThreshold, 'SES bounce rate is near the level at which AWS reviews or pauses sending');
     alarm('ses-complaint-rate', sesReputation('Reputation.ComplaintRate'), complaintRateThreshold, 'SES complaint rate is at the level at which AWS reviews sending');
 
+    // Any refusal means one address sent past its limit: a flood, or an image proxy or link scanner
+    // whose address many readers share (then raise publicClientLimit).
+    const waf = (metricName: string, rule: string) =>
+      new Metric({ namespace: 'AWS/WAFV2', metricName, dimensionsMap: { WebACL: props.clientLimit.webAclName, Rule: rule, Region: Aws.REGION }, period: fiveMinutes, statistic: 'Sum' });
+    const refusedClients = waf('BlockedRequests', props.clientLimit.ruleMetricName);
+    alarm('public-links-client-limit', refusedClients, 1, 'WAF refused a client address past its limit on the public links (docs/operations.md: Rate limits; sampled requests in the WAF console)');
+
     const serviceMetric = (name: MetricName, statistic = 'Sum') =>
       new Metric({ namespace: metricsNamespace, metricName: name, dimensionsMap: { service: `email-campaign-${props.stage}` }, period: fiveMinutes, statistic });
     // The send watchdog counts each stalled send it resumes and each send it has to end (status 4).
@@ -112,6 +123,7 @@ export class Monitoring extends Construct {
         left: [props.api.metricCount({ period: fiveMinutes }), props.api.metricServerError({ period: fiveMinutes }), props.api.metricClientError({ period: fiveMinutes })],
         right: [props.api.metricLatency({ period: fiveMinutes, statistic: 'p99' })],
       }),
+      new GraphWidget({ title: 'Public links: requests and refused client addresses', left: [waf('AllowedRequests', 'ALL'), refusedClients] }),
       new GraphWidget({ title: 'Function errors', left: functions.map(([, fn]) => fn.metricErrors({ period: fiveMinutes })) }),
       new GraphWidget({ title: 'Function throttles', left: functions.map(([, fn]) => fn.metricThrottles({ period: fiveMinutes })) }),
       new GraphWidget({ title: 'Function duration p99', left: functions.map(([, fn]) => fn.metricDuration({ period: fiveMinutes, statistic: 'p99' })) }),

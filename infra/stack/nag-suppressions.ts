@@ -5,6 +5,7 @@ import type { IConstruct } from 'constructs';
 import type { EventWiring } from './event-wiring';
 import { needsOf } from './function-needs';
 import type { Platform } from './platform';
+import type { PublicLinksApi } from './public-links-api';
 import type { ServiceFunctions } from './service-functions';
 import type { VerificationTemplate } from './verification-template';
 
@@ -19,10 +20,12 @@ export interface NagScopes {
   events: EventWiring;
   /** SES's custom verification template, made by CDK's AwsCustomResource (its singleton Lambda). */
   verificationTemplate?: VerificationTemplate;
+  /** The public links' REST API. */
+  publicLinks?: PublicLinksApi;
 }
 
 /** Every accepted finding, by the construct it is accepted on; the test lists them in the report. */
-export function acknowledgements({ functions, platform, events, verificationTemplate }: NagScopes): [IConstruct, Acknowledgement][] {
+export function acknowledgements({ functions, platform, events, verificationTemplate, publicLinks }: NagScopes): [IConstruct, Acknowledgement][] {
   const accepted: [IConstruct, Acknowledgement][] = [
     [
       platform.tokenSigningKey,
@@ -117,6 +120,42 @@ export function acknowledgements({ functions, platform, events, verificationTemp
           'The role of CDK\'s own AwsCustomResource Lambda, which creates, updates and deletes the SES custom verification ' +
           'template at deploy time only; CDK attaches the basic execution policy to it, and its one inline statement is ' +
           'confined to the template (infra/stack/verification-template.ts).',
+      },
+    ]);
+  }
+  if (publicLinks) accepted.push(...publicLinksAcknowledgements(publicLinks));
+  return accepted;
+}
+
+function publicLinksAcknowledgements(publicLinks: PublicLinksApi): [IConstruct, Acknowledgement][] {
+  const accepted: [IConstruct, Acknowledgement][] = [
+    [
+      publicLinks.api.node.defaultChild as IConstruct,
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'Every route is a Lambda proxy to the function that validates it: each link carries a signed token the one ' +
+          'request pipeline checks (shared/http/pipeline.ts), as on the HTTP API; API Gateway could only check that a query parameter is present.',
+      },
+    ],
+    [
+      publicLinks.api.node.findChild('CloudWatchRole'),
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          "API Gateway's account-level role for REST API logging, which the stage's access log needs; AWS documents this " +
+          'managed policy for it, and only API Gateway may assume the role.',
+      },
+    ],
+  ];
+  if (publicLinks.stage) {
+    accepted.push([
+      publicLinks.stage,
+      {
+        id: 'AwsSolutions-APIG6',
+        reason:
+          'The stage writes a JSON access log of every request (with WAF\'s verdict) to a log group of the stack; execution ' +
+          'logs would go to a log group API Gateway makes outside the stack, kept forever, and repeat what the functions log.',
       },
     ]);
   }

@@ -1,6 +1,7 @@
 // The deploy-time settings of the stack, read once from CDK context (`cdk.json` or `-c key=value`).
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
+import { defaultClientLimit, minClientLimit } from '../public-links';
 
 export interface StackSettings {
   /** Names the stack and its resources, so several stages can live in one account. */
@@ -9,6 +10,13 @@ export interface StackSettings {
   allowDestroy: boolean;
   logRetention: RetentionDays;
   apiThrottle: { burstLimit: number; rateLimit: number };
+  /** Requests one client address may make to the public links' REST API per minute (its WAF rate rule). */
+  publicClientLimit: number;
+  /**
+   * The throttle of each public-link route left on the HTTP API for links in mail sent before the
+   * REST API existed: a flood there throttles that route alone.
+   */
+  oldLinkThrottle: { burstLimit: number; rateLimit: number };
   /** The account's SES maximum send rate (mails per second); the delivery function stays under it. */
   sesMaxSendRate: number;
   /** Delivery containers at most (the SQS event source's maximum concurrency; Lambda's minimum is 2). */
@@ -39,6 +47,8 @@ export const defaultSettings: StackSettings = {
   allowDestroy: false,
   logRetention: RetentionDays.ONE_MONTH,
   apiThrottle: { burstLimit: 200, rateLimit: 100 },
+  publicClientLimit: defaultClientLimit,
+  oldLinkThrottle: { burstLimit: 100, rateLimit: 50 },
   // SES's starting quota out of the sandbox; raise it with the quota (see the README runbook).
   sesMaxSendRate: 14,
   deliveryConcurrency: 2,
@@ -65,6 +75,13 @@ function positiveIntegerContext(node: Node, key: string, fallback: number): numb
     throw new Error(`Context ${key} must be a positive integer, got ${JSON.stringify(value)}`);
   }
   return parsed;
+}
+
+function clientLimitContext(node: Node): number {
+  const limit = positiveIntegerContext(node, 'publicClientLimit', defaultSettings.publicClientLimit);
+  // WAF's bounds of a rate-based rule's limit.
+  if (limit < minClientLimit || limit > 2_000_000_000) throw new Error(`Context publicClientLimit must be between ${minClientLimit} and 2000000000, got ${limit}`);
+  return limit;
 }
 
 function optionalPositiveIntegerContext(node: Node, key: string): number | undefined {
@@ -161,6 +178,11 @@ export function readSettings(node: Node): StackSettings {
     apiThrottle: {
       burstLimit: positiveIntegerContext(node, 'apiThrottleBurst', defaultSettings.apiThrottle.burstLimit),
       rateLimit: positiveIntegerContext(node, 'apiThrottleRate', defaultSettings.apiThrottle.rateLimit),
+    },
+    publicClientLimit: clientLimitContext(node),
+    oldLinkThrottle: {
+      burstLimit: positiveIntegerContext(node, 'oldLinkThrottleBurst', defaultSettings.oldLinkThrottle.burstLimit),
+      rateLimit: positiveIntegerContext(node, 'oldLinkThrottleRate', defaultSettings.oldLinkThrottle.rateLimit),
     },
     sesMaxSendRate: positiveNumberContext(node, 'sesMaxSendRate', defaultSettings.sesMaxSendRate),
     deliveryConcurrency: deliveryConcurrencyContext(node),

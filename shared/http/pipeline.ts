@@ -1,7 +1,9 @@
 // The one request pipeline every HTTP family goes through, in this order:
 // match route -> authenticate -> request limit -> parse body -> idempotency key (POST) -> operation
-// -> envelope; errors are mapped last. Every answer to an authenticated request carries the account's X-RateLimit-* headers.
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+// -> envelope; errors are mapped last. Every answer to an authenticated request carries the account's
+// X-RateLimit-* headers. A REST API's payload 1.0 event enters the same pipeline as the 2.0 event it
+// stands for.
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type AuthenticatedAccount } from '../auth/authenticate';
 import { RecordNotFound } from '../table/errors';
 import { InvalidCursor } from '../table/pages';
@@ -15,6 +17,7 @@ import { runIdempotently } from './idempotency';
 import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';
 import { matchRoute, readRequest, refuseOverlongCredentials, type ApiRequest } from './request';
+import { fromRestEvent, isRestEvent, toRestResult, type HttpEvent } from './rest-event';
 
 export interface AccountContext {
   account: AuthenticatedAccount;
@@ -44,7 +47,11 @@ export function publicOperation(run: (context: PublicContext) => Promise<Reply>,
   return { auth: 'public', run, readBody: options.readBody ?? true };
 }
 
-export type HttpHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+/** A family's handler: the HTTP API's payload 2.0, or the public links' REST API's 1.0, each answered in its own format. */
+export interface HttpHandler {
+  (event: APIGatewayProxyEventV2, context?: Context): Promise<APIGatewayProxyStructuredResultV2>;
+  (event: APIGatewayProxyEvent, context?: Context): Promise<APIGatewayProxyResult>;
+}
 
 /** Refuse at cold start a family whose operations and routes disagree, so a typo never ships. */
 function checkWiring(family: HttpFamily, operations: Record<string, Operation>): void {
@@ -83,7 +90,7 @@ function withRateLimitHeaders(result: APIGatewayProxyStructuredResultV2, state: 
 /** The Lambda handler of one HTTP family. */
 export function httpHandler(family: HttpFamily, operations: Record<string, Operation>): HttpHandler {
   checkWiring(family, operations);
-  return (event, context) => traceInvocation(family, async () => {
+  const handle = (event: APIGatewayProxyEventV2, context?: Context) => traceInvocation(family, async (): Promise<APIGatewayProxyStructuredResultV2> => {
     const requestId = context?.awsRequestId ?? event.requestContext.requestId;
     let route: Route | undefined;
     let limitState: RateLimitState | undefined;
@@ -120,4 +127,6 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
       return withRateLimitHeaders(errorResult(error, route, requestId), limitState);
     }
   });
+  const entry = async (event: HttpEvent, context?: Context) => (isRestEvent(event) ? toRestResult(await handle(fromRestEvent(event), context)) : handle(event, context));
+  return entry as HttpHandler;
 }

@@ -94,7 +94,7 @@ test('a link followed from a real mail redirects to its target and counts in sin
   // Assess
   expect(first.status).toBe(302);
   expect(first.headers.get('location')).toBe('https://shop.example/sale?from=mail');
-  expect(new URL(ada as string).pathname).toBe(new URL(`${stack.apiUrl}public/click`).pathname);
+  expect(new URL(ada as string).pathname).toBe(new URL(`${stack.publicLinksUrl}public/click`).pathname);
   expect(await statsOnceCompleted(utr, 2)).toEqual({
     stats: { audience: 2, processed: 2, delivered: 2, opens: 0, unique_opens: 0, clicks: 3, unique_clicks: 2, bounces: 0, complaints: 0, unsubscribes: 0, uncertain: 0 },
     links: [{ url: 'https://shop.example/sale?from=mail', clicks: 3, unique_clicks: 2 }],

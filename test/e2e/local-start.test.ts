@@ -35,6 +35,7 @@ test('demo-account.json and local-endpoints.json are written with the documented
   expect(account).toEqual(stack.demoAccount);
   expect(endpoints).toEqual({
     api: `http://localhost:${api}/api/`,
+    public_links: `http://localhost:${api}/links/api/`,
     mail_viewer: `http://localhost:${ses}/`,
     mail_store: `http://localhost:${ses}/store`,
     dynamodb: `http://localhost:${dynamodb}`,

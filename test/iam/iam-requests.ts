@@ -265,32 +265,46 @@ interface BodyIntegration {
   uri: string;
 }
 
-/** API Gateway invoking the function of each route an API's OpenAPI body defines, as its stage resolves it. */
+type BodyOperation = { 'x-amazon-apigateway-integration'?: { $ref?: string; uri?: string } };
+type ApiBody = { paths?: Record<string, Record<string, BodyOperation>>; components?: Record<string, Record<string, BodyIntegration>> };
+
+/**
+ * API Gateway invoking the function of each route an API's OpenAPI body defines, as its stage resolves
+ * it: HTTP APIs (integrations shared under components) and REST APIs (each operation its own).
+ */
 function bodyRouteRequests(stack: DeployedStack): IamRequest[] {
+  const apis = [
+    ...stack.resourcesOf('AWS::ApiGatewayV2::Api').map(({ id, properties }) => {
+      const stage = stack.resourcesOf('AWS::ApiGatewayV2::Stage').find((candidate) => candidate.properties.ApiId === stack.values.ref(id));
+      return { id, body: properties.Body as ApiBody | undefined, stageName: stage?.properties.StageName, variables: stage?.properties.StageVariables };
+    }),
+    ...stack.resourcesOf('AWS::ApiGateway::RestApi').map(({ id, properties }) => {
+      const stage = stack.resourcesOf('AWS::ApiGateway::Stage').find((candidate) => candidate.properties.RestApiId === stack.values.ref(id));
+      return { id, body: properties.Body as ApiBody | undefined, stageName: stage?.properties.StageName, variables: stage?.properties.Variables };
+    }),
+  ];
   const requests: IamRequest[] = [];
-  const stages = stack.resourcesOf('AWS::ApiGatewayV2::Stage');
-  for (const { id, properties } of stack.resourcesOf('AWS::ApiGatewayV2::Api')) {
-    const body = properties.Body as { paths?: Record<string, Record<string, { 'x-amazon-apigateway-integration'?: { $ref?: string } }>>; components?: Record<string, Record<string, BodyIntegration>> } | undefined;
+  for (const { id, body, stageName, variables } of apis) {
     if (!body?.paths) continue;
+    if (stageName === undefined) throw new Error(`API ${id} has routes in its body but no stage`);
     const apiId = stack.values.ref(id);
-    const stage = stages.find((candidate) => candidate.properties.ApiId === apiId);
-    if (!stage) throw new Error(`API ${id} has routes in its body but no stage`);
-    const variables = (stage.properties.StageVariables ?? {}) as Record<string, string>;
+    const stageVariables = (variables ?? {}) as Record<string, string>;
     const integrations = body.components?.['x-amazon-apigateway-integrations'] ?? {};
     for (const [path, operations] of Object.entries(body.paths)) {
       for (const [method, operation] of Object.entries(operations)) {
-        const name = /^#\/components\/x-amazon-apigateway-integrations\/(.+)$/.exec(operation['x-amazon-apigateway-integration']?.$ref ?? '')?.[1];
-        const uri = name ? integrations[name]?.uri : undefined;
+        const integration = operation['x-amazon-apigateway-integration'];
+        const name = /^#\/components\/x-amazon-apigateway-integrations\/(.+)$/.exec(integration?.$ref ?? '')?.[1];
+        const uri = name ? integrations[name]?.uri : integration?.uri;
         if (!uri) throw new Error(`${method.toUpperCase()} ${path} of API ${id} has no integration`);
-        const functionArn = /functions\/(.+)\/invocations$/.exec(uri.replace(/\$\{stageVariables\.([A-Za-z0-9_]+)\}/g, (_, variable: string) => variables[variable] ?? `<unset ${variable}>`))?.[1];
-        if (!functionArn) throw new Error(`The integration ${String(name)} of API ${id} invokes no Lambda function: ${uri}`);
+        const functionArn = /functions\/(.+)\/invocations$/.exec(uri.replace(/\$\{stageVariables\.([A-Za-z0-9_]+)\}/g, (_, variable: string) => stageVariables[variable] ?? `<unset ${variable}>`))?.[1];
+        if (!functionArn) throw new Error(`The integration of ${method.toUpperCase()} ${path} of API ${id} invokes no Lambda function: ${uri}`);
         const verb = method === 'x-amazon-apigateway-any-method' ? 'GET' : method.toUpperCase();
         requests.push({
           principal: { kind: 'service', service: 'apigateway.amazonaws.com' },
           action: 'lambda:InvokeFunction',
           resource: functionArn,
-          context: { 'aws:SourceArn': `arn:aws:execute-api:${region}:${account}:${apiId}/${String(stage.properties.StageName)}/${verb}${path}`, 'aws:SourceAccount': account },
-          cause: `route ${verb} ${path}`,
+          context: { 'aws:SourceArn': `arn:aws:execute-api:${region}:${account}:${apiId}/${String(stageName)}/${verb}${path}`, 'aws:SourceAccount': account },
+          cause: `route ${verb} ${path} of ${id}`,
         });
       }
     }

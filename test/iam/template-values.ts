@@ -69,6 +69,12 @@ export class TemplateValues {
         return this.physicalName(logicalId, 'Name');
       case 'AWS::ApiGatewayV2::Api':
         return `api${logicalId.slice(0, 6).toLowerCase()}`;
+      case 'AWS::ApiGateway::RestApi':
+        return `rest${logicalId.slice(0, 6).toLowerCase()}`;
+      case 'AWS::ApiGateway::Deployment':
+        return `dep${logicalId.slice(0, 6).toLowerCase()}`;
+      case 'AWS::ApiGateway::Stage':
+        return this.physicalName(logicalId, 'StageName');
       case 'AWS::ApiGatewayV2::Integration':
         return `int-${logicalId}`;
       case 'AWS::Lambda::LayerVersion':

@@ -243,6 +243,6 @@ describe('event functions and what feeds them', () => {
   test('outputs the API root, the table name and the public pages root', () => {
     template.hasOutput('ApiBaseUrl', { Value: Match.anyValue() });
     template.hasOutput('TableName', { Value: resolve(synthesized.stack.table.tableName) });
-    template.hasOutput('PublicPagesBaseUrl', { Value: { 'Fn::Join': ['', [resolve(synthesized.stack.httpApi.apiEndpoint), '/api/public/']] } });
+    template.hasOutput('PublicPagesBaseUrl', { Value: resolve(`${synthesized.stack.publicLinks.baseUrl}public/`) });
   });
 });

@@ -59,17 +59,18 @@ describe('functions', () => {
       TOKEN_SIGNING_KEY_SECRET_ARN: resolve(synthesized.stack.platform.tokenSigningKey.secretArn),
       TABLE_NAME: resolve(synthesized.stack.table.tableName),
       APP_RUNTIME: 'aws',
-      PUBLIC_BASE_URL: { 'Fn::Join': ['', [resolve(synthesized.stack.httpApi.apiEndpoint), '/api/']] },
+      // Links the functions build lead to the public links' REST API, below its stage.
+      PUBLIC_BASE_URL: { 'Fn::Join': ['', ['https://', resolve(synthesized.stack.publicLinks.api.restApiId), '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, '/links/api/']] },
       POWERTOOLS_SERVICE_NAME: 'email-campaign-dev',
       POWERTOOLS_METRICS_NAMESPACE: 'EmailCampaign',
       NODE_OPTIONS: '--enable-source-maps',
     });
   });
 
-  test('each function logs to its own log group kept for 30 days; the API has one for access logs', () => {
+  test('each function logs to its own log group kept for 30 days; each API has one for access logs', () => {
     const { template } = synthesized;
     // Plus the log group of the verification template's custom resource (infra/stack/verification-template.ts).
-    template.resourceCountIs('AWS::Logs::LogGroup', allFunctions.length + 2);
+    template.resourceCountIs('AWS::Logs::LogGroup', allFunctions.length + 3);
     template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
     const used = allFunctions.map((name) => (functionProperties(synthesized, name).LoggingConfig.LogGroup as { Ref: string }).Ref);
     expect(new Set(used).size).toBe(allFunctions.length);

@@ -5,6 +5,7 @@ import { synthesizeDeployed, checkedSenderDomain, type DeployedStack } from '../
 import { evaluate } from '../iam/evaluate';
 import { identitiesAuthorizing, requestsOfCall, serviceRequests } from '../iam/iam-requests';
 import type { CountedCall } from '../support/aws-calls/recorded-call';
+import { linkRoutes } from '../../shared/routes';
 
 const call = (functionName: string, service: CountedCall['service'], operation: string, input: Record<string, unknown>): CountedCall => ({
   functionName,
@@ -65,6 +66,9 @@ describe('IAM check', () => {
       if (outcome !== 'Allowed') denied.push(`${outcome} ${request.action} ${request.resource} (${request.cause})`);
     }
     expect(denied).toEqual([]);
+    // The public links' REST API invokes its functions as the HTTP API does, on its own stage.
+    const viaLinks = requests.filter((request) => String(request.context['aws:SourceArn']).includes('/links/'));
+    expect(viaLinks.map((request) => String(request.context['aws:SourceArn']).replace(/^.*\/links\//, '')).sort()).toEqual(linkRoutes.map((route) => `${route.method}/api/${route.path}`).sort());
     // And the resource policies are read: a rule the stack does not have may not invoke the feedback function.
     const invoke = requests.find((request) => request.principal.kind === 'service' && request.principal.service === 'events.amazonaws.com' && request.action === 'lambda:InvokeFunction');
     expect(invoke).toBeDefined();

@@ -14,6 +14,8 @@ import { findFreePort } from '../../infra/local/ports';
 export interface TestStack {
   /** The API root, ending in `/api/`. */
   apiUrl: string;
+  /** Where links in mail lead: the public links' root, ending in `/links/api/`. */
+  publicLinksUrl: string;
   mailStoreUrl: string;
   demoAccount: NewAccount;
   /** Headers that authenticate as the demo account. */
@@ -42,6 +44,7 @@ export async function startTestStack(options: { dataDir?: string } & Omit<LocalS
   });
   return {
     apiUrl: stack.urls.api,
+    publicLinksUrl: stack.urls.public_links,
     mailStoreUrl: stack.urls.mail_store,
     demoAccount: stack.demoAccount,
     demoHeaders: { PublicKey: stack.demoAccount.public_key, SecretKey: stack.demoAccount.secret_key },

@@ -6,7 +6,7 @@ import { config, optionalEnv } from './config';
 /** The namespace the dashboard and alarms read; the stack passes it as POWERTOOLS_METRICS_NAMESPACE. */
 export const metricsNamespace = 'EmailCampaign';
 
-export type MetricName = 'MailsSent' | 'MailsBounced' | 'MailsComplained' | 'DeliveryQueueAgeSeconds' | 'ImportQueueAgeSeconds' | 'JobQueueAgeSeconds' | 'SendsStalled' | 'SendsFailed';
+export type MetricName = 'MailsSent' | 'MailsBounced' | 'MailsComplained' | 'DeliveryQueueAgeSeconds' | 'ImportQueueAgeSeconds' | 'JobQueueAgeSeconds' | 'SendsStalled' | 'SendsFailed' | 'SesIdentitiesInUse' | 'TenantLimitReached';
 
 const units: Record<MetricName, (typeof MetricUnit)[keyof typeof MetricUnit]> = {
   MailsSent: MetricUnit.Count,
@@ -17,6 +17,8 @@ const units: Record<MetricName, (typeof MetricUnit)[keyof typeof MetricUnit]> = 
   JobQueueAgeSeconds: MetricUnit.Seconds,
   SendsStalled: MetricUnit.Count,
   SendsFailed: MetricUnit.Count,
+  SesIdentitiesInUse: MetricUnit.Count,
+  TenantLimitReached: MetricUnit.Count,
 };
 
 let metrics: Metrics | undefined;

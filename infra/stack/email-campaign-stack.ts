@@ -14,6 +14,7 @@ import { justifyFindings } from './nag-suppressions';
 import { Platform } from './platform';
 import { PublicLinksApi } from './public-links-api';
 import { consumerTimeout, deliveryQueue, ServiceFunctions } from './service-functions';
+import { needsOf } from './function-needs';
 import { readSettings, type StackSettings } from './settings';
 import { VerificationTemplate } from './verification-template';
 import { queuesWaitingOnPurpose } from '../../shared/queue/queues';
@@ -106,6 +107,13 @@ export class EmailCampaignStack extends Stack {
     });
     httpApi.serve((family) => this.functions.functionOf(family));
     this.publicLinks.serve((family) => this.functions.functionOf(family));
+    // The stage's share of SES's control-plane rate, for every function that calls it (shared/rate-limits/ses-control.ts).
+    if (settings.sesControlRate !== undefined) {
+      for (const [name, fn] of this.functions.byName) {
+        const needs = needsOf(name);
+        if (needs.identities || needs.identityCount || needs.tenants === 'manage' || needs.tenants === 'read') fn.addEnvironment('SES_CONTROL_RATE', String(settings.sesControlRate));
+      }
+    }
     // The request limits the HTTP functions enforce (shared/rate-limits/); unset, their defaults apply.
     for (const family of httpFamilies) {
       const fn = this.functions.functionOf(family);

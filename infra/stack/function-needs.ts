@@ -27,6 +27,11 @@ export interface FunctionNeeds {
    */
   identities?: boolean;
   /**
+   * Counts the region's SES identities against SES's quota of 10,000 (shared/identities/identity-count.ts):
+   * ListEmailIdentities, which has no resource-level permissions.
+   */
+  identityCount?: boolean;
+  /**
    * Takes addresses off SES's account-level suppression list (shared/mail/suppression-list.ts), so an
    * address deleted from an account's bounce list is not dropped by SES at its next send.
    */
@@ -139,8 +144,9 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, signingKey: false, tenants: 'read' },
   // Reads the pending index (gsi1) and refreshes each entry from SES: a domain's status (UpdateItem),
   // a sender verified (UpdateItem) whose waiting single sends are released and booked; a domain found
-  // verified reads the claims above its senders' addresses (BatchGetItem).
-  'identity-refresh': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], identities: true, schedules: true },
+  // verified reads the claims above its senders' addresses (BatchGetItem). It deletes the address
+  // identities left unclicked for a day and counts the region's identities (ListEmailIdentities).
+  'identity-refresh': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], identities: true, identityCount: true, schedules: true },
   // A long import continues in a fresh message of its own queue; imported contacts enrol too.
   'contact-import': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment

@@ -20,6 +20,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { identityQuotaWarningShare, sesIdentityQuota } from '../../shared/identities/identity-count';
 import { metricsNamespace, type MetricName } from '../../shared/metrics';
 import type { ClientLimitMetrics } from './public-links-api';
 import type { ServiceFunctions } from './service-functions';
@@ -28,6 +29,8 @@ import type { ServiceFunctions } from './service-functions';
 export const bounceRateThreshold = 0.04;
 /** SES reviews at 0.1% complaints and may pause at 0.5%. */
 export const complaintRateThreshold = 0.001;
+/** SES identities in the region at which the quota alarm fires: 80% of SES's 10,000. */
+export const identityQuotaAlarmThreshold = identityQuotaWarningShare * sesIdentityQuota;
 /** A queued message older than this means its consumer has stalled or cannot keep up. */
 export const queueAgeThreshold = Duration.minutes(15);
 
@@ -106,6 +109,13 @@ export class Monitoring extends Construct {
     // The send watchdog counts each stalled send it resumes and each send it has to end (status 4).
     alarm('sends-stalled', serviceMetric('SendsStalled'), 1, 'A single send stopped progressing and is being resumed (docs/operations.md: stalled sends)');
     alarm('sends-failed', serviceMetric('SendsFailed'), 1, 'A single send could not be resumed and was ended at status 4 (docs/operations.md: stalled sends)');
+    // identity-refresh counts the region's identities every 15 minutes; an hour's maximum keeps the
+    // alarm on while the count stays high, instead of flapping between counts.
+    const hourly = { period: Duration.hours(1) };
+    const identitiesInUse = serviceMetric('SesIdentitiesInUse', 'Maximum').with(hourly);
+    const tenantLimit = serviceMetric('TenantLimitReached').with(hourly);
+    alarm('ses-identity-quota', identitiesInUse, identityQuotaAlarmThreshold, 'SES identities of the region passed 80% of the 10,000 quota (docs/operations.md: SES identities and tenants)');
+    alarm('ses-tenant-limit', tenantLimit, 1, 'SES refused a new account tenant: the tenant quota is reached, new accounts send without one (docs/operations.md: SES identities and tenants)');
     const functions = [...props.functions.byName.entries()];
     const widgets: IWidget[] = [
       new GraphWidget({ title: 'Mails', left: [serviceMetric('MailsSent'), serviceMetric('MailsBounced'), serviceMetric('MailsComplained')] }),
@@ -117,6 +127,7 @@ export class Monitoring extends Construct {
       }),
       new GraphWidget({ title: 'Import queue: oldest message waited (s)', left: [serviceMetric('ImportQueueAgeSeconds', 'Maximum')] }),
       new GraphWidget({ title: 'Stalled sends', left: [serviceMetric('SendsStalled'), serviceMetric('SendsFailed')] }),
+      new GraphWidget({ title: 'SES identities in use; tenants refused', left: [identitiesInUse], right: [tenantLimit] }),
       new GraphWidget({ title: 'Dead letters', left: Object.values(props.deadLetterQueues).map((queue) => queue.metricApproximateNumberOfMessagesVisible()) }),
       new GraphWidget({
         title: 'API',

@@ -70,9 +70,12 @@ export function acknowledgements({ functions, platform, events, verificationTemp
     const suppressionList =
       ' SES account-level suppression list: ses:DeleteSuppressedDestination has no resource-level permissions either; ' +
       'granted only to the suppressions function, to clear an address an account takes off its bounce list (shared/mail/suppression-list.ts).';
+    const identityCount =
+      ' SES identity count: ses:ListEmailIdentities has no resource-level permissions either; granted only to ' +
+      'identity-refresh, to watch the region\'s identities against SES\'s quota of 10,000 (shared/identities/identity-count.ts).';
     accepted.push([
       fn.role as IConstruct,
-      { id: 'AwsSolutions-IAM5[Resource::*]', reason: needsOf(name).suppressionList ? xray + suppressionList : xray },
+      { id: 'AwsSolutions-IAM5[Resource::*]', reason: xray + (needsOf(name).suppressionList ? suppressionList : '') + (needsOf(name).identityCount ? identityCount : '') },
     ]);
   }
   const anyIdentity = 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]';

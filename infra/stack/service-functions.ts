@@ -255,6 +255,16 @@ export class ServiceFunctions extends Construct {
         }),
       );
     }
+    if (needs.identityCount) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          // The region's identities counted against SES's quota; the action has no resource-level
+          // permissions, so IAM accepts only '*' (acknowledged in nag-suppressions.ts).
+          actions: ['ses:ListEmailIdentities'],
+          resources: ['*'],
+        }),
+      );
+    }
     if (needs.suppressionList) {
       fn.addToRolePolicy(
         new PolicyStatement({

@@ -19,6 +19,11 @@ export interface StackSettings {
   oldLinkThrottle: { burstLimit: number; rateLimit: number };
   /** The account's SES maximum send rate (mails per second); the delivery function stays under it. */
   sesMaxSendRate: number;
+  /**
+   * SES control-plane calls a second for this stage (SES_CONTROL_RATE): identities, custom verification
+   * mail, tenants. Unset keeps SES's documented 1; stages sharing an AWS account and region split it.
+   */
+  sesControlRate?: number;
   /** Delivery containers at most (the SQS event source's maximum concurrency; Lambda's minimum is 2). */
   deliveryConcurrency: number;
   /** The domain mail is sent from: the stack creates its SES identity (DKIM records to publish). */
@@ -185,6 +190,7 @@ export function readSettings(node: Node): StackSettings {
       rateLimit: positiveIntegerContext(node, 'oldLinkThrottleRate', defaultSettings.oldLinkThrottle.rateLimit),
     },
     sesMaxSendRate: positiveNumberContext(node, 'sesMaxSendRate', defaultSettings.sesMaxSendRate),
+    ...(node.tryGetContext('sesControlRate') === undefined ? {} : { sesControlRate: positiveNumberContext(node, 'sesControlRate', 1) }),
     deliveryConcurrency: deliveryConcurrencyContext(node),
     senderDomain,
     systemFromEmail: addressContext(node, 'systemFromEmail') ?? `no-reply@${senderDomain}`,

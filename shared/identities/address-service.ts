@@ -7,7 +7,7 @@
 // this account's click.
 import { config } from '../config';
 import { verifySender } from '../senders/confirmation-service';
-import { getSender, listSenderVerificationsPage } from '../senders/repository';
+import { getSender, listSenderVerificationsPage, unlistPendingSender } from '../senders/repository';
 import { RecordNotFound } from '../table/errors';
 import { getAddressClaim, giveUpHolding, leaveAddress, useAddress } from './address-repository';
 import { addressDomain } from './alignment';
@@ -113,4 +113,30 @@ export async function releaseAddressIfUnused(accountId: number, address: string,
   // The claim went first: should this deletion fail, the next account finds the identity and treats
   // it as made outside the service, so nobody inherits the verification.
   await identities().deleteAddress(address);
+}
+
+/** What became of a sender whose verification mail went unclicked past SES's link. */
+export type ExpiredOutcome = 'verified' | 'removed' | 'gone';
+
+/**
+ * A sender whose verification mail went unclicked for longer than SES's link lives (24 hours): asked
+ * once more (a click in the last minutes verifies it), otherwise the address identity the service made
+ * for this account is deleted, since each one left behind takes one of SES's 10,000 identities of the
+ * region, and the sender leaves the periodic check's index. It stays, unverified: a resend of its
+ * verification mail makes the identity afresh. An identity another account's click made, or one made
+ * outside the service, is never deleted here.
+ */
+export async function expireSenderVerification(accountId: number, senderId: number, position: string): Promise<ExpiredOutcome> {
+  let address: string;
+  try {
+    address = (await getSender(accountId, senderId)).from_email;
+  } catch (error) {
+    if (error instanceof RecordNotFound) return 'gone';
+    throw error;
+  }
+  if (await refreshSenderVerification(accountId, senderId)) return 'verified';
+  const claim = await getAddressClaim(address);
+  if (claim?.holder === accountId && claim.identityMade) await identities().deleteAddress(address);
+  await unlistPendingSender(accountId, senderId, position);
+  return 'removed';
 }

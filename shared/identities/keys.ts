@@ -67,3 +67,8 @@ export function pendingIndexKeys(kind: PendingKind, since: string, accountId: nu
 export function pendingIndexPartition(kind: PendingKind): string {
   return `PENDING-IDENTITY#${kind}`;
 }
+
+/** Where the periodic check's lap through one kind of the pending index stopped: the next run goes on after it. */
+export function refreshCursorKey(kind: PendingKind): Key {
+  return { pk: 'IDENTITY-REFRESH', sk: `cursor#${kind}` };
+}

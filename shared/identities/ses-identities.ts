@@ -9,6 +9,7 @@ import {
   type GetEmailIdentityCommandOutput,
 } from '@aws-sdk/client-sesv2';
 import { awsClient } from '../aws-clients';
+import { pacedCalls } from '../rate-limits/ses-control';
 import { dkimRecordsOf, domainStatusOf, IdentityTakenError, type DomainIdentity, type IdentityAdapter } from './identities';
 
 /** What the adapter needs of a client: SESv2Client, or a fake in tests. */
@@ -89,8 +90,8 @@ export function sesIdentityAdapter(client: () => SesIdentityClient): IdentityAda
 
 let adapter: IdentityAdapter | undefined;
 
-/** The adapter on the container's SES client. */
+/** The adapter on the container's SES client, each call held to the stage's control-plane pace. */
 export function sesIdentities(): IdentityAdapter {
-  adapter ??= sesIdentityAdapter(identityClient);
+  adapter ??= sesIdentityAdapter(pacedCalls(identityClient));
   return adapter;
 }

@@ -14,6 +14,14 @@ export function linkRateKey(accountId: number, link: string, kind: string, windo
   return { pk: entityPartition(accountId, `link-rate#${link}#${kind}#${windowStart}`), sk: 'RATE' };
 }
 
+/**
+ * One slot of the SES control-plane pacer (shared/rate-limits/ses-control.ts), numbered from the epoch:
+ * the stage's one call in that slot, whichever container makes it. Gone with its TTL.
+ */
+export function sesControlSlotKey(slot: number): Key {
+  return { pk: `SES-CONTROL#${slot}`, sk: 'RATE' };
+}
+
 /** Whether a key is a request counter's (bookkeeping every request writes, refused or not). */
 export function isRequestCounterKey(key: { pk?: unknown; sk?: unknown } | undefined): boolean {
   return key?.sk === 'RATE' && typeof key.pk === 'string' && /^A#\d+#(rate|link-rate)#/.test(key.pk);

@@ -295,3 +295,29 @@ export async function pendingSendersPage(since: string, after: string | undefine
   const entries = page.items.map((item) => ({ accountId: Number(item.user_id), senderId: Number(item.id), position: String(item.gsi1sk) }));
   return { entries, last: page.next === undefined };
 }
+
+/**
+ * One page of the unverified senders whose address was registered before `before` (an ISO time), oldest
+ * first, from just after `after`: those SES's link no longer verifies. `last` once the page reaches
+ * `before` or the index's end. One Query on gsi1.
+ */
+export async function expiredSendersPage(before: string, after: string | undefined, limit: number): Promise<{ entries: PendingSender[]; last: boolean }> {
+  const page = await queryPageAfter({ partition: pendingIndexPartition('sender'), index: 'gsi1', ...(after ? { after } : {}), limit });
+  const entries = page.items
+    .filter((item) => String(item.gsi1sk) < before)
+    .map((item) => ({ accountId: Number(item.user_id), senderId: Number(item.id), position: String(item.gsi1sk) }));
+  return { entries, last: page.next === undefined || entries.length < page.items.length };
+}
+
+/**
+ * Take a sender off the periodic check's index at `position`; left alone when a newer verification
+ * mail has listed it again since (its position changed) or it is gone.
+ */
+export async function unlistPendingSender(accountId: number, id: number, position: string): Promise<void> {
+  await updateIf(senderKey(accountId, id), {
+    expression: 'REMOVE gsi1pk, #position',
+    condition: '#position = :position',
+    names: { '#position': 'gsi1sk' },
+    values: { ':position': position },
+  });
+}

@@ -5,6 +5,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey } from '../accounts/keys';
 import { db, tableName } from '../table/client';
 import { getItem, isConditionFailure } from '../table/records';
+import { tenantLimitKey } from './keys';
 import type { TenantSendingStatus } from './tenants';
 
 export interface AccountTenant {
@@ -57,4 +58,23 @@ export function recordTenantStatus(accountId: number, status: TenantSendingStatu
 /** Store the identities now associated with the tenant. */
 export function recordTenantIdentities(accountId: number, identities: readonly string[]): Promise<boolean> {
   return updateProfile(accountId, 'SET #tenant.identities = :identities', { ':identities': [...new Set(identities)].sort() });
+}
+
+/** Until when (epoch ms) SES's tenant quota was last noted as reached; undefined when it is not. */
+export async function tenantLimitReachedUntil(now: number): Promise<number | undefined> {
+  const until = Number((await getItem(tenantLimitKey))?.until ?? 0);
+  return until > now ? until : undefined;
+}
+
+/** Note that SES refused a new tenant for the quota, until `until` (epoch ms); TTL removes the note after. */
+export async function noteTenantLimitReached(until: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: tenantLimitKey,
+      UpdateExpression: 'SET #entity = :entity, #until = :until, expires_at = :expires',
+      ExpressionAttributeNames: { '#entity': 'entity', '#until': 'until' },
+      ExpressionAttributeValues: { ':entity': 'ses-tenant-limit', ':until': until, ':expires': Math.ceil(until / 1000) + 86_400 },
+    }),
+  );
 }

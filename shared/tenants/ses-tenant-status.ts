@@ -3,6 +3,7 @@
 import { GetTenantCommand, SESv2Client, type GetTenantCommandOutput } from '@aws-sdk/client-sesv2';
 import { awsClient } from '../aws-clients';
 import { config } from '../config';
+import { pacedCalls } from '../rate-limits/ses-control';
 import { statusOf, TenantsUnavailableError, type Tenant, type TenantStatusReader } from './tenants';
 
 /** What the adapter needs of a client: SESv2Client, or a fake in tests. */
@@ -57,8 +58,8 @@ export function sesTenantStatusReader(client: () => SesTenantClient): TenantStat
 
 let reader: TenantStatusReader | undefined;
 
-/** The read side on the container's SES client. */
+/** The read side on the container's SES client, each call held to the stage's control-plane pace. */
 export function sesTenantStatus(): TenantStatusReader {
-  reader ??= sesTenantStatusReader(tenantClient);
+  reader ??= sesTenantStatusReader(pacedCalls(tenantClient));
   return reader;
 }

@@ -1,8 +1,9 @@
 // The SES adapter of the tenant port (API v2): CreateTenant, GetTenant and
 // CreateTenantResourceAssociation. The client is injectable so the adapter is tested on canned answers.
 import { CreateTenantCommand, CreateTenantResourceAssociationCommand, type CreateTenantCommandOutput } from '@aws-sdk/client-sesv2';
+import { pacedCalls } from '../rate-limits/ses-control';
 import { errorName, sesTenantStatusReader, tenantClient, unavailableOrSame, type SesTenantClient } from './ses-tenant-status';
-import { statusOf, type TenantAdapter } from './tenants';
+import { statusOf, TenantLimitError, type TenantAdapter } from './tenants';
 
 export function sesTenantAdapter(client: () => SesTenantClient): TenantAdapter {
   const reader = sesTenantStatusReader(client);
@@ -14,6 +15,7 @@ export function sesTenantAdapter(client: () => SesTenantClient): TenantAdapter {
         if (!answer.TenantArn) throw new Error(`SES created tenant ${name} but returned no TenantArn`);
         return { name, arn: answer.TenantArn, status: statusOf(answer.SendingStatus) };
       } catch (error) {
+        if (errorName(error) === 'LimitExceededException') throw new TenantLimitError(name, { cause: error });
         // Made by an earlier attempt that lost its answer: the tenant of that name is ours.
         if (errorName(error) !== 'AlreadyExistsException') throw unavailableOrSame(error);
       }
@@ -36,8 +38,8 @@ export function sesTenantAdapter(client: () => SesTenantClient): TenantAdapter {
 
 let adapter: TenantAdapter | undefined;
 
-/** The adapter on the container's SES client. */
+/** The adapter on the container's SES client, each call held to the stage's control-plane pace. */
 export function sesTenants(): TenantAdapter {
-  adapter ??= sesTenantAdapter(tenantClient);
+  adapter ??= sesTenantAdapter(pacedCalls(tenantClient));
   return adapter;
 }

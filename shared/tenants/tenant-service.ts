@@ -4,15 +4,24 @@
 // region offers no tenants, every call here answers undefined and mail goes without a tenant.
 import { config } from '../config';
 import { describeError, log } from '../log';
+import { countMetric } from '../metrics';
 import { currentTime } from '../time';
 import { listSenderDomains } from '../identities/domain-repository';
 import { domainAndParents } from '../identities/identities';
 import { sendingSettings } from '../sending/settings';
-import { getAccountTenant, recordAccountTenant, recordTenantIdentities, recordTenantStatus, type AccountTenant } from './repository';
+import {
+  getAccountTenant,
+  noteTenantLimitReached,
+  recordAccountTenant,
+  recordTenantIdentities,
+  recordTenantStatus,
+  tenantLimitReachedUntil,
+  type AccountTenant,
+} from './repository';
 import { tenantNameForMail } from './sending-tenant';
 import { tenants } from './tenant-port';
 import { noteTenantsUnavailable, tenantsOffered } from './tenant-availability';
-import { sesResourceArn, tenantNameOf, TenantsUnavailableError, type Tenant } from './tenants';
+import { sesResourceArn, TenantLimitError, tenantNameOf, TenantsUnavailableError, type Tenant } from './tenants';
 
 export type { AccountTenant } from './repository';
 
@@ -27,7 +36,25 @@ async function whereOffered<T>(call: () => Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** Make the tenant and associate what every mail of the account names: the configuration set and its domains. */
+/**
+ * Associate a resource, or say why not: false when SES has no such resource (yet), and false too when
+ * SES throttles or refuses the call, logged: the mail then goes without the tenant, and the next
+ * dispatch or run, finding the identity unrecorded, associates it again.
+ */
+async function tryAssociate(accountId: number, tenant: Tenant, resourceArn: string): Promise<boolean> {
+  try {
+    return (await whereOffered(() => tenants().associate(tenant, resourceArn))) === true;
+  } catch (error) {
+    log.warn('SES tenant association failed; the mail goes without the tenant and it is tried again later', { accountId, tenant: tenant.name, resourceArn, ...describeError(error) });
+    return false;
+  }
+}
+
+/**
+ * Make the tenant and associate what every mail of the account names: the configuration set (without
+ * which no mail could go under it, so its failure fails the making) and its domains (each retried at
+ * dispatch when it fails now).
+ */
 async function createAccountTenant(accountId: number): Promise<AccountTenant | undefined> {
   const port = tenants();
   const tenant = await port.createTenant(tenantNameOf(config().tableName, accountId));
@@ -35,7 +62,7 @@ async function createAccountTenant(accountId: number): Promise<AccountTenant | u
   if (configurationSetName) await port.associate(tenant, sesResourceArn(tenant, 'configuration-set', configurationSetName));
   const identities: string[] = [];
   for (const { domain } of await listSenderDomains(accountId)) {
-    if (await port.associate(tenant, sesResourceArn(tenant, 'identity', domain))) identities.push(domain);
+    if (await tryAssociate(accountId, tenant, sesResourceArn(tenant, 'identity', domain))) identities.push(domain);
   }
   const record: AccountTenant = { name: tenant.name, arn: tenant.arn, status: tenant.status, checked_at: currentTime().toISOString(), identities };
   if (!(await recordAccountTenant(accountId, record))) return undefined;
@@ -43,8 +70,55 @@ async function createAccountTenant(accountId: number): Promise<AccountTenant | u
   return record;
 }
 
-/** A status read this recently is trusted without asking SES again (a burst of dispatches asks once). */
-export const tenantStatusMaxAgeMs = 60_000;
+/**
+ * A status read this recently is trusted without asking SES again: the step runner runs every minute
+ * and a send's dispatch may run every few, and each GetTenant takes a slot of SES's control-plane pace
+ * (shared/rate-limits/ses-control.ts). A pause is not missed meanwhile: SES refuses the paused
+ * tenant's mail (SendingPausedException), which keeps its place, and the stall watchdog reads it.
+ */
+export const tenantStatusMaxAgeMs = 5 * 60_000;
+
+/**
+ * How long SES's refusal of a new tenant for the quota (LimitExceededException) is believed: no
+ * dispatch asks for one meanwhile, and mail of accounts without a tenant goes without one.
+ */
+export const tenantLimitRetryMs = 60 * 60_000;
+
+/** Until when this container knows the tenant quota reached (epoch ms), so it reads the note only while it does not. */
+let limitKnownUntil = 0;
+
+/** Whether SES refused a new tenant for the quota within the last `tenantLimitRetryMs` (noted in the table for every container). */
+async function tenantLimitReached(now: number): Promise<boolean> {
+  if (limitKnownUntil > now) return true;
+  const until = await tenantLimitReachedUntil(now);
+  if (until !== undefined) limitKnownUntil = until;
+  return until !== undefined;
+}
+
+/** Forget what this container knows of the tenant quota (tests). */
+export function forgetTenantLimit(): void {
+  limitKnownUntil = 0;
+}
+
+/** Make the account's tenant unless the quota was found reached lately; undefined then (the mail goes without). */
+async function createUnlessAtLimit(accountId: number): Promise<AccountTenant | undefined> {
+  const now = currentTime().getTime();
+  if (await tenantLimitReached(now)) return undefined;
+  try {
+    return await createAccountTenant(accountId);
+  } catch (error) {
+    if (!(error instanceof TenantLimitError)) throw error;
+    limitKnownUntil = now + tenantLimitRetryMs;
+    await noteTenantLimitReached(limitKnownUntil);
+    countMetric('TenantLimitReached');
+    log.error('SES refused a new tenant: the tenant quota of the AWS account is reached; mail of accounts without a tenant goes without one', {
+      accountId,
+      tenant: error.tenant,
+      retryAt: new Date(limitKnownUntil).toISOString(),
+    });
+    return undefined;
+  }
+}
 
 /**
  * The account's tenant with its sending status as SES says now (stored when read), made first when
@@ -57,10 +131,10 @@ export function ensureAccountTenant(accountId: number): Promise<AccountTenant | 
     const stored = await getAccountTenant(accountId);
     if (stored && currentTime().getTime() - Date.parse(stored.checked_at) < tenantStatusMaxAgeMs) return stored;
     try {
-      if (!stored) return await createAccountTenant(accountId);
+      if (!stored) return await createUnlessAtLimit(accountId);
       const current = await tenants().tenant(stored.name);
       // Deleted outside the service: made again, with its associations.
-      if (!current) return await createAccountTenant(accountId);
+      if (!current) return await createUnlessAtLimit(accountId);
       const checkedAt = currentTime().toISOString();
       if (current.status !== stored.status) log.info('SES tenant sending status changed', { accountId, tenant: stored.name, status: current.status });
       await recordTenantStatus(accountId, current.status, checkedAt);
@@ -103,7 +177,7 @@ export async function associateSenderIdentity(accountId: number, tenant: Account
   // Already sent under the tenant: the one rule of which identities cover an address decides.
   if (tenantNameForMail(tenant, address)) return tenant;
   const domains = domainAndParents(address.slice(address.lastIndexOf('@') + 1));
-  const associates = (identity: string) => whereOffered(() => tenants().associate(tenantOf(tenant), sesResourceArn(tenant, 'identity', identity)));
+  const associates = (identity: string) => tryAssociate(accountId, tenantOf(tenant), sesResourceArn(tenant, 'identity', identity));
   const added: string[] = [];
   if (await associates(address)) added.push(address);
   for (const domain of domains) {

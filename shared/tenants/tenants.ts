@@ -23,6 +23,14 @@ export class TenantsUnavailableError extends Error {
   }
 }
 
+/** SES refused a new tenant: the AWS account's tenant quota in the region is reached (LimitExceededException). */
+export class TenantLimitError extends Error {
+  constructor(readonly tenant: string, options?: { cause?: unknown }) {
+    super(`SES refused tenant ${tenant}: the account's tenant quota is reached`, options);
+    this.name = 'TenantLimitError';
+  }
+}
+
 /** Reading a tenant's status: all the send path needs (no creating calls in its bundle). */
 export interface TenantStatusReader {
   /** The tenant as it stands now; undefined when there is none. */

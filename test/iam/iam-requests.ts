@@ -124,7 +124,8 @@ function sesRequests(stack: DeployedStack, fn: DeployedFunction, call: CountedCa
         { action: 'ses:CreateTenantResourceAssociation', resource: deployedSesArn(fn, text('ResourceArn'), call) },
       ];
     case 'DeleteSuppressedDestination':
-      return [{ action: 'ses:DeleteSuppressedDestination', resource: '*' }];
+    case 'ListEmailIdentities':
+      return [{ action: `ses:${call.operation}`, resource: '*' }];
     default:
       throw new UnmappedCall(`${fn.name} makes SES ${call.operation} (${call.file}): map it to its IAM action and resources in ${__filename}`);
   }

@@ -8,11 +8,12 @@ import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';
 
 /** The repository module each need is the gateway of. */
-const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules' | 'enqueue' | 'systemMail' | 'identities' | 'suppressionList' | 'webhookKey', RegExp> = {
+const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules' | 'enqueue' | 'systemMail' | 'identities' | 'identityCount' | 'suppressionList' | 'webhookKey', RegExp> = {
   mail: /^shared\/mail\/mailer\.ts$/,
   // Where an account's mail gets its From: the account's sender (recipientMail).
   accountMail: /^shared\/sending\/deliver\.ts$/,
   identities: /^shared\/identities\/ses-identities\.ts$/,
+  identityCount: /^shared\/identities\/identity-count\.ts$/,
   suppressionList: /^shared\/mail\/suppression-list\.ts$/,
   schedules: /^shared\/scheduling\/aws-scheduler\.ts$/,
   // The modules that cancel a job (`cancel` of shared/scheduling/scheduler.ts): every other scheduler books only.

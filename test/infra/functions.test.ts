@@ -106,8 +106,12 @@ describe('functions', () => {
   });
 
   test.each(allFunctions)('%s has no wildcard resource except for X-Ray, which has no resource-level permissions', (name) => {
-    // Nor has SES's DeleteSuppressedDestination, granted to the suppressions function (checked below).
-    const unscoped = (action: string) => action.startsWith('xray:') || (needsOf(name).suppressionList === true && action === 'ses:DeleteSuppressedDestination');
+    // Nor have SES's DeleteSuppressedDestination, granted to the suppressions function (checked below),
+    // and ListEmailIdentities, granted to identity-refresh to count the region's identities.
+    const unscoped = (action: string) =>
+      action.startsWith('xray:') ||
+      (needsOf(name).suppressionList === true && action === 'ses:DeleteSuppressedDestination') ||
+      (needsOf(name).identityCount === true && action === 'ses:ListEmailIdentities');
     // A Deny on '*' narrows a grant, never widens it (ses-from-deny.test.ts).
     for (const statement of policyStatementsOf(synthesized, name)) {
       if (statement.Resource !== '*' || statement.Effect === 'Deny') continue;

@@ -148,6 +148,8 @@ const identityActionOf: Record<string, string> = {
   GetEmailIdentityCommand: 'ses:GetEmailIdentity',
   DeleteEmailIdentityCommand: 'ses:DeleteEmailIdentity',
   SendCustomVerificationEmailCommand: 'ses:SendCustomVerificationEmail',
+  // And of the identity count (shared/identities/identity-count.ts).
+  ListEmailIdentitiesCommand: 'ses:ListEmailIdentities',
   // And of the tenant port (shared/tenants/ses-tenants.ts, ses-tenant-status.ts).
   CreateTenantCommand: 'ses:CreateTenant',
   GetTenantCommand: 'ses:GetTenant',

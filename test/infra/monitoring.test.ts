@@ -1,7 +1,7 @@
 // Alarms reach the alarm topic (e-mailed only when alarmEmail is given) for function errors and
 // throttles, dead letters, the delivery queue's age and SES reputation; one dashboard shows it all.
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { bounceRateThreshold, complaintRateThreshold, queueAgeThreshold } from '../../infra/stack/monitoring';
+import { bounceRateThreshold, complaintRateThreshold, identityQuotaAlarmThreshold, queueAgeThreshold } from '../../infra/stack/monitoring';
 import { queuesWaitingOnPurpose } from '../../shared/queue/queues';
 import { synthesize, type Synthesized } from './support';
 
@@ -96,10 +96,18 @@ describe('monitoring', () => {
     }
   });
 
+  test("SES's quotas alarm: identities in use at 80% of the region's 10,000, and the first tenant SES refuses", () => {
+    expect([alarmsOn('SesIdentitiesInUse'), alarmsOn('TenantLimitReached')]).toEqual([
+      [expect.objectContaining({ Namespace: 'EmailCampaign', Statistic: 'Maximum', Period: 3600, Threshold: 8000, Dimensions: [{ Name: 'service', Value: 'email-campaign-dev' }] })],
+      [expect.objectContaining({ Namespace: 'EmailCampaign', Statistic: 'Sum', Period: 3600, Threshold: 1, Dimensions: [{ Name: 'service', Value: 'email-campaign-dev' }] })],
+    ]);
+    expect(identityQuotaAlarmThreshold).toBe(8000);
+  });
+
   test('one dashboard shows mails, SES reputation, the queues, the API and the functions', () => {
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
     const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
     for (const title of ['Mails', 'SES reputation', 'Delivery queue', 'Dead letters', 'API', 'Function errors']) expect(body).toContain(`\\"title\\":\\"${title}\\"`);
-    for (const metric of ['MailsSent', 'MailsBounced', 'MailsComplained', 'DeliveryQueueAgeSeconds', 'ImportQueueAgeSeconds', 'SendsStalled', 'SendsFailed']) expect(body).toContain(metric);
+    for (const metric of ['MailsSent', 'MailsBounced', 'MailsComplained', 'DeliveryQueueAgeSeconds', 'ImportQueueAgeSeconds', 'SendsStalled', 'SendsFailed', 'SesIdentitiesInUse', 'TenantLimitReached']) expect(body).toContain(metric);
   });
 });

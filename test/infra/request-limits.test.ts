@@ -36,3 +36,12 @@ test('without context the functions keep the defaults and the stage keeps its th
 test('a limit that is not a positive integer is refused at synth', () => {
   expect(() => synthesize({ accountRateLimit: '0' })).toThrow(/accountRateLimit must be a positive integer/);
 });
+
+test("sesControlRate from context reaches every function that calls SES's control plane, and only those", () => {
+  const synthesized = synthesize({ sesControlRate: '0.5' });
+  const paced = ['senders', 'sender-domains', 'identity-refresh', 'send-dispatch', 'automation-steps', 'send-watchdog'];
+  for (const name of paced) expect({ name, rate: environmentOf(synthesized, name).SES_CONTROL_RATE }).toEqual({ name, rate: '0.5' });
+  for (const name of ['send-deliver', 'test-mails', 'contacts']) expect({ name, rate: environmentOf(synthesized, name).SES_CONTROL_RATE }).toEqual({ name, rate: undefined });
+  // Unset, the functions keep SES's documented 1 a second (shared/rate-limits/ses-control.ts).
+  expect(environmentOf(synthesize(), 'identity-refresh').SES_CONTROL_RATE).toBeUndefined();
+});

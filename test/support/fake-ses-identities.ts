@@ -13,6 +13,7 @@ const identityCommands = new Set([
   'GetEmailIdentityCommand',
   'DeleteEmailIdentityCommand',
   'SendCustomVerificationEmailCommand',
+  'ListEmailIdentitiesCommand',
 ]);
 
 export interface FakeSesIdentities {
@@ -24,6 +25,8 @@ export interface FakeSesIdentities {
   addOutside(identity: string): void;
   /** Whether SES holds an identity of that name (addresses and domains as SES compares them). */
   has(identity: string): boolean;
+  /** How many identities SES holds. */
+  count(): number;
   /** Make the next SendCustomVerificationEmail fail as SES would refuse it. */
   failNextMail(name: string): void;
   /** The identity calls of one kind (`SendCustomVerificationEmail`), with their inputs. */
@@ -50,6 +53,19 @@ export function fakeSesIdentities(): FakeSesIdentities {
     const kind = command.constructor.name;
     if (!identityCommands.has(kind)) return (original as (command: unknown) => Promise<unknown>).call(this, command);
     calls.push({ command: kind, input: command.input });
+    if (kind === 'ListEmailIdentitiesCommand') {
+      // Pages in name order, of at most PageSize (SES's limit is 1,000), continued by a NextToken.
+      const names = [...identities.keys()].sort();
+      const start = Number(command.input.NextToken ?? 0);
+      const end = start + Math.min(Number(command.input.PageSize ?? 100), 1000);
+      const page = names.slice(start, end).map((identity) => ({
+        IdentityName: identity,
+        IdentityType: identity.includes('@') ? 'EMAIL_ADDRESS' : 'DOMAIN',
+        SendingEnabled: true,
+        VerificationStatus: identities.get(identity)?.verified ? 'SUCCESS' : 'PENDING',
+      }));
+      return { EmailIdentities: page, ...(end < names.length ? { NextToken: String(end) } : {}), $metadata: {} };
+    }
     if (kind === 'SendCustomVerificationEmailCommand') {
       if (failure) {
         const error = sesError(failure);
@@ -89,6 +105,7 @@ export function fakeSesIdentities(): FakeSesIdentities {
       identities.set(name(identity), { verified: true });
     },
     has: (identity) => identities.has(name(identity)),
+    count: () => identities.size,
     failNextMail(errorName) {
       failure = errorName;
     },

@@ -11,3 +11,6 @@ process.env.TABLE_NAME = workerTable(process.env.JEST_WORKER_ID);
 process.env.AWS_REGION = 'us-east-1';
 process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
 process.env.PUBLIC_BASE_URL = 'http://localhost:3000/api/';
+// SES's control-plane pace (1 call a second deployed) would only slow the faked deployed flows;
+// the tests of the pacer set their own rate and clock.
+process.env.SES_CONTROL_RATE = process.env.SES_CONTROL_RATE ?? '1000';

@@ -7,7 +7,7 @@ import { log } from '../../shared/log';
 import { sesTenantAdapter } from '../../shared/tenants/ses-tenants';
 import { tenantNameForMail } from '../../shared/tenants/sending-tenant';
 import { noteTenantsUnavailable, resetTenantAvailability, tenantsOffered } from '../../shared/tenants/tenant-status-port';
-import { sesResourceArn, tenantNameOf, TenantsUnavailableError } from '../../shared/tenants/tenants';
+import { sesResourceArn, TenantLimitError, tenantNameOf, TenantsUnavailableError } from '../../shared/tenants/tenants';
 import { restoreRuntimeAfterEach, scriptedSesClient, sesError, type SesAnswer } from '../support/fake-ses';
 
 function fakeClient(...answers: SesAnswer[]) {
@@ -85,6 +85,14 @@ describe('SES tenant adapter', () => {
     const throttled = sesError('TooManyRequestsException');
     const { adapter } = fakeClient(throttled);
     await expect(adapter.createTenant('t')).rejects.toBe(throttled);
+  });
+
+  test("SES's tenant quota reached (LimitExceededException on CreateTenant) is a TenantLimitError naming the tenant", async () => {
+    const refused = sesError('LimitExceededException');
+    const { adapter } = fakeClient(refused);
+    const error = await adapter.createTenant('Stack-Data-a7').catch((caught: unknown) => caught);
+    expect(error).toEqual(new TenantLimitError('Stack-Data-a7'));
+    expect((error as Error).cause).toBe(refused);
   });
 });
 

@@ -11,14 +11,20 @@ import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { defaultClientLimit, publicLinksPrefix } from '../public-links';
 import { apiPrefix, findRoute, pathBelowApi, routeKey, type HttpFamily, type Route, type RouteMatch } from '../../shared/routes';
+import { bodyTooLargeMessage, lambdaEventBytes, maxBodyBytes } from '../../shared/http/request-size';
 import { writeApiDocsFiles } from '../openapi/api-docs-files';
 import { apiDocsDirEnvName } from '../../functions/api-docs/files';
 import { FunctionMissingError, loadFunctionHandler } from './function-modules';
 import { lambdaContext } from './lambda-context';
 import { answerPublicLink, buildRestEvent, ClientLimit } from './public-links-gateway';
 
-/** API Gateway's payload limit. */
-export const maxBodyBytes = 10 * 1024 * 1024;
+/**
+ * The largest body that reaches a function deployed: API Gateway takes 10 MB, but Lambda only 6 MB
+ * of event with the body base64-encoded in it (shared/http/request-size.ts). Past it, or with an
+ * event past Lambda's 6 MB (a text body escaped in the event), this gateway answers 413 in the
+ * service's envelope where API Gateway would answer with its own error.
+ */
+export { maxBodyBytes };
 
 export type HttpHandler = (event: APIGatewayProxyEventV2, context?: Context) => Promise<unknown>;
 
@@ -268,11 +274,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
           const match = below === undefined ? undefined : findRoute(method, below).match;
           const family: HttpFamily = match?.route.family ?? 'fallback';
           if (family === 'api-docs') ensureApiDocsFiles();
-          result = await invoke(family, buildEvent(request, body, match, requestId, now));
+          const event = buildEvent(request, body, match, requestId, now);
+          if (Buffer.byteLength(JSON.stringify(event)) >= lambdaEventBytes) throw new BodyTooLarge();
+          result = await invoke(family, event);
         }
       } catch (error) {
         if (!(error instanceof BodyTooLarge)) throw error;
-        result = failure(413, 'Request body too large.');
+        result = failure(413, bodyTooLargeMessage);
         // Stop reading the rest of an oversized upload; the connection closes after the answer.
         response.setHeader('connection', 'close');
         response.once('finish', () => request.destroy());

@@ -5,7 +5,7 @@ import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { db, tableName } from '../table/client';
 import { chunked, inParallel } from '../table/concurrency';
-import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
+import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
 import type { ContactRecord } from './record';
 import { ContactTypeUnavailable, contactTypeClosingAttribute, emailClaim, transact } from './repository';
 import { listCustomFields } from '../custom-fields/repository';
@@ -15,7 +15,7 @@ import { contactTypeKey } from '../contact-types/keys';
 import { type Key } from '../table/keys';
 import { getItem, isConditionFailure, type Item } from '../table/records';
 import type { ContactChange } from '../segments/membership';
-import { cancellationCodes } from '../table/transactions';
+import { cancellationCodes, packTransactions, type TransactionItem } from '../table/transactions';
 
 /** One valid row: its line in the file, its fields, and which standard columns the file has. */
 export interface ImportRow {
@@ -68,7 +68,7 @@ export interface ImportOptions {
   deferCount?: boolean;
 }
 
-/** New contacts per transaction: each is a claim and a put, 100 actions in all. */
+/** Contacts removed per transaction: each is two deletes, 100 actions in all. */
 const newPerTransaction = 50;
 /** Requests in flight at once: fast, without tripping on-demand throttling of a cold table. */
 const concurrency = 16;
@@ -127,18 +127,20 @@ async function existingByEmail(accountId: number, contactTypeId: number, emails:
 }
 
 /**
- * Create contacts: each group of 50 is one transaction of claim + put pairs, so no contact exists
- * without its claim or the reverse. A group cancelled because some emails were claimed meanwhile
- * is retried without them; those rows are returned so the caller can treat them as updates.
+ * Create contacts: each group (50, fewer of large contacts) is one transaction of claim + put pairs,
+ * so no contact exists without its claim or the reverse. A group cancelled because some emails were
+ * claimed meanwhile is retried without them; those rows are returned so the caller can treat them as updates.
  */
 async function createMany(records: { row: ImportRow; record: ContactRecord }[], fields: ReturnType<typeof fieldsByName>) {
   const created: { row: ImportRow; record: ContactRecord }[] = [];
   const claimedMeanwhile: ImportRow[] = [];
-  await inParallel(chunked(records, newPerTransaction), concurrency, async (group) => {
+  const actionsOf = ({ record }: { record: ContactRecord }): TransactionItem[] => [emailClaim(record), { Put: { TableName: tableName(), Item: contactItem(record, fields) } }];
+  // Packed by size as well: 50 contacts with many custom values can carry more than a transaction's 4 MB.
+  await inParallel(packTransactions(records, actionsOf), concurrency, async (group) => {
     let pending = group;
     while (pending.length > 0) {
       try {
-        await transact(pending.flatMap(({ record }) => [emailClaim(record), { Put: { TableName: tableName(), Item: contactItem(record, fields) } }]));
+        await transact(pending.flatMap(actionsOf));
         created.push(...pending);
         return;
       } catch (error) {
@@ -229,7 +231,9 @@ export async function importContacts(
   let created: { row: ImportRow; record: ContactRecord }[] = [];
   if (fresh.length > 0) {
     const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now) }));
-    const outcome = await createMany(records, fields);
+    const tooLarge = records.filter(({ record }) => !contactFitsOneItem(record, fields));
+    refused.push(...tooLarge.map(({ row }) => ({ line: row.line, message: contactTooLargeMessage })));
+    const outcome = await createMany(records.filter((entry) => !tooLarge.includes(entry)), fields);
     created = outcome.created;
     if (outcome.claimedMeanwhile.length > 0) {
       // Another request added these emails since the lookup: update those contacts instead.
@@ -243,13 +247,13 @@ export async function importContacts(
   }
 
   toUpdate = toUpdate.sort((a, b) => a.line - b.line);
-  const { written: updates, changed } = await putUnchanged(
-    toUpdate.map((row) => {
-      const before = existing.get(row.fields.email.toLowerCase()) as ContactRecord;
-      return { line: row.line, before, after: updatedRecord(before, row, columns, fields, now) };
-    }),
-    fields,
-  );
+  const planned = toUpdate.map((row) => {
+    const before = existing.get(row.fields.email.toLowerCase()) as ContactRecord;
+    return { line: row.line, before, after: updatedRecord(before, row, columns, fields, now) };
+  });
+  const oversized = planned.filter(({ after }) => !contactFitsOneItem(after, fields));
+  refused.push(...oversized.map(({ line }) => ({ line, message: contactTooLargeMessage })));
+  const { written: updates, changed } = await putUnchanged(planned.filter((update) => !oversized.includes(update)), fields);
   refused.push(...changed.map(({ line }) => ({ line, message: changedMeanwhileMessage })));
   refused.sort((a, b) => a.line - b.line);
   changes.push(...updates.map(({ before, after }) => ({ before, after })));

@@ -3,6 +3,7 @@
 import type { ContactRecord, CustomFieldValue } from './record';
 import type { CustomField } from '../custom-fields/repository';
 import { CONTACT, contactKey, contactOfTypeIndexKey } from './keys';
+import { itemBytes, maxItemBytes } from '../table/item-size';
 import { withoutKeys, type Item } from '../table/records';
 
 /** The standard contact fields after validation; `country` is the country id as text. */
@@ -103,4 +104,15 @@ export function contactItem(record: ContactRecord, fields: Map<string, CustomFie
 /** The name shown for a contact: first and last name joined, trimmed. */
 export function fullName(contact: Pick<ContactRecord, 'first_name' | 'last_name'>): string {
   return `${contact.first_name} ${contact.last_name}`.trim();
+}
+
+/**
+ * What a contact too large to store is told. Its custom values make it grow: each keeps its field's
+ * name twice beside the value, so many fields with long names weigh even when empty.
+ */
+export const contactTooLargeMessage = `The contact must not be greater than ${maxItemBytes / 1024} kilobytes with its custom fields.`;
+
+/** Whether the contact's item fits DynamoDB's 400 KB. */
+export function contactFitsOneItem(record: ContactRecord, fields: Map<string, CustomField>): boolean {
+  return itemBytes(contactItem(record, fields)) <= maxItemBytes;
 }

@@ -4,10 +4,11 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type Companions, type TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
-import { contactAfterWrite, contactItem, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
+import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
 import type { ContactRecord } from './record';
 import { listCustomFields, type CustomField } from '../custom-fields/repository';
 import { RecordNotFound } from '../table/errors';
+import { ValidationError } from '../http/errors';
 import { nextId } from '../table/ids';
 import { CONTACT, contactEmailKey, contactKey, contactPartition, contactShards, contactsOfTypeShardPartition } from './keys';
 import { contactTypeKey } from '../contact-types/keys';
@@ -167,6 +168,7 @@ export async function insertContact(
   const fields = knownFields ?? fieldsByName(await listCustomFields(accountId));
   const id = await nextId(accountId, CONTACT);
   const record = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp());
+  if (!contactFitsOneItem(record, fields)) throw ValidationError.of('custom_field', contactTooLargeMessage);
   try {
     await transact([
       emailClaim(record),
@@ -200,6 +202,7 @@ export async function replaceContact(
     if (!item) throw new RecordNotFound(CONTACT, id);
     const before = toContactRecord(item, fields);
     const after = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp(), before);
+    if (!contactFitsOneItem(after, fields)) throw ValidationError.of('custom_field', contactTooLargeMessage);
     const movesClaim = before.contact_type_id !== after.contact_type_id || before.email.toLowerCase() !== after.email.toLowerCase();
     const movesType = before.contact_type_id !== after.contact_type_id;
     const actions: TransactionItem[] = [

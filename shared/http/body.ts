@@ -4,6 +4,7 @@
 import busboy from 'busboy';
 import { BadRequestError, PayloadTooLargeError } from './errors';
 import { foldFormPairs, formLimitMessages, formLimits, type FormFields } from './form-keys';
+import { maxFileBytes, maxFileMegabytes } from './request-size';
 
 export interface UploadedFile {
   field: string;
@@ -17,12 +18,15 @@ export interface ParsedBody {
   files: UploadedFile[];
 }
 
-/** Upper bounds that keep one request from exhausting a Lambda's memory (form fields: see formLimits). */
-export const bodyLimits = { files: 5, fileBytes: 10 * 1024 * 1024, jsonDepth: 64 };
+/**
+ * Upper bounds that keep one request from exhausting a Lambda's memory (form fields: see formLimits).
+ * A file is as large as can reach a function at all (request-size.ts).
+ */
+export const bodyLimits = { files: 5, fileBytes: maxFileBytes, jsonDepth: 64 };
 
 const bodyLimitMessages = {
   files: `The body has more than ${bodyLimits.files} files.`,
-  fileBytes: 'An uploaded file is larger than 10 MB.',
+  fileBytes: `An uploaded file is larger than ${maxFileMegabytes} MB.`,
   jsonDepth: `The JSON body is nested more than ${bodyLimits.jsonDepth} levels deep.`,
 };
 

@@ -4,19 +4,19 @@
 // half-deleted; a transaction cancelled by a concurrent write is re-read and retried.
 import { createHash, randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { currentTime } from '../time';
 import { batchGetAll } from './batch';
 import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { entityPartition, type Key } from './keys';
 import type { Item } from './records';
-import { isTransactionCancelled } from './transactions';
+import { itemBytes } from './item-size';
+import { actionBytes, isTransactionCancelled, transactionLimits, type TransactionItem } from './transactions';
 
-export type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type { TransactionItem };
 
 /** DynamoDB's limit of actions per transaction. */
-export const transactionLimit = 100;
+export const transactionLimit = transactionLimits.actions;
 
 /** A change of a count kept on another item (a parent's counter): the changes of one transaction are merged. */
 export interface CounterChange {
@@ -129,26 +129,44 @@ async function plan(request: BulkDeletion, items: Item[]): Promise<PlannedRecord
   });
 }
 
-/** The records packed into transactions of at most 100 actions, each record whole in one of them. */
+/** The bytes a counter's update counts toward a transaction's 4 MB: its key, its names and deltas. */
+function counterBytes(changes: CounterChange[]): number {
+  const first = changes[0];
+  if (!first) return 0;
+  return itemBytes({ ...first.key }) + changes.reduce((sum, change) => sum + Buffer.byteLength(change.attribute) + 21, 0);
+}
+
+/** The records packed into transactions of at most 100 actions and 4 MB, each record whole in one of them. */
 function pack(records: PlannedRecord[]): PlannedRecord[][] {
   const groups: PlannedRecord[][] = [];
   let group: PlannedRecord[] = [];
-  let counters = new Set<string>();
-  let size = 0;
+  // The group's own actions and their bytes, and its counter changes by counter: one update each.
+  let actions = 0;
+  let bytes = 0;
+  let counters = new Map<string, CounterChange[]>();
+  const withChanges = (byKey: Map<string, CounterChange[]>, changes: CounterChange[]) => {
+    const merged = new Map(byKey);
+    for (const change of changes) merged.set(keyText(change.key), [...(merged.get(keyText(change.key)) ?? []), change]);
+    return merged;
+  };
+  const fits = (ownActions: number, ownBytes: number, byKey: Map<string, CounterChange[]>) =>
+    ownActions + byKey.size <= transactionLimits.actions && ownBytes + [...byKey.values()].reduce((sum, changes) => sum + counterBytes(changes), 0) <= transactionLimits.bytes;
   for (const record of records) {
-    const own = new Set(record.counters.map((change) => keyText(change.key)));
-    const alone = record.actions.length + own.size;
-    if (alone > transactionLimit) throw new Error(`deleting one ${keyText(record.item)} needs ${alone} actions, over the transaction limit`);
-    const added = record.actions.length + [...own].filter((key) => !counters.has(key)).length;
-    if (size + added > transactionLimit) {
+    const recordBytes = record.actions.reduce((sum, action) => sum + actionBytes(action), 0);
+    if (!fits(record.actions.length, recordBytes, withChanges(new Map(), record.counters))) {
+      throw new Error(`deleting one ${keyText(record.item)} needs ${record.actions.length} actions of ${recordBytes} bytes, over the transaction limits`);
+    }
+    if (group.length > 0 && !fits(actions + record.actions.length, bytes + recordBytes, withChanges(counters, record.counters))) {
       groups.push(group);
       group = [];
-      counters = new Set();
-      size = 0;
+      actions = 0;
+      bytes = 0;
+      counters = new Map();
     }
     group.push(record);
-    size += record.actions.length + [...own].filter((key) => !counters.has(key)).length;
-    for (const key of own) counters.add(key);
+    actions += record.actions.length;
+    bytes += recordBytes;
+    counters = withChanges(counters, record.counters);
   }
   if (group.length > 0) groups.push(group);
   return groups;

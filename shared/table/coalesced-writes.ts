@@ -15,7 +15,7 @@
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
 import { isConditionFailure } from './records';
-import { cancellationCodes, isTransactionCancelled } from './transactions';
+import { actionBytes, cancellationCodes, isTransactionCancelled, transactionLimits } from './transactions';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -23,7 +23,7 @@ type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[numb
 export type ConditionalWrite = Required<Pick<TransactItem, 'Put'>> | Required<Pick<TransactItem, 'Update'>> | Required<Pick<TransactItem, 'Delete'>>;
 
 export interface CoalescingOptions {
-  /** Writes in one transaction (DynamoDB takes up to 100). */
+  /** Writes in one transaction (DynamoDB takes up to 100, and up to 4 MB of items: a group also closes there). */
   maxItems: number;
   /** Requests in flight at once; writes wait for a free one and go together. */
   concurrency: number;
@@ -32,6 +32,7 @@ export interface CoalescingOptions {
 interface Waiting {
   write: ConditionalWrite;
   key: string;
+  bytes: number;
   settle: (written: boolean) => void;
   fail: (error: unknown) => void;
 }
@@ -113,15 +114,19 @@ export function coalescedWriter(options: CoalescingOptions): CoalescedWriter {
     const group: Unit[] = [];
     const keys = new Set<string>();
     let size = 0;
+    let bytes = 0;
     for (let index = 0; index < pending.length && size < options.maxItems; ) {
       const unit = pending[index] as Unit;
+      const unitBytes = unit.reduce((sum, waiting) => sum + waiting.bytes, 0);
       // A first unit always goes, however large: it cannot wait for a roomier group.
-      if ((size > 0 && size + unit.length > options.maxItems) || unit.some((waiting) => keys.has(waiting.key))) {
+      const full = size > 0 && (size + unit.length > options.maxItems || bytes + unitBytes > transactionLimits.bytes);
+      if (full || unit.some((waiting) => keys.has(waiting.key))) {
         index++;
         continue;
       }
       for (const waiting of unit) keys.add(waiting.key);
       size += unit.length;
+      bytes += unitBytes;
       group.push(unit);
       pending.splice(index, 1);
     }
@@ -146,7 +151,7 @@ export function coalescedWriter(options: CoalescingOptions): CoalescedWriter {
   };
   const enqueue = (writes: readonly ConditionalWrite[]): Promise<boolean>[] => {
     const unit: Unit = [];
-    const answers = writes.map((write) => new Promise<boolean>((settle, fail) => unit.push({ write, key: itemKey(write), settle, fail })));
+    const answers = writes.map((write) => new Promise<boolean>((settle, fail) => unit.push({ write, key: itemKey(write), bytes: actionBytes(write), settle, fail })));
     // Two writes to one item cannot share a transaction: they go one after another instead.
     if (new Set(unit.map((waiting) => waiting.key)).size === unit.length) pending.push(unit);
     else pending.push(...unit.map((waiting) => [waiting]));

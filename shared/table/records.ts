@@ -159,18 +159,27 @@ export async function queryAll(options: Omit<Parameters<typeof queryPage>[0], 'c
  * One page of a partition (or of a gsi1 partition) in sort-key order, from just after the sort key
  * `after` (from the start when undefined): a position needs no LastEvaluatedKey, so a reader can
  * resume from the last key it saw (sharded partitions are read this way, see shard-merge.ts).
+ * DynamoDB ends a Query at 1 MB read, which large items reach well before `limit`: the page goes on
+ * from its LastEvaluatedKey until it holds `limit` items, so fewer means the partition is read to its end.
  */
 export async function queryPageAfter(options: { partition: string; index?: 'gsi1'; after?: string; limit: number }): Promise<Page> {
   const pkName = options.index ? 'gsi1pk' : 'pk';
   const skName = options.index ? 'gsi1sk' : 'sk';
-  const input: QueryCommandInput = {
-    TableName: tableName(),
-    IndexName: options.index,
-    KeyConditionExpression: options.after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
-    ExpressionAttributeNames: options.after === undefined ? { '#pk': pkName } : { '#pk': pkName, '#sk': skName },
-    ExpressionAttributeValues: options.after === undefined ? { ':pk': options.partition } : { ':pk': options.partition, ':after': options.after },
-    Limit: options.limit,
-  };
-  const result = await db().send(new QueryCommand(input));
-  return { items: result.Items ?? [], next: result.LastEvaluatedKey };
+  const items: Item[] = [];
+  let next: Record<string, unknown> | undefined;
+  do {
+    const input: QueryCommandInput = {
+      TableName: tableName(),
+      IndexName: options.index,
+      KeyConditionExpression: options.after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
+      ExpressionAttributeNames: options.after === undefined ? { '#pk': pkName } : { '#pk': pkName, '#sk': skName },
+      ExpressionAttributeValues: options.after === undefined ? { ':pk': options.partition } : { ':pk': options.partition, ':after': options.after },
+      Limit: options.limit - items.length,
+      ExclusiveStartKey: next,
+    };
+    const result = await db().send(new QueryCommand(input));
+    items.push(...(result.Items ?? []));
+    next = result.LastEvaluatedKey;
+  } while (next && items.length < options.limit);
+  return { items, next };
 }

@@ -1,5 +1,67 @@
-// Reading a cancelled TransactWriteItems: DynamoDB refuses the whole transaction with a
-// TransactionCanceledException carrying one reason per action, in the order the actions were given.
+// Transactions within DynamoDB's limits, and reading a cancelled one. A TransactWriteItems takes at
+// most 100 actions and 4 MB of items: writes that need not commit together are packed into as many
+// transactions as both limits ask. A cancelled one carries a TransactionCanceledException with one
+// reason per action, in the order the actions were given.
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { itemBytes } from './item-size';
+
+export type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** DynamoDB's limits of one TransactWriteItems: its actions, and the size of the items they carry. */
+export const transactionLimits = { actions: 100, bytes: 4 * 1024 * 1024 };
+
+/**
+ * The bytes an action counts toward the 4 MB: a put's item; an update's, delete's or check's key and
+ * the values and names of its expressions. DynamoDB Local counts the same way (an update of a large
+ * item counts only what it sends).
+ */
+export function actionBytes(action: TransactionItem): number {
+  if (action.Put) return itemBytes(action.Put.Item ?? {});
+  const body = action.Update ?? action.Delete ?? action.ConditionCheck;
+  if (!body) return 0;
+  return itemBytes(body.Key ?? {}) + itemBytes(body.ExpressionAttributeValues ?? {}) + itemBytes(body.ExpressionAttributeNames ?? {});
+}
+
+/** One unit (writes that must commit together) is alone past a transaction's limits. */
+export class TransactionTooLarge extends Error {
+  constructor(
+    readonly actions: number,
+    readonly bytes: number,
+  ) {
+    super(`A transaction of ${actions} actions and ${bytes} bytes is past DynamoDB's limits of ${transactionLimits.actions} actions and ${transactionLimits.bytes} bytes`);
+    this.name = 'TransactionTooLarge';
+  }
+}
+
+/**
+ * Units packed in their order into groups that each fit one transaction, every unit whole in one
+ * group. `reserve` is what each transaction carries beside its units (a counter update). Throws
+ * TransactionTooLarge when a unit cannot fit even alone.
+ */
+export function packTransactions<T>(
+  units: readonly T[],
+  actionsOf: (unit: T) => readonly TransactionItem[],
+  reserve: { actions: number; bytes: number } = { actions: 0, bytes: 0 },
+): T[][] {
+  const room = { actions: transactionLimits.actions - reserve.actions, bytes: transactionLimits.bytes - reserve.bytes };
+  const groups: T[][] = [];
+  let group: T[] = [];
+  let used = { actions: 0, bytes: 0 };
+  for (const unit of units) {
+    const actions = actionsOf(unit);
+    const size = { actions: actions.length, bytes: actions.reduce((sum, action) => sum + actionBytes(action), 0) };
+    if (size.actions > room.actions || size.bytes > room.bytes) throw new TransactionTooLarge(size.actions + reserve.actions, size.bytes + reserve.bytes);
+    if (group.length > 0 && (used.actions + size.actions > room.actions || used.bytes + size.bytes > room.bytes)) {
+      groups.push(group);
+      group = [];
+      used = { actions: 0, bytes: 0 };
+    }
+    group.push(unit);
+    used = { actions: used.actions + size.actions, bytes: used.bytes + size.bytes };
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
 
 interface CancelledTransaction {
   name: 'TransactionCanceledException';

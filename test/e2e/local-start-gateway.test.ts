@@ -1,8 +1,9 @@
 // The local gateway over real HTTP: the payload 2.0 event it builds (as API Gateway HTTP APIs do),
-// how it writes handler results, and its own answers (500 on a crash, 413 over 10 MB).
+// how it writes handler results, and its own answers (500 on a crash, 413 past what reaches Lambda).
 import { request as httpRequest } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { startGateway, type Gateway, type HttpHandler } from '../../infra/local/gateway';
+import { lambdaEventBytes, maxBodyBytes } from '../../shared/http/request-size';
 
 let gateway: Gateway;
 const events: APIGatewayProxyEventV2[] = [];
@@ -162,18 +163,43 @@ test('a handler that throws becomes a 500 in our envelope', async () => {
   expect(JSON.parse(reply.body.toString())).toEqual({ status: 'failed', errors: 'Internal server error.' });
 });
 
-test('a body over 10 MB is refused with 413 before any handler runs', async () => {
+test('a body past what reaches Lambda (base64 in a 6 MB event) is refused with 413 before any handler runs', async () => {
   const before = events.length;
 
-  const oversized = Buffer.alloc(10 * 1024 * 1024 + 1, 97);
+  // 4.5 to 10 MB passed API Gateway's own 10 MB, and so this gateway, yet never reaches a function deployed.
+  for (const size of [maxBodyBytes + 1, 5 * 1024 * 1024, 10 * 1024 * 1024 + 1]) {
+    const oversized = Buffer.alloc(size, 97);
+    const declared = await send('POST', '/api/contacts-type/add', { headers: { 'Content-Type': 'application/octet-stream' }, body: oversized });
+    const streamed = await send('POST', '/api/contacts-type/add', { headers: { 'Content-Type': 'application/octet-stream', 'Transfer-Encoding': 'chunked' }, body: oversized });
 
-  const declared = await send('POST', '/api/contacts-type/add', { headers: { 'Content-Type': 'application/json' }, body: oversized });
-  const streamed = await send('POST', '/api/contacts-type/add', { headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, body: oversized });
-
-  for (const reply of [declared, streamed]) {
-    expect(reply.status).toBe(413);
-    expect(JSON.parse(reply.body.toString())).toEqual({ status: 'failed', errors: 'Request body too large.' });
+    for (const reply of [declared, streamed]) {
+      expect(reply.status).toBe(413);
+      expect(JSON.parse(reply.body.toString())).toEqual({ status: 'failed', errors: 'Request body too large.' });
+    }
   }
+  expect(events.length).toBe(before);
+});
+
+test('a body right at the limit reaches the handler base64-encoded, in an event Lambda takes', async () => {
+  const body = Buffer.alloc(maxBodyBytes, 97);
+
+  const reply = await send('POST', '/api/contacts-type/add', { headers: { 'Content-Type': 'application/octet-stream' }, body });
+
+  expect(reply.status).toBe(200);
+  expect(lastEvent()).toMatchObject({ isBase64Encoded: true, body: body.toString('base64') });
+  expect(Buffer.byteLength(JSON.stringify(lastEvent()))).toBeLessThan(lambdaEventBytes);
+});
+
+test('a text body within the limit whose escaped event passes 6 MB is refused with 413', async () => {
+  const before = events.length;
+  // Each quote is escaped in the event: 4 MB of JSON becomes about 8 MB there.
+  const body = JSON.stringify({ name: '"'.repeat(2 * 1024 * 1024) });
+
+  const reply = await send('POST', '/api/contacts-type/add', { headers: { 'Content-Type': 'application/json' }, body });
+
+  expect(Buffer.byteLength(body)).toBeLessThan(maxBodyBytes);
+  expect(reply.status).toBe(413);
+  expect(JSON.parse(reply.body.toString())).toEqual({ status: 'failed', errors: 'Request body too large.' });
   expect(events.length).toBe(before);
 });
 

@@ -169,4 +169,23 @@ describe('coalesced conditional writes', () => {
     expect(answers).toEqual([true, false]);
     expect(requests).toEqual({ PutItem: 2 });
   });
+
+  test('writes of large items close a transaction before its 4 MB', async () => {
+    // Prepare: 12 items of 350 KB, over the 4 MB DynamoDB takes in one transaction.
+    const write = coalescedWriter({ maxItems: 100, concurrency: 1 });
+    const run = randomUUID();
+    const large = (n: number): ConditionalWrite => ({
+      Put: { TableName: tableName(), Item: { ...key(run, n), state: 'claimed', body: 'x'.repeat(350 * 1024) }, ConditionExpression: 'attribute_not_exists(pk)' },
+    });
+
+    // Act: asked for in one turn, so they go together as far as a transaction takes them.
+    let answers: boolean[] = [];
+    const requests = await requestsDuring(async () => {
+      answers = await Promise.all(Array.from({ length: 12 }, (_, n) => write(large(n))));
+    });
+
+    // Assess: 11 of 350 KB in one transaction, the last alone; none sent twice.
+    expect(answers).toEqual(Array.from({ length: 12 }, () => true));
+    expect(requests).toEqual({ TransactWriteItems: 1, PutItem: 1 });
+  });
 });

@@ -10,6 +10,8 @@ import { loadImportRows } from '../../shared/contacts/import-file';
 import { createImportJob, getContactImport } from '../../shared/contacts/import-jobs';
 import { tableRows } from '../../shared/contacts/import-rows';
 import { contactImportFileKey } from '../../shared/contacts/import-keys';
+import { db } from '../../shared/table/client';
+import { itemBytes } from '../../shared/table/item-size';
 import { getItem } from '../../shared/table/records';
 import * as csv from '../../shared/csv/read-csv';
 import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
@@ -81,4 +83,42 @@ test('rows stored over several items read back as parsed, with the next row of e
   expect(read).toEqual(await Promise.all(Array.from({ length: count }, (_, index) => parsed.row(index))));
   expect(read[7]).toEqual({ line: 9, cells: ['same@example.com'], next: 507 });
   expect(read[2507]?.next).toBe(-1);
+});
+
+test('the pieces of a large file are written each to its own partition, within a partition\'s 1,000 write units', async () => {
+  // Prepare: about 1.5 MB of rows, so several pieces of up to 300 KB.
+  const keys = await newAccount();
+  const typeId = await addType(keys, 'Customers');
+  const lines = ['email,note', ...Array.from({ length: 1_500 }, (_, i) => `p${i}@example.com,${'n'.repeat(1000)}`)];
+  const parsed = tableRows(await csv.readCsvTable(Buffer.from(lines.join('\n'))));
+  const written = new Map<string, number>();
+  let items = 0;
+  const name = `pieceWrites-${randomUUID()}`;
+  db().middlewareStack.add(
+    (next) => async (args) => {
+      const input = args.input as { RequestItems?: Record<string, { PutRequest?: { Item?: Record<string, unknown> } }[]> };
+      for (const request of Object.values(input.RequestItems ?? {}).flat()) {
+        const item = request.PutRequest?.Item;
+        if (item?.entity === 'contact-import-file') items++;
+        if (item?.entity === 'contact-import-file') written.set(String(item.pk), (written.get(String(item.pk)) ?? 0) + itemBytes(item));
+      }
+      return next(args);
+    },
+    { step: 'initialize', name },
+  );
+
+  // Act
+  let job: Awaited<ReturnType<typeof createImportJob>>;
+  try {
+    job = await createImportJob(keys.account_id, typeId, parsed.count, parsed);
+  } finally {
+    db().middlewareStack.remove(name);
+  }
+
+  // Assess: the header and each piece in a partition of its own, none taking 1,000 write units; they read back whole.
+  expect(items).toBeGreaterThanOrEqual(6);
+  expect(written.size).toBe(items);
+  expect(Math.max(...written.values())).toBeLessThan(1_000 * 1024);
+  const stored = await loadImportRows(keys.account_id, job.id, job.total_rows);
+  expect(await stored.row(1_499)).toEqual(await parsed.row(1_499));
 });

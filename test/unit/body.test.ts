@@ -83,7 +83,7 @@ describe('parseBody never cuts a body silently', () => {
 
   it('refuses a file larger than the limit with a 413', async () => {
     const big = rawMultipart([{ name: 'file', filename: 'big.csv', value: 'a'.repeat(bodyLimits.fileBytes + 1) }]);
-    expect(await refusal(big)).toMatchObject({ statusCode: 413, errors: 'An uploaded file is larger than 10 MB.' });
+    expect(await refusal(big)).toMatchObject({ statusCode: 413, errors: 'An uploaded file is larger than 4.4 MB.' });
   });
 
   it('applies the same field limits to urlencoded bodies', async () => {

@@ -1,5 +1,5 @@
 // Alarms (to an SNS topic, e-mailed when an address is given) and one dashboard: function errors and
-// throttles, dead letters, the delivery queue's age, SES reputation, and the service's own mail counts.
+// throttles, dead letters, every queue's age, SES reputation, and the service's own mail counts.
 import { Duration, Stack } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
@@ -20,21 +20,32 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { metricsNamespace, type MetricName } from '../../shared/metrics';
+import type { QueueName } from '../../shared/queue/queues';
 import type { ServiceFunctions } from './service-functions';
 
 /** SES reviews an account at a 5% bounce rate and may pause it at 10%; warn well before. */
 export const bounceRateThreshold = 0.04;
 /** SES reviews at 0.1% complaints and may pause at 0.5%. */
 export const complaintRateThreshold = 0.001;
-/** A queued message older than this means its consumer has stalled or cannot keep up. */
-export const queueAgeThreshold = Duration.minutes(15);
+/**
+ * A queued message older than this means its consumer has stalled or cannot keep up. Deliveries wait
+ * on the SES rate by design (a million recipients at 14 mails a second take 20 hours): they alarm at
+ * 2 days, 12 days before the queue's retention would delete them. A webhook delivery waits at most
+ * its retry delay before it is received again.
+ */
+export const queueAgeThresholds: Readonly<Record<QueueName, Duration>> = {
+  deliveries: Duration.days(2),
+  imports: Duration.minutes(15),
+  jobs: Duration.minutes(15),
+  webhooks: Duration.hours(1),
+};
 
 export interface MonitoringProps {
   stage: string;
   functions: ServiceFunctions;
   api: IHttpApi;
-  /** The queues by name whose oldest message must not wait too long: each alarms when it does. */
-  queues: Record<string, IQueue>;
+  /** Every queue by name: each alarms when its oldest message waits longer than its threshold. */
+  queues: ReadonlyMap<QueueName, IQueue>;
   deliveryQueue: IQueue;
   deadLetterQueues: Record<string, IQueue>;
   alarmEmail: string | undefined;
@@ -77,12 +88,13 @@ export class Monitoring extends Construct {
     for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
       alarm(`${name}-dead-letters`, queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }), 1, `Messages in the ${name} dead-letter queue need a look (README: dashboards and alarms)`);
     }
-    for (const [name, queue] of Object.entries(props.queues)) {
+    for (const [name, queue] of props.queues) {
+      const threshold = queueAgeThresholds[name];
       alarm(
         `${name}-queue-age`,
         queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }),
-        queueAgeThreshold.toSeconds(),
-        `A message of the ${name} queue waited over ${queueAgeThreshold.toMinutes()} minutes: its consumer stalled or cannot keep up (for deliveries: the SES rate is too low)`,
+        threshold.toSeconds(),
+        `A message of the ${name} queue waited over ${threshold.toHumanString()}: its consumer stalled or cannot keep up (docs/operations.md: Dashboards and alarms)`,
         2,
       );
     }

@@ -4,7 +4,10 @@
 // on a laptop as on Lambda.
 import { httpFamilies } from '../shared/routes';
 
-/** API Gateway gives up on an integration after 30 s; an HTTP function stops first so the client gets our answer. */
+/**
+ * API Gateway gives up on an integration after 30 s; an HTTP function stops first so the client gets
+ * our answer (the request pipeline answers 503 `deadlineReserveMs` before this: shared/http/pipeline.ts).
+ */
 export const httpTimeoutSeconds = 29;
 
 /** A queue consumer not listed below. */

@@ -15,9 +15,8 @@ import { Platform } from './platform';
 import { PublicLinksApi } from './public-links-api';
 import { consumerTimeout, deliveryQueue, ServiceFunctions } from './service-functions';
 import { needsOf } from './function-needs';
-import { readSettings, type StackSettings } from './settings';
+import { checkReservations, readSettings, type StackSettings } from './settings';
 import { VerificationTemplate } from './verification-template';
-import { queuesWaitingOnPurpose } from '../../shared/queue/queues';
 import { httpFamilies } from '../../shared/routes';
 
 export interface EmailCampaignStackProps extends StackProps {
@@ -53,6 +52,7 @@ export class EmailCampaignStack extends Stack {
     super(scope, id, props);
     const { settings } = props;
     this.settings = settings;
+    checkReservations(settings, httpFamilies.length);
     const tags = { service: 'email-campaign', stage: settings.stage };
     // CloudFormation takes no Tags beside the HTTP API's Body: the API carries them in it (http-api.ts).
     for (const [key, value] of Object.entries(tags)) Tags.of(this).add(key, value, { excludeResourceTypes: ['AWS::ApiGatewayV2::Api'] });
@@ -93,6 +93,7 @@ export class EmailCampaignStack extends Stack {
       senderDomain: settings.senderDomain,
       // The deliverers and the automation step runner (one container at most) share the SES rate.
       perContainerSendRate: perContainerSendRate(settings.sesMaxSendRate, mailSendingContainers(settings.deliveryConcurrency)),
+      reservedConcurrency: settings.reservedConcurrency,
       logRetention: settings.logRetention,
       allowDestroy: settings.allowDestroy,
       handlerSource: props.handlerSource,
@@ -135,8 +136,7 @@ export class EmailCampaignStack extends Stack {
       functions: this.functions,
       api,
       clientLimit: this.publicLinks.metrics,
-      // Queues whose messages wait on purpose get no age alarm (shared/queue/queues.ts).
-      queues: Object.fromEntries([...this.platform.queues].filter(([name]) => !queuesWaitingOnPurpose.includes(name)).map(([name, pair]) => [name, pair.queue])),
+      queues: new Map([...this.platform.queues].map(([name, pair]) => [name, pair.queue])),
       deliveryQueue: this.platform.queueOf(deliveryQueue).queue,
       deadLetterQueues: {
         ...Object.fromEntries([...this.platform.queues].map(([name, pair]) => [name, pair.deadLetters])),

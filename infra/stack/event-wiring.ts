@@ -1,5 +1,5 @@
 // How events reach the event functions: each queue feeds its consumer (partial batch failures, a
-// concurrency cap that keeps SES under its rate), EventBridge Scheduler fires the scheduler targets,
+// concurrency cap per queue, the deliverers' keeping SES under its rate), EventBridge Scheduler fires the scheduler targets,
 // and the SES configuration set's events reach the feedback function through EventBridge.
 import { Duration } from 'aws-cdk-lib';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -15,9 +15,10 @@ import { maxBatchSize, queueConsumers, queueNames, queueUrlEnvName } from '../..
 import { scheduleDeadLetterArnEnvName } from '../../shared/scheduling/aws-scheduler';
 import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
 import { identityRefreshIntervalMinutes } from '../../shared/identities/refresh-service';
+import { queueConsumerCap } from './concurrency';
 import { needsOf } from './function-needs';
 import type { Platform } from './platform';
-import { deliveryQueue, identityRefreshFunction, sesEventsFunction, type ServiceFunctions } from './service-functions';
+import { identityRefreshFunction, sesEventsFunction, type ServiceFunctions } from './service-functions';
 
 /** Scheduler targets that also run on a fixed rate, besides their one-time jobs. */
 export const recurringSchedules: Partial<Record<EventTarget, string>> = {
@@ -66,8 +67,9 @@ export class EventWiring extends Construct {
         new SqsEventSource(platform.queueOf(queue).queue, {
           batchSize: maxBatchSize,
           reportBatchItemFailures: true,
-          // The deliverers' cap keeps them under the SES rate; other consumers take Lambda's default.
-          ...(queue === deliveryQueue ? { maxConcurrency: props.deliveryConcurrency } : {}),
+          // Every queue's consumers are capped, so no queue takes the account's concurrency from the
+          // API; the deliverers' cap also keeps them under the SES rate.
+          maxConcurrency: queueConsumerCap(queue, props.deliveryConcurrency),
         }),
       );
     }

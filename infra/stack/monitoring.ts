@@ -1,5 +1,5 @@
 // Alarms (to an SNS topic, e-mailed when an address is given) and one dashboard: function errors and
-// throttles, dead letters, the delivery queue's age, SES reputation, the public links' per-client-address
+// throttles, dead letters, every queue's age, SES reputation, the public links' per-client-address
 // limit, and the service's own mail counts.
 import { Aws, Duration, Stack } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -23,6 +23,7 @@ import { Construct } from 'constructs';
 import { identityQuotaWarningShare, sesIdentityQuota } from '../../shared/identities/identity-count';
 import { metricsNamespace, type MetricName } from '../../shared/metrics';
 import type { ClientLimitMetrics } from './public-links-api';
+import type { QueueName } from '../../shared/queue/queues';
 import type { ServiceFunctions } from './service-functions';
 
 /** SES reviews an account at a 5% bounce rate and may pause it at 10%; warn well before. */
@@ -31,8 +32,18 @@ export const bounceRateThreshold = 0.04;
 export const complaintRateThreshold = 0.001;
 /** SES identities in the region at which the quota alarm fires: 80% of SES's 10,000. */
 export const identityQuotaAlarmThreshold = identityQuotaWarningShare * sesIdentityQuota;
-/** A queued message older than this means its consumer has stalled or cannot keep up. */
-export const queueAgeThreshold = Duration.minutes(15);
+/**
+ * A queued message older than this means its consumer has stalled or cannot keep up. Deliveries wait
+ * on the SES rate by design (a million recipients at 14 mails a second take 20 hours): they alarm at
+ * 2 days, 12 days before the queue's retention would delete them. A webhook delivery waits at most
+ * its retry delay before it is received again.
+ */
+export const queueAgeThresholds: Readonly<Record<QueueName, Duration>> = {
+  deliveries: Duration.days(2),
+  imports: Duration.minutes(15),
+  jobs: Duration.minutes(15),
+  webhooks: Duration.hours(1),
+};
 
 export interface MonitoringProps {
   stage: string;
@@ -40,8 +51,8 @@ export interface MonitoringProps {
   api: IHttpApi;
   /** The public links' web ACL and its rate rule. */
   clientLimit: ClientLimitMetrics;
-  /** The queues by name whose oldest message must not wait too long: each alarms when it does. */
-  queues: Record<string, IQueue>;
+  /** Every queue by name: each alarms when its oldest message waits longer than its threshold. */
+  queues: ReadonlyMap<QueueName, IQueue>;
   deliveryQueue: IQueue;
   deadLetterQueues: Record<string, IQueue>;
   alarmEmail: string | undefined;
@@ -84,12 +95,13 @@ export class Monitoring extends Construct {
     for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
       alarm(`${name}-dead-letters`, queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }), 1, `Messages in the ${name} dead-letter queue need a look (README: dashboards and alarms)`);
     }
-    for (const [name, queue] of Object.entries(props.queues)) {
+    for (const [name, queue] of props.queues) {
+      const threshold = queueAgeThresholds[name];
       alarm(
         `${name}-queue-age`,
         queue.metricApproximateAgeOfOldestMessage({ period: fiveMinutes, statistic: 'Maximum' }),
-        queueAgeThreshold.toSeconds(),
-        `A message of the ${name} queue waited over ${queueAgeThreshold.toMinutes()} minutes: its consumer stalled or cannot keep up (for deliveries: the SES rate is too low)`,
+        threshold.toSeconds(),
+        `A message of the ${name} queue waited over ${threshold.toHumanString()}: its consumer stalled or cannot keep up (docs/operations.md: Dashboards and alarms)`,
         2,
       );
     }

@@ -14,6 +14,16 @@ import { constructId } from './lambda-bundling';
 
 export { maxReceiveCount };
 
+/**
+ * How long a queue keeps a message. The delivery queue keeps SQS's maximum: a backlog of recipients
+ * waiting on the SES rate must never be deleted unsent (it alarms at 2 days, monitoring.ts). The
+ * others alarm within the hour, and keep 4 days so a message that dead-letters still has 10 of the
+ * dead-letter queue's 14 (SQS counts both from the first enqueue).
+ */
+export function queueRetention(queue: QueueName): Duration {
+  return queue === 'deliveries' ? Duration.days(14) : Duration.days(4);
+}
+
 export interface PlatformProps {
   stage: string;
   senderDomain: string;
@@ -54,10 +64,10 @@ export class Platform extends Construct {
         // AWS's advice for Lambda consumers: at least six times the function timeout, so a message
         // is not handed to a second container while the first still works on it.
         visibilityTimeout: Duration.seconds(props.consumerTimeout(name).toSeconds() * 6),
-        retentionPeriod: Duration.days(4),
+        retentionPeriod: queueRetention(name),
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
-        // Most queues give up after 3 receives; the webhook queue retries on its own backoff for over a day.
+        // At least 5 receives everywhere (shared/queue/queues.ts); the webhook queue has its own count.
         deadLetterQueue: { queue: deadLetters, maxReceiveCount: maxReceiveCountOf(name) },
       });
       queues.set(name, { queue, deadLetters });

@@ -15,6 +15,7 @@ import { scheduleTargetArnEnvName } from '../../shared/scheduling/aws-scheduler'
 import { eventTargets, type EventTarget } from '../../shared/scheduling/scheduled-job';
 import { metricsNamespace } from '../../shared/metrics';
 import { tokenSigningKeySecretArnEnvName, webhookSecretKeySecretArnEnvName } from '../../shared/secrets';
+import { stepRunnerReservation } from './concurrency';
 import { needsOf, type FunctionNeeds } from './function-needs';
 import { bundledFunction, repositoryHandlers, type HandlerSource } from './lambda-bundling';
 import { maxReceiveCount, type Platform } from './platform';
@@ -35,6 +36,9 @@ export const identityRefreshFunction = 'identity-refresh';
 /** The automation step runner: it sends mail at the per-container rate, one container at a time. */
 export const automationStepsFunction = 'automation-steps';
 
+/** The scheduler target that fans a single send out to the delivery queue. */
+export const dispatchFunction = 'send-dispatch';
+
 interface FunctionShape {
   timeout: Duration;
   memorySize: number;
@@ -45,7 +49,7 @@ const httpShape = (family: string): FunctionShape => ({ timeout: Duration.second
 
 /** Event functions by name, with their memory (their timeouts: ../function-timeouts.ts). */
 const eventShapes: Readonly<Record<string, Omit<FunctionShape, 'timeout'>>> = {
-  'send-dispatch': { memorySize: 512, description: 'Scheduler target: fans a single send out to the delivery queue' },
+  [dispatchFunction]: { memorySize: 512, description: 'Scheduler target: fans a single send out to the delivery queue' },
   'send-deliver': { memorySize: 512, description: 'Delivery queue consumer: renders and sends mail through SES' },
   [sesEventsFunction]: { memorySize: 256, description: 'SES configuration-set events: statistics and suppressions' },
   [automationStepsFunction]: { memorySize: 512, description: 'Scheduler target: runs due automation steps' },
@@ -100,6 +104,11 @@ function serviceDomainFromDeny(props: Pick<ServiceFunctionsProps, 'senderDomain'
   });
 }
 
+/** Reserve `count` of the account's concurrency for `fn`; 0 leaves it unreserved (a reservation of 0 would stop it). */
+function reserve(fn: NodejsFunction, count: number): void {
+  if (count > 0) (fn.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
+}
+
 export const consumerTimeout = (queue: QueueName): Duration => shapeOf(queueConsumers[queue]).timeout;
 
 export interface ServiceFunctionsProps {
@@ -116,6 +125,8 @@ export interface ServiceFunctionsProps {
   senderDomain: string;
   /** Mails per second one delivery container may send (the SES quota shared by the containers). */
   perContainerSendRate: number;
+  /** Reserved concurrency (0: none) of each HTTP function, of ses-events and of the dispatcher. */
+  reservedConcurrency: { http: number; sesEvents: number; dispatch: number };
   logRetention: RetentionDays;
   allowDestroy: boolean;
   handlerSource?: HandlerSource;
@@ -186,8 +197,13 @@ export class ServiceFunctions extends Construct {
     if (stepRunner) {
       stepRunner.addEnvironment('SES_MAX_SEND_RATE', String(props.perContainerSendRate));
       // One run at a time: its share of the SES rate is one container's, and runs must not overlap.
-      (stepRunner.node.defaultChild as CfnFunction).reservedConcurrentExecutions = 1;
+      reserve(stepRunner, stepRunnerReservation);
     }
+    // A share of the account that no queue consumer or other stage can take from them (0 reserves none).
+    const { reservedConcurrency } = props;
+    for (const family of httpFamilies) reserve(this.functionOf(family), reservedConcurrency.http);
+    reserve(this.functionOf(sesEventsFunction), reservedConcurrency.sesEvents);
+    reserve(this.functionOf(dispatchFunction), reservedConcurrency.dispatch);
   }
 
   /** The account tenants (shared/tenants/): named per account, so the grant is on the stack's region and AWS account's tenants. */

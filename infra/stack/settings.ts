@@ -2,6 +2,8 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { defaultClientLimit, minClientLimit } from '../public-links';
+import { defaultAccountRateLimit } from '../../shared/config';
+import { defaultDispatchReservation, httpReservationFor, minimumUnreservedConcurrency, sesEventsReservationFor, stageThrottleFor, stepRunnerReservation } from './concurrency';
 
 export interface StackSettings {
   /** Names the stack and its resources, so several stages can live in one account. */
@@ -9,6 +11,7 @@ export interface StackSettings {
   /** Only a throwaway stage may lose its data with the stack; production keeps the table. */
   allowDestroy: boolean;
   logRetention: RetentionDays;
+  /** The stage throttle; unset, sized from the account request limit and the SES rate (concurrency.ts). */
   apiThrottle: { burstLimit: number; rateLimit: number };
   /** Requests one client address may make to the public links' REST API per minute (its WAF rate rule). */
   publicClientLimit: number;
@@ -17,6 +20,14 @@ export interface StackSettings {
    * REST API existed: a flood there throttles that route alone.
    */
   oldLinkThrottle: { burstLimit: number; rateLimit: number };
+  /**
+   * Reserved concurrency (0: none) of each HTTP function, of ses-events and of the dispatcher, so a
+   * flood elsewhere in the account never leaves them without containers. A reservation is also the
+   * function's ceiling.
+   */
+  reservedConcurrency: { http: number; sesEvents: number; dispatch: number };
+  /** The account's Lambda concurrency quota (1,000 by default): the reservations must leave 100 of it unreserved. */
+  lambdaConcurrencyQuota: number;
   /** The account's SES maximum send rate (mails per second); the delivery function stays under it. */
   sesMaxSendRate: number;
   /**
@@ -47,15 +58,25 @@ export interface StackSettings {
   pauseMinDeliveries?: number;
 }
 
+// SES's starting quota out of the sandbox; raise it with the quota (see the README runbook).
+const startingSesRate = 14;
+const defaultThrottle = stageThrottleFor(defaultAccountRateLimit, startingSesRate);
+
 export const defaultSettings: StackSettings = {
   stage: 'dev',
   allowDestroy: false,
   logRetention: RetentionDays.ONE_MONTH,
-  apiThrottle: { burstLimit: 200, rateLimit: 100 },
+  apiThrottle: defaultThrottle,
   publicClientLimit: defaultClientLimit,
   oldLinkThrottle: { burstLimit: 100, rateLimit: 50 },
+  reservedConcurrency: {
+    http: httpReservationFor(defaultThrottle.rateLimit),
+    sesEvents: sesEventsReservationFor(startingSesRate),
+    dispatch: defaultDispatchReservation,
+  },
+  lambdaConcurrencyQuota: 1000,
   // SES's starting quota out of the sandbox; raise it with the quota (see the README runbook).
-  sesMaxSendRate: 14,
+  sesMaxSendRate: startingSesRate,
   deliveryConcurrency: 2,
   senderDomain: 'example.com',
   systemFromEmail: 'no-reply@example.com',
@@ -87,6 +108,17 @@ function clientLimitContext(node: Node): number {
   // WAF's bounds of a rate-based rule's limit.
   if (limit < minClientLimit || limit > 2_000_000_000) throw new Error(`Context publicClientLimit must be between ${minClientLimit} and 2000000000, got ${limit}`);
   return limit;
+}
+
+/** 0 or more: a reservation of 0 means none. */
+function countContext(node: Node, key: string, fallback: number): number {
+  const value: unknown = node.tryGetContext(key);
+  if (value === undefined) return fallback;
+  const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof parsed !== 'number' || !Number.isInteger(parsed) || parsed < 0) {
+    throw new Error(`Context ${key} must be 0 or a positive integer, got ${JSON.stringify(value)}`);
+  }
+  return parsed;
 }
 
 function optionalPositiveIntegerContext(node: Node, key: string): number | undefined {
@@ -173,30 +205,63 @@ function corsOriginsContext(node: Node): string[] {
   return origins;
 }
 
+/** Reserved concurrency of the stage's functions in all, including the step runner's one. */
+export function reservedInAll(reserved: StackSettings['reservedConcurrency'], httpFunctions: number): number {
+  return reserved.http * httpFunctions + reserved.sesEvents + reserved.dispatch + stepRunnerReservation;
+}
+
+function reservedConcurrencyContext(node: Node, rateLimit: number, sesMaxSendRate: number): StackSettings['reservedConcurrency'] {
+  return {
+    http: countContext(node, 'httpReservedConcurrency', httpReservationFor(rateLimit)),
+    sesEvents: countContext(node, 'sesEventsReservedConcurrency', sesEventsReservationFor(sesMaxSendRate)),
+    dispatch: countContext(node, 'dispatchReservedConcurrency', defaultDispatchReservation),
+  };
+}
+
+/**
+ * Lambda refuses a reservation that leaves the account under 100 unreserved, and CloudFormation rolls
+ * the deploy back on it: refuse at synth instead, naming the settings.
+ */
+export function checkReservations(settings: StackSettings, httpFunctions: number): void {
+  const reserved = reservedInAll(settings.reservedConcurrency, httpFunctions);
+  const allowed = settings.lambdaConcurrencyQuota - minimumUnreservedConcurrency;
+  if (reserved > allowed) {
+    throw new Error(
+      `The stage reserves ${reserved} of the account's Lambda concurrency (httpReservedConcurrency x ${httpFunctions} HTTP functions, ` +
+        `sesEventsReservedConcurrency, dispatchReservedConcurrency and the step runner's 1), but a quota of ${settings.lambdaConcurrencyQuota} ` +
+        `(lambdaConcurrencyQuota) allows ${allowed}: lower them (0 reserves none) or raise the quota`,
+    );
+  }
+}
+
 /** The settings from the app's context, each falling back to `defaultSettings`. */
 export function readSettings(node: Node): StackSettings {
   const senderDomain = senderDomainContext(node);
+  const sesMaxSendRate = positiveNumberContext(node, 'sesMaxSendRate', defaultSettings.sesMaxSendRate);
+  const accountRateLimit = optionalPositiveIntegerContext(node, 'accountRateLimit');
+  const neededThrottle = stageThrottleFor(accountRateLimit ?? defaultAccountRateLimit, sesMaxSendRate);
+  const rateLimit = positiveIntegerContext(node, 'apiThrottleRate', neededThrottle.rateLimit);
   return {
     stage: stageContext(node),
     allowDestroy: booleanContext(node, 'allowDestroy', defaultSettings.allowDestroy),
     logRetention: logRetentionContext(node),
-    apiThrottle: {
-      burstLimit: positiveIntegerContext(node, 'apiThrottleBurst', defaultSettings.apiThrottle.burstLimit),
-      rateLimit: positiveIntegerContext(node, 'apiThrottleRate', defaultSettings.apiThrottle.rateLimit),
-    },
+    // A rate given alone keeps a burst of one second of it.
+    apiThrottle: { burstLimit: positiveIntegerContext(node, 'apiThrottleBurst', rateLimit), rateLimit },
     publicClientLimit: clientLimitContext(node),
     oldLinkThrottle: {
       burstLimit: positiveIntegerContext(node, 'oldLinkThrottleBurst', defaultSettings.oldLinkThrottle.burstLimit),
       rateLimit: positiveIntegerContext(node, 'oldLinkThrottleRate', defaultSettings.oldLinkThrottle.rateLimit),
     },
-    sesMaxSendRate: positiveNumberContext(node, 'sesMaxSendRate', defaultSettings.sesMaxSendRate),
+    reservedConcurrency: reservedConcurrencyContext(node, rateLimit, sesMaxSendRate),
+    lambdaConcurrencyQuota: positiveIntegerContext(node, 'lambdaConcurrencyQuota', defaultSettings.lambdaConcurrencyQuota),
+    sesMaxSendRate,
     ...(node.tryGetContext('sesControlRate') === undefined ? {} : { sesControlRate: positiveNumberContext(node, 'sesControlRate', 1) }),
     deliveryConcurrency: deliveryConcurrencyContext(node),
     senderDomain,
     systemFromEmail: addressContext(node, 'systemFromEmail') ?? `no-reply@${senderDomain}`,
     alarmEmail: addressContext(node, 'alarmEmail'),
     corsOrigins: corsOriginsContext(node),
-    accountRateLimit: optionalPositiveIntegerContext(node, 'accountRateLimit'),
+    accountRateLimit,
     publicRateLimit: optionalPositiveIntegerContext(node, 'publicRateLimit'),
     bouncePauseRate: optionalFractionContext(node, 'bouncePauseRate'),
     complaintPauseRate: optionalFractionContext(node, 'complaintPauseRate'),

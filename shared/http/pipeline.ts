@@ -1,8 +1,8 @@
 // The one request pipeline every HTTP family goes through, in this order:
 // match route -> authenticate -> request limit -> parse body -> idempotency key (POST) -> operation
-// -> envelope; errors are mapped last. Every answer to an authenticated request carries the account's
-// X-RateLimit-* headers. A REST API's payload 1.0 event enters the same pipeline as the 2.0 event it
-// stands for.
+// -> envelope; errors are mapped last, and a request still running near the function's time limit is
+// answered with a 503. Every answer to an authenticated request carries the account's X-RateLimit-*
+// headers. A REST API's payload 1.0 event enters the same pipeline as the 2.0 event it stands for.
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type AuthenticatedAccount } from '../auth/authenticate';
 import { RecordNotFound } from '../table/errors';
@@ -81,10 +81,83 @@ export function errorResult(error: unknown, route: Route | undefined, requestId:
   return jsonResult(500, { status: 'failed', errors: 'Internal server error.' });
 }
 
+/**
+ * Time kept back from the function's limit (29 s, infra/function-timeouts.ts): API Gateway waits 30 s
+ * for an answer, counting a cold start and the network, and answers a late one with its own error.
+ */
+export const deadlineReserveMs = 3_000;
+
+export const deadlineMessage = 'The request did not finish in time. Try again later.';
+/** A slow request is slow for a reason (a throttled table, a large body): a few seconds before the next try. */
+const deadlineRetryAfterSeconds = 5;
+
+/**
+ * `work`'s answer, or `late()`'s when `remainingMs` (the Lambda context's) says the function's time is
+ * nearly up first. With no time left, `work` is not started. A request past the deadline is not undone:
+ * what it had written stays, and Lambda resumes what was in flight with the container's next request.
+ */
+export function beforeDeadline<Result>(work: () => Promise<Result>, remainingMs: (() => number) | undefined, late: () => Result): Promise<Result> {
+  if (!remainingMs) return work();
+  const budgetMs = remainingMs() - deadlineReserveMs;
+  if (budgetMs <= 0) return Promise.resolve(late());
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<Result>((resolve) => {
+    timer = setTimeout(() => resolve(late()), budgetMs);
+  });
+  return Promise.race([work(), deadline]).finally(() => clearTimeout(timer));
+}
+
 /** The answer with the account's request-limit headers added (a raw reply, a CSV or a page, gets them too). */
 function withRateLimitHeaders(result: APIGatewayProxyStructuredResultV2, state: RateLimitState | undefined): APIGatewayProxyStructuredResultV2 {
   if (!state) return result;
   return { ...result, headers: { ...result.headers, ...rateLimitHeaders(state) } };
+}
+
+/** What the pipeline knows of a request so far: an answer at the deadline carries it too. */
+interface RequestState {
+  route?: Route;
+  limitState?: RateLimitState;
+}
+
+async function answer(
+  family: HttpFamily,
+  operations: Record<string, Operation>,
+  event: APIGatewayProxyEventV2,
+  requestId: string,
+  state: RequestState,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  try {
+    // Before any operation: signing and verifying links read the key loaded here.
+    await loadSecrets();
+    const match = matchRoute(event, family);
+    const route = match.route;
+    state.route = route;
+    const operation = operations[route.operation] as Operation;
+    if (operation.auth === 'account') {
+      refuseOverlongCredentials(event.headers);
+      const account = await authenticate(event.headers ?? {});
+      setLogAccount(account.id);
+      // Before the body is read: a refused request costs at most one counter write and nothing else.
+      const limitState = await takeAccountRequest(account.id);
+      state.limitState = limitState;
+      if (limitState?.retryAfterSeconds !== undefined) {
+        throw new TooManyRequestsError(`Too many requests: at most ${limitState.limit} per second per account. Try again in 1 second.`, limitState.retryAfterSeconds);
+      }
+      const request = await readRequest(event, match);
+      const answered = await runIdempotently(account.id, request, async () => {
+        try {
+          return toResult(await operation.run({ account, request, route }));
+        } catch (error) {
+          return errorResult(error, route, requestId);
+        }
+      });
+      return withRateLimitHeaders(answered, limitState);
+    }
+    const request = await readRequest(event, match, { readBody: operation.readBody });
+    return toResult(await operation.run({ request, route }));
+  } catch (error) {
+    return withRateLimitHeaders(errorResult(error, state.route, requestId), state.limitState);
+  }
 }
 
 /** The Lambda handler of one HTTP family. */
@@ -92,40 +165,15 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
   checkWiring(family, operations);
   const handle = (event: APIGatewayProxyEventV2, context?: Context) => traceInvocation(family, async (): Promise<APIGatewayProxyStructuredResultV2> => {
     const requestId = context?.awsRequestId ?? event.requestContext.requestId;
-    let route: Route | undefined;
-    let limitState: RateLimitState | undefined;
+    const state: RequestState = {};
     startLogInvocation(context);
-    try {
-      // Before any operation: signing and verifying links read the key loaded here.
-      await loadSecrets();
-      const match = matchRoute(event, family);
-      route = match.route;
-      const operation = operations[route.operation] as Operation;
-      if (operation.auth === 'account') {
-        refuseOverlongCredentials(event.headers);
-        const account = await authenticate(event.headers ?? {});
-        setLogAccount(account.id);
-        // Before the body is read: a refused request costs at most one counter write and nothing else.
-        limitState = await takeAccountRequest(account.id);
-        if (limitState?.retryAfterSeconds !== undefined) {
-          throw new TooManyRequestsError(`Too many requests: at most ${limitState.limit} per second per account. Try again in 1 second.`, limitState.retryAfterSeconds);
-        }
-        const request = await readRequest(event, match);
-        const matched = match.route;
-        const answer = await runIdempotently(account.id, request, async () => {
-          try {
-            return toResult(await operation.run({ account, request, route: matched }));
-          } catch (error) {
-            return errorResult(error, matched, requestId);
-          }
-        });
-        return withRateLimitHeaders(answer, limitState);
-      }
-      const request = await readRequest(event, match, { readBody: operation.readBody });
-      return toResult(await operation.run({ request, route }));
-    } catch (error) {
-      return withRateLimitHeaders(errorResult(error, route, requestId), limitState);
-    }
+    const late = () => {
+      const { route, limitState } = state;
+      log.warn('request out of time: answered 503, its work goes on', { requestId, route: route ? `${route.method} ${route.path}` : undefined });
+      return withRateLimitHeaders(errorResult(new ServiceUnavailableError(deadlineMessage, deadlineRetryAfterSeconds), route, requestId), limitState);
+    };
+    const remainingMs = context?.getRemainingTimeInMillis ? () => context.getRemainingTimeInMillis() : undefined;
+    return beforeDeadline(() => answer(family, operations, event, requestId, state), remainingMs, late);
   });
   const entry = async (event: HttpEvent, context?: Context) => (isRestEvent(event) ? toRestResult(await handle(fromRestEvent(event), context)) : handle(event, context));
   return entry as HttpHandler;

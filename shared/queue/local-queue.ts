@@ -14,7 +14,7 @@ import { standIn } from '../aws-call-watch';
 import { log } from '../log';
 import { openQueueJournal, type QueueJournal } from './local-queue-journal';
 import { toRecord, type LocalMessage } from './local-message';
-import { maxBatchSize, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
+import { maxBatchSize, maxReceiveCount, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
 
 /** A queue's consumer: a Lambda handler for SQS events, answering partial batch failures. */
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
@@ -56,7 +56,7 @@ interface QueueState {
 /** The rules the queue starts with (`npm start` keeps them). */
 export const localQueueDefaults: Readonly<LocalQueueSettings> = {
   batchSize: maxBatchSize,
-  maxReceiveCount: 3,
+  maxReceiveCount,
   redeliveryDelayMs: 2_000,
   concurrency: 2,
   log: (line) => log.warn(line),

@@ -21,21 +21,16 @@ export function queueUrlEnvName(queue: QueueName): string {
 /**
  * Receives of one message before it moves to its queue's dead-letter queue (the redrive policy): a
  * consumer gives up on the last one (the deliverer records its recipients, a job is marked failed).
+ * At least 5, as AWS advises for Lambda consumers: a batch the poller received while the function
+ * was throttled (at its maximum or reserved concurrency, or the account's) counts as a receive too.
  */
-export const maxReceiveCount = 3;
+export const maxReceiveCount = 5;
 
 /**
  * Queues whose messages are received more often than `maxReceiveCount` before they dead-letter: a
  * webhook delivery is retried on a backoff of its own for more than a day (shared/webhooks/delivery.ts).
  */
 export const queueMaxReceiveCounts: Partial<Record<QueueName, number>> = { webhooks: 8 };
-
-/**
- * Queues whose messages wait hours by design (a webhook delivery waits on its backoff while a
- * customer's receiver is down), so the age of their oldest message says nothing of their consumer's
- * health and raises no alarm; their consumer's errors and their dead letters do.
- */
-export const queuesWaitingOnPurpose: readonly QueueName[] = ['webhooks'];
 
 /** Receives of one message of `queue` before it moves to the dead-letter queue. */
 export function maxReceiveCountOf(queue: QueueName): number {

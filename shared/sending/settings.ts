@@ -1,6 +1,7 @@
 // The sending pipeline's settings, read from the environment once per container, with a clear
 // error naming the variable when one is malformed.
 import { config, optionalEnv, positiveNumberEnv } from '../config';
+import { maxReceiveCount } from '../queue/queues';
 
 export interface SendingSettings {
   /**
@@ -28,7 +29,7 @@ export function sendingSettings(): SendingSettings {
     // The sink has no quota; a high local rate still exercises the bucket.
     maxSendRate: positiveNumberEnv('SES_MAX_SEND_RATE', local ? 2000 : 14),
     configurationSetName: optionalEnv('SES_CONFIGURATION_SET'),
-    maxReceives: positiveNumberEnv('DELIVERY_MAX_RECEIVES', 3, { integer: true }),
+    maxReceives: positiveNumberEnv('DELIVERY_MAX_RECEIVES', maxReceiveCount, { integer: true }),
     dispatchPageSize: positiveNumberEnv('DISPATCH_PAGE_SIZE', 500, { integer: true }),
     deliveryConcurrency: positiveNumberEnv('DELIVERY_CONCURRENCY', local ? 16 : 8, { integer: true }),
   };

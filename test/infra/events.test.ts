@@ -8,6 +8,7 @@ import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { cdkJsonContext } from '../../infra/stack/cdk-json-context';
 import { createEmailCampaignStack, mailSendingContainers, perContainerSendRate } from '../../infra/stack/email-campaign-stack';
 import { constructId, repositoryHandlers, type HandlerSource } from '../../infra/stack/lambda-bundling';
+import { queueConsumerCap } from '../../infra/stack/concurrency';
 import { maxReceiveCount } from '../../infra/stack/platform';
 import { queueConsumers, queueNames } from '../../shared/queue/queues';
 import { functionProperties, synthesize, type Synthesized } from './support';
@@ -30,7 +31,7 @@ describe('event functions and what feeds them', () => {
       template.hasResourceProperties('AWS::SQS::Queue', {
         VisibilityTimeout: timeout * 6,
         SqsManagedSseEnabled: true,
-        RedrivePolicy: { maxReceiveCount: 3, deadLetterTargetArn: Match.anyValue() },
+        RedrivePolicy: { maxReceiveCount: 5, deadLetterTargetArn: Match.anyValue() },
       });
       template.hasResourceProperties('AWS::SQS::QueuePolicy', {
         Queues: [resolve(queue.queueUrl)],
@@ -38,7 +39,7 @@ describe('event functions and what feeds them', () => {
       });
     });
 
-    test('dead-letters a message after 3 receives, the count the deliverer is told', () => {
+    test('dead-letters a message after 5 receives, the count the deliverer is told', () => {
       const { deadLetters } = synthesized.stack.platform.queueOf('deliveries');
       template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: { maxReceiveCount, deadLetterTargetArn: resolve(deadLetters.queueArn) } });
       expect(functionProperties(synthesized, 'send-deliver').Environment.Variables.DELIVERY_MAX_RECEIVES).toBe(String(maxReceiveCount));
@@ -55,13 +56,13 @@ describe('event functions and what feeds them', () => {
       });
     });
 
-    test('every queue feeds its consumer with partial batch failures; only the deliverers are capped', () => {
+    test('every queue feeds its consumer with partial batch failures, each capped', () => {
       for (const queue of queueNames) {
         const expected = {
           FunctionName: { Ref: Match.stringLikeRegexp(`^Functions${constructId(queueConsumers[queue])}`) },
           EventSourceArn: resolve(synthesized.stack.platform.queueOf(queue).queue.queueArn),
           FunctionResponseTypes: ['ReportBatchItemFailures'],
-          ScalingConfig: queue === 'deliveries' ? { MaximumConcurrency: 3 } : Match.absent(),
+          ScalingConfig: { MaximumConcurrency: queueConsumerCap(queue, 3) },
         };
         template.hasResourceProperties('AWS::Lambda::EventSourceMapping', expected);
       }

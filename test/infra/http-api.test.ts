@@ -126,13 +126,13 @@ describe('HTTP API', () => {
     }
   });
 
-  test('deploys one auto-deployed $default stage, throttled at burst 200 and rate 100', () => {
+  test('deploys one auto-deployed $default stage, throttled at the default the service is sized for', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       ApiId: resolve(synthesized.stack.httpApi.apiId),
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
+      DefaultRouteSettings: { ThrottlingBurstLimit: 250, ThrottlingRateLimit: 250 },
     });
   });
 

@@ -39,8 +39,8 @@ describe('sender identities in the stack', () => {
       FromEmailAddress: 'hello@mail.example.org',
       TemplateSubject: content.subject,
       TemplateContent: content.html,
-      SuccessRedirectionURL: expect.stringMatching(/^<api>\/api\/public\/senders\/verified$/),
-      FailureRedirectionURL: expect.stringMatching(/^<api>\/api\/public\/senders\/verification-failed$/),
+      SuccessRedirectionURL: expect.stringMatching(/^https:\/\/<api>\.execute-api\.<api>\.<api>\/links\/api\/public\/senders\/verified$/),
+      FailureRedirectionURL: expect.stringMatching(/^https:\/\/<api>\.execute-api\.<api>\.<api>\/links\/api\/public\/senders\/verification-failed$/),
     };
     expect(sdkCall(resource, 'Create')).toMatchObject({ service: 'SESv2', action: 'CreateCustomVerificationEmailTemplate', parameters, physicalResourceId: { id: name } });
     expect(sdkCall(resource, 'Update')).toMatchObject({ service: 'SESv2', action: 'UpdateCustomVerificationEmailTemplate', parameters, physicalResourceId: { id: name } });

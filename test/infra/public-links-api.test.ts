@@ -3,6 +3,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { functionVariable, integrationUri } from '../../infra/stack/http-routes';
 import { linkRoutes, routeKey, routes } from '../../shared/routes';
+import { defaultSettings } from '../../infra/stack/settings';
 import { functionProperties, synthesize, type Synthesized } from './support';
 
 interface CfnResource {
@@ -60,7 +61,7 @@ describe('public links API', () => {
     expect(stage.Properties).toMatchObject({
       StageName: 'links',
       RestApiId: resolve(synthesized.stack.publicLinks.api.restApiId),
-      MethodSettings: [{ HttpMethod: '*', ResourcePath: '/*', ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100, DataTraceEnabled: false }],
+      MethodSettings: [{ HttpMethod: '*', ResourcePath: '/*', ThrottlingBurstLimit: defaultSettings.apiThrottle.burstLimit, ThrottlingRateLimit: defaultSettings.apiThrottle.rateLimit, DataTraceEnabled: false }],
       AccessLogSetting: { DestinationArn: expect.anything(), Format: expect.stringContaining('"waf":"$context.wafResponseCode"') },
     });
     const families = [...new Set(linkRoutes.map((route) => route.family))];

@@ -29,7 +29,7 @@ test('without context the functions keep the defaults and the stage keeps its th
   expect(environmentOf(synthesized, 'contacts').ACCOUNT_RATE_LIMIT).toBeUndefined();
   synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
     StageName: '$default',
-    DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
+    DefaultRouteSettings: { ThrottlingBurstLimit: 250, ThrottlingRateLimit: 250 },
   });
 });
 

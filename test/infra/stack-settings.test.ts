@@ -114,14 +114,16 @@ describe('stack settings from context', () => {
     expect(plainVariables).not.toHaveProperty('BOUNCE_PAUSE_RATE');
   });
 
-  test('the defaults are stage dev, retained data, 30-day logs, 200/100 throttling and the SES starting quota', () => {
+  test('the defaults are stage dev, retained data, 30-day logs, 250/250 throttling, reservations a default account allows and the SES starting quota', () => {
     expect(readSettings(new App().node)).toEqual({
       stage: 'dev',
       allowDestroy: false,
       logRetention: 30,
-      apiThrottle: { burstLimit: 200, rateLimit: 100 },
+      apiThrottle: { burstLimit: 250, rateLimit: 250 },
       publicClientLimit: 600,
       oldLinkThrottle: { burstLimit: 100, rateLimit: 50 },
+      reservedConcurrency: { http: 13, sesEvents: 10, dispatch: 10 },
+      lambdaConcurrencyQuota: 1000,
       sesMaxSendRate: 14,
       deliveryConcurrency: 2,
       senderDomain: 'example.com',
@@ -153,6 +155,9 @@ describe('stack settings from context', () => {
     [{ bouncePauseRate: '5' }, /bouncePauseRate must be a fraction above 0 and at most 1/],
     [{ complaintPauseRate: '0' }, /complaintPauseRate must be a fraction above 0 and at most 1/],
     [{ pauseMinDeliveries: '1.5' }, /pauseMinDeliveries must be a positive integer/],
+    [{ httpReservedConcurrency: '-1' }, /httpReservedConcurrency must be 0 or a positive integer/],
+    [{ sesEventsReservedConcurrency: 'all' }, /sesEventsReservedConcurrency must be 0 or a positive integer/],
+    [{ lambdaConcurrencyQuota: '0' }, /lambdaConcurrencyQuota must be a positive integer/],
   ])('rejects %j before building anything', (context, message) => {
     expect(() => createEmailCampaignStack(appWith(context))).toThrow(message);
   });

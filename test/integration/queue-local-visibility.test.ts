@@ -1,6 +1,6 @@
 // The local queue keeps SQS's ChangeMessageVisibility for what the webhook deliverer uses: a failed
 // message comes back after the delay its consumer set, not the usual redelivery delay, and the
-// webhook queue dead-letters after its own receive count (8), not the default (3).
+// webhook queue dead-letters after its own receive count (8), not the default (5).
 import type { SQSEvent } from 'aws-lambda';
 import { resetConfig } from '../../shared/config';
 import { configureLocalQueue, localDeadLetters, localQueueIdle, registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';

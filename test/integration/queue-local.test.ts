@@ -81,7 +81,7 @@ test('only the records named in batchItemFailures are delivered again', async ()
   expect(localDeadLetters('deliveries')).toHaveLength(0);
 });
 
-test('a message failing 3 receives moves to the dead-letter list, with a log line', async () => {
+test('a message failing maxReceiveCount (5) receives moves to the dead-letter list, with a log line', async () => {
   const events = consume(async (event) => ({
     batchItemFailures: event.Records.filter((record) => bodyOf(record).n === 13).map((record) => ({ itemIdentifier: record.messageId })),
   }));
@@ -90,10 +90,10 @@ test('a message failing 3 receives moves to the dead-letter list, with a log lin
   await localQueueIdle();
 
   const receives = events.flatMap((event) => event.Records).filter((record) => bodyOf(record).n === 13);
-  expect(receives.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2', '3']);
+  expect(receives.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2', '3', '4', '5']);
   const dead = localDeadLetters('deliveries');
   expect(dead).toHaveLength(1);
-  expect(dead[0]).toMatchObject({ body: '{"n":13}', receiveCount: 3 });
+  expect(dead[0]).toMatchObject({ body: '{"n":13}', receiveCount: 5 });
   expect(logLines.join('\n')).toMatch(/dead-letter/);
 });
 

@@ -6,6 +6,7 @@ import { getDispatchState, startDispatch } from '../../shared/single-sends/progr
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { localDeadLetters, localQueueIdle } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
+import { maxReceiveCount } from '../../shared/queue/queues';
 import { resetSendBucket } from '../../shared/sending/deliver';
 import { resetSendingSettings } from '../../shared/sending/settings';
 import { newAccount } from '../support/accounts';
@@ -108,7 +109,7 @@ describe('SES throttling', () => {
     let recovered = false;
     await throughProxy((call) => (call <= 2 || recovered ? 'forward' : 'throttle'), { DELIVERY_CONCURRENCY: '1' });
 
-    const response = await deliverHandler(sqsEvent([batch.message], 3));
+    const response = await deliverHandler(sqsEvent([batch.message], maxReceiveCount));
     expect(response).toEqual({ batchItemFailures: [] });
     expect(await mailCounts(batch.emails)).toEqual([1, 1, 0, 0]);
     recovered = true;

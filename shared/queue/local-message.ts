@@ -11,6 +11,8 @@ export interface LocalMessage {
   receiveCount: number;
   sentAt: number;
   firstReceivedAt?: number;
+  /** Epoch ms before which it is not delivered: SQS DelaySeconds. */
+  visibleAt?: number;
   /** Set by ChangeMessageVisibility while the message is in flight: its next redelivery's delay. */
   visibilityMs?: number;
 }

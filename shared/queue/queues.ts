@@ -42,6 +42,9 @@ export function maxReceiveCountOf(queue: QueueName): number {
   return queueMaxReceiveCounts[queue] ?? maxReceiveCount;
 }
 
+/** SQS's longest DelaySeconds: 15 minutes. */
+export const maxDelaySeconds = 900;
+
 /** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event here. */
 export const maxBatchSize = 10;
 

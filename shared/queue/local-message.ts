@@ -13,8 +13,6 @@ export interface LocalMessage {
   firstReceivedAt?: number;
   /** Epoch ms before which it is not delivered: SQS DelaySeconds. */
   visibleAt?: number;
-  /** Set by ChangeMessageVisibility while the message is in flight: its next redelivery's delay. */
-  visibilityMs?: number;
 }
 
 /** The SQS record of one receive of `message`, as the event source mapping hands it to Lambda. */

@@ -146,22 +146,6 @@ function maxReceivesOf(queue: QueueName): number {
   return queueMaxReceiveCounts[queue] ?? settings.maxReceiveCount;
 }
 
-/**
- * SQS ChangeMessageVisibility on an in-flight message: once its consumer reports it failed, it comes
- * back after `seconds` instead of the usual redelivery delay. A message no longer in flight (deleted,
- * or an old receipt handle) is left alone. Not kept in the journal: after a restart it comes back at once.
- */
-export function changeLocalVisibility(queue: QueueName, receiptHandle: string, seconds: number): void {
-  standIn({ service: 'sqs', operation: 'ChangeMessageVisibility', input: { Queue: queue } }, () => changeVisibility(queue, receiptHandle, seconds));
-}
-
-function changeVisibility(queue: QueueName, receiptHandle: string, seconds: number): void {
-  const [messageId, receives] = receiptHandle.split('#');
-  const message = messageId === undefined ? undefined : stateOf(queue).live.get(messageId);
-  if (!message || String(message.receiveCount) !== receives) return;
-  message.visibilityMs = seconds * 1000;
-}
-
 /** Set the consumer of a queue; returns a function that removes it again. */
 export function registerLocalConsumer(queue: QueueName, consumer: QueueConsumer): () => void {
   consumers.set(queue, consumer);
@@ -256,6 +240,7 @@ function enqueue(queue: QueueName, bodies: string[], group: string | undefined, 
 
 /** A message taken off a local queue by `takeLocalMessages`. */
 export interface TakenMessage {
+  messageId: string;
   body: string;
   group: string | undefined;
   /** What is left of the delay it was sent with, in whole seconds (0 when it was visible). */
@@ -282,7 +267,7 @@ export function takeLocalMessages(queue: QueueName): TakenMessage[] {
   for (const message of taken) state.live.delete(message.messageId);
   notifyIfIdle();
   const now = Date.now();
-  return taken.map((message) => ({ body: message.body, group: message.group, delaySeconds: Math.max(0, Math.ceil(((message.visibleAt ?? now) - now) / 1000)) }));
+  return taken.map((message) => ({ messageId: message.messageId, body: message.body, group: message.group, delaySeconds: Math.max(0, Math.ceil(((message.visibleAt ?? now) - now) / 1000)) }));
 }
 
 /**
@@ -363,19 +348,12 @@ async function deliver(queue: QueueName, state: QueueState, batch: LocalMessage[
     state.journal?.recordDeleted(succeeded.map((message) => message.messageId));
     for (const message of succeeded) state.live.delete(message.messageId);
   }
-  // The batch's failures by the delay before they are visible again: the usual one, or what
-  // ChangeMessageVisibility set while they were in flight.
-  const retries = new Map<number, LocalMessage[]>();
+  const retries: LocalMessage[] = [];
   for (const message of failed) {
-    const delayMs = message.visibilityMs ?? settings.redeliveryDelayMs;
-    delete message.visibilityMs;
-    if (message.receiveCount >= maxReceivesOf(queue)) {
-      moveToDeadLetters(queue, state, message, reason);
-      continue;
-    }
-    retries.set(delayMs, [...(retries.get(delayMs) ?? []), message]);
+    if (message.receiveCount >= maxReceivesOf(queue)) moveToDeadLetters(queue, state, message, reason);
+    else retries.push(message);
   }
-  if (!redelivering) return;
-  // One timer per delay: received together with it, they become visible again together.
-  for (const [delayMs, messages] of retries) makeVisibleAfter(queue, state, messages, delayMs);
+  if (!redelivering || retries.length === 0) return;
+  // Received together, they become visible again together after the visibility timeout.
+  makeVisibleAfter(queue, state, retries, settings.redeliveryDelayMs);
 }

@@ -25,15 +25,17 @@ export function queueUrlEnvName(queue: QueueName): string {
 export const maxReceiveCount = 3;
 
 /**
- * Queues whose messages are received more often than `maxReceiveCount` before they dead-letter: a
- * webhook delivery is retried on a backoff of its own for more than a day (shared/webhooks/delivery.ts).
+ * Queues whose messages are received more often than `maxReceiveCount` before they dead-letter. A
+ * webhook message comes back only when its consumer failed (its retries are new messages,
+ * shared/webhooks/delivery-queue.ts); a probe or drain lost there would leave a webhook's parked
+ * deliveries waiting, so it is given more tries.
  */
 export const queueMaxReceiveCounts: Partial<Record<QueueName, number>> = { webhooks: 8 };
 
 /**
- * Queues whose messages wait hours by design (a webhook delivery waits on its backoff while a
- * customer's receiver is down), so the age of their oldest message says nothing of their consumer's
- * health and raises no alarm; their consumer's errors and their dead letters do.
+ * Queues left out of the 15-minute age alarm: a webhook message may be that old by design (a retry's
+ * or probe's delay, up to SQS's 15 minutes: shared/webhooks/delivery-queue.ts), so its age alarm
+ * needs a threshold above that; its consumer's errors and its dead letters alarm meanwhile.
  */
 export const queuesWaitingOnPurpose: readonly QueueName[] = ['webhooks'];
 

@@ -1,4 +1,4 @@
-// Outbound webhooks: every table access for them. The account's count item moves in the same
+// Outbound webhooks: every table access for their records. The account's count item moves in the same
 // transaction as each save and delete, so two concurrent saves cannot pass the limit together.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
@@ -7,7 +7,7 @@ import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { getItem, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
 import { cancellationCodes } from '../table/transactions';
-import { WEBHOOK, webhookCountKey, webhookKey, webhookPartition } from './keys';
+import { WEBHOOK, webhookCircuitKey, webhookCountKey, webhookKey, webhookPartition } from './keys';
 
 export const webhookEvents = ['delivered', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
 
@@ -108,6 +108,8 @@ export async function deleteWebhook(accountId: number, id: number): Promise<void
               ExpressionAttributeValues: { ':minusOne': -1 },
             },
           },
+          // Its circuit goes with it, so no probe runs for it; its parked deliveries expire.
+          { Delete: { TableName: tableName(), Key: webhookCircuitKey(accountId, id) } },
         ],
       }),
     );

@@ -9,6 +9,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { resetConfig } from '../../shared/config';
 import { configureLocalQueue, localDeadLetters, localQueueIdle, registerLocalConsumer, stopLocalQueues, takeLocalMessages } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
+import { maxReceiveCountOf } from '../../shared/queue/queues';
 import { sleep, waitFor } from '../support/local-stack';
 
 const repoRoot = join(__dirname, '../..');
@@ -95,6 +96,21 @@ test('a message failing 3 receives moves to the dead-letter list, with a log lin
   expect(dead).toHaveLength(1);
   expect(dead[0]).toMatchObject({ body: '{"n":13}', receiveCount: 3 });
   expect(logLines.join('\n')).toMatch(/dead-letter/);
+});
+
+test('the webhook queue dead-letters after its own receive count', async () => {
+  let receives = 0;
+  unregister = registerLocalConsumer('webhooks', async (event: SQSEvent) => {
+    receives += event.Records.length;
+    return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
+  });
+
+  await sendMessages('webhooks', [{ n: 1 }]);
+  await localQueueIdle();
+
+  expect(maxReceiveCountOf('webhooks')).toBe(8);
+  expect(receives).toBe(8);
+  expect(localDeadLetters('webhooks').map((letter) => letter.receiveCount)).toEqual([8]);
 });
 
 test('a consumer that throws fails its whole batch', async () => {
@@ -230,8 +246,8 @@ describe('DelaySeconds, on a simulated clock', () => {
     await sendMessages('deliveries', [{ n: 2 }], { delaySeconds: 900 });
 
     expect(takeLocalMessages('deliveries')).toEqual([
-      { body: '{"n":1}', group: '7', delaySeconds: 40 },
-      { body: '{"n":2}', group: undefined, delaySeconds: 900 },
+      { messageId: expect.any(String), body: '{"n":1}', group: '7', delaySeconds: 40 },
+      { messageId: expect.any(String), body: '{"n":2}', group: undefined, delaySeconds: 900 },
     ]);
     await jest.advanceTimersByTimeAsync(900_000);
     await idleOnTheClock();

@@ -152,10 +152,11 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment
   // schedules an immediate automation-steps run.
   'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
-  // Reads the webhook (its URL and sealed secret) and opens the secret with the webhook secret key; a
-  // retry changes its own message's visibility (granted with the event source); it sends no message.
+  // Reads the webhook (its URL and sealed secret) and opens the secret with the webhook secret key. A
+  // retry, a probe and a drain page are messages it queues on its own queue; its circuit item moves by
+  // UpdateItem; deliveries parked while it is open are put, read (Query) and removed in batches.
   // It connects to hosts tenants choose, so it holds nothing else: not the token-signing key.
-  'webhook-deliver': { table: ['GetItem'], signingKey: false, webhookKey: true },
+  'webhook-deliver': { table: ['GetItem', 'UpdateItem', 'PutItem', 'Query', 'BatchWriteItem'], signingKey: false, webhookKey: true, enqueue: ['webhooks'] },
 };
 
 export function needsOf(name: string): FunctionNeeds {

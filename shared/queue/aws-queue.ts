@@ -28,12 +28,13 @@ export function batchesOf(bodies: string[]): string[][] {
 const maxAttempts = 5;
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-async function sendBatch(url: string, bodies: string[], group: string | undefined): Promise<void> {
+async function sendBatch(url: string, bodies: string[], group: string | undefined, delaySeconds: number): Promise<void> {
   // MessageGroupId on a standard queue makes it a fair queue: SQS serves groups fairly under a backlog.
   let entries: SendMessageBatchRequestEntry[] = bodies.map((body, index) => ({
     Id: String(index),
     MessageBody: body,
     ...(group === undefined ? {} : { MessageGroupId: group }),
+    ...(delaySeconds > 0 ? { DelaySeconds: delaySeconds } : {}),
   }));
   for (let attempt = 1; ; attempt++) {
     const result = await sqsClient().send(new SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
@@ -51,7 +52,7 @@ async function sendBatch(url: string, bodies: string[], group: string | undefine
   }
 }
 
-export async function sendToSqs(queue: QueueName, bodies: string[], group?: string): Promise<void> {
+export async function sendToSqs(queue: QueueName, bodies: string[], group?: string, delaySeconds = 0): Promise<void> {
   const url = queueUrl(queue);
-  for (const batch of batchesOf(bodies)) await sendBatch(url, batch, group);
+  for (const batch of batchesOf(bodies)) await sendBatch(url, batch, group, delaySeconds);
 }

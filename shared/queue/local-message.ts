@@ -11,8 +11,8 @@ export interface LocalMessage {
   receiveCount: number;
   sentAt: number;
   firstReceivedAt?: number;
-  /** Set by ChangeMessageVisibility while the message is in flight: its next redelivery's delay. */
-  visibilityMs?: number;
+  /** Epoch ms before which it is not delivered: SQS DelaySeconds. */
+  visibleAt?: number;
 }
 
 /** The SQS record of one receive of `message`, as the event source mapping hands it to Lambda. */

@@ -16,6 +16,8 @@ export interface JournalMessage {
   receiveCount: number;
   sentAt: number;
   firstReceivedAt?: number;
+  /** Epoch ms before which the message is not delivered (SQS DelaySeconds). */
+  visibleAt?: number;
 }
 
 export interface JournalDeadLetter {
@@ -27,7 +29,7 @@ export interface JournalDeadLetter {
 }
 
 type JournalRecord =
-  | { op: 'send'; id: string; body: string; group?: string; sentAt: number; receives?: number; firstReceivedAt?: number }
+  | { op: 'send'; id: string; body: string; group?: string; sentAt: number; receives?: number; firstReceivedAt?: number; visibleAt?: number }
   | { op: 'receive'; ids: readonly string[]; at: number }
   | { op: 'delete'; ids: readonly string[] };
 
@@ -81,6 +83,7 @@ function sendRecord(message: JournalMessage): string {
     sentAt: message.sentAt,
     ...(message.receiveCount > 0 ? { receives: message.receiveCount } : {}),
     ...(message.firstReceivedAt === undefined ? {} : { firstReceivedAt: message.firstReceivedAt }),
+    ...(message.visibleAt === undefined ? {} : { visibleAt: message.visibleAt }),
   };
   return `${JSON.stringify(record)}\n`;
 }
@@ -140,6 +143,7 @@ export function openQueueJournal(
         receiveCount: record.receives ?? 0,
         sentAt: record.sentAt,
         ...(record.firstReceivedAt === undefined ? {} : { firstReceivedAt: record.firstReceivedAt }),
+        ...(record.visibleAt === undefined ? {} : { visibleAt: record.visibleAt }),
       });
     } else if (record.op === 'receive') {
       for (const id of record.ids) {

@@ -1,6 +1,6 @@
 // The queue port on the laptop: an in-process queue that calls the consumer with a real SQSEvent and
-// keeps the deployed queue's rules: batches of 10, partial batch failure, redelivery after a delay,
-// dead-letter after maxReceiveCount receives. Given a directory (the local stack gives one under
+// keeps the deployed queue's rules: batches of 10, DelaySeconds, partial batch failure, redelivery
+// after a delay, dead-letter after maxReceiveCount receives. Given a directory (the local stack gives one under
 // DATA_DIR), each queue keeps its messages in a journal there (local-queue-journal.ts): a message is
 // on disk before the sender is answered and removed only once its consumer succeeded, so after a crash
 // the messages that were waiting or in flight are delivered again, receive counts kept, as SQS would.
@@ -40,6 +40,12 @@ export interface DeadLetter {
   at: Date;
 }
 
+/** Messages not yet visible: sent with a delay, or failed and waiting for their redelivery. */
+interface Waiting {
+  messages: LocalMessage[];
+  timer: NodeJS.Timeout;
+}
+
 interface QueueState {
   /** Every message not yet deleted or dead-lettered (pending, in flight or waiting), in the order sent. */
   live: Map<string, LocalMessage>;
@@ -47,7 +53,7 @@ interface QueueState {
   /** Pending messages per group key, in the order groups are next served (a served group moves last). */
   pending: Map<string, LocalMessage[]>;
   pendingCount: number;
-  redeliveries: Set<NodeJS.Timeout>;
+  waiting: Set<Waiting>;
   inFlight: number;
   pumpScheduled: boolean;
   deadLetters: DeadLetter[];
@@ -72,7 +78,7 @@ let redelivering = true;
 function stateOf(queue: QueueName): QueueState {
   let state = states.get(queue);
   if (!state) {
-    state = { live: new Map(), journal: undefined, pending: new Map(), pendingCount: 0, redeliveries: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
+    state = { live: new Map(), journal: undefined, pending: new Map(), pendingCount: 0, waiting: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
     states.set(queue, state);
   }
   return state;
@@ -80,7 +86,7 @@ function stateOf(queue: QueueName): QueueState {
 
 function isIdle(): boolean {
   for (const state of states.values()) {
-    if (state.pendingCount > 0 || state.inFlight > 0 || state.redeliveries.size > 0) return false;
+    if (state.pendingCount > 0 || state.inFlight > 0 || state.waiting.size > 0) return false;
   }
   return true;
 }
@@ -101,8 +107,9 @@ export function configureLocalQueue(changes: Partial<LocalQueueSettings>): void 
 
 /**
  * Open every queue's journal in `directory` and take back the messages it holds: delivered again at
- * once (whoever had them in flight is gone), except those already received `maxReceiveCount` times,
- * which go to the dead-letter list as SQS would move them. Register the consumers first.
+ * once (whoever had them in flight is gone) or when the delay they were sent with ends, except those
+ * already received `maxReceiveCount` times, which go to the dead-letter list as SQS would move them.
+ * Register the consumers first.
  */
 function openJournals(directory: string): void {
   for (const queue of queueNames) {
@@ -118,9 +125,8 @@ function openJournals(directory: string): void {
       if (message.receiveCount < maxReceivesOf(queue)) restored.push(message);
       else moveToDeadLetters(queue, state, message, 'still in flight when the queue stopped');
     }
-    if (restored.length === 0) continue;
-    makeVisible(state, restored);
-    schedulePump(queue, state);
+    const now = Date.now();
+    for (const message of restored) makeVisibleAfter(queue, state, [message], (message.visibleAt ?? now) - now);
   }
 }
 
@@ -138,22 +144,6 @@ function moveToDeadLetters(queue: QueueName, state: QueueState, message: LocalMe
  */
 function maxReceivesOf(queue: QueueName): number {
   return queueMaxReceiveCounts[queue] ?? settings.maxReceiveCount;
-}
-
-/**
- * SQS ChangeMessageVisibility on an in-flight message: once its consumer reports it failed, it comes
- * back after `seconds` instead of the usual redelivery delay. A message no longer in flight (deleted,
- * or an old receipt handle) is left alone. Not kept in the journal: after a restart it comes back at once.
- */
-export function changeLocalVisibility(queue: QueueName, receiptHandle: string, seconds: number): void {
-  standIn({ service: 'sqs', operation: 'ChangeMessageVisibility', input: { Queue: queue } }, () => changeVisibility(queue, receiptHandle, seconds));
-}
-
-function changeVisibility(queue: QueueName, receiptHandle: string, seconds: number): void {
-  const [messageId, receives] = receiptHandle.split('#');
-  const message = messageId === undefined ? undefined : stateOf(queue).live.get(messageId);
-  if (!message || String(message.receiveCount) !== receives) return;
-  message.visibilityMs = seconds * 1000;
 }
 
 /** Set the consumer of a queue; returns a function that removes it again. */
@@ -191,6 +181,24 @@ function makeVisible(state: QueueState, messages: LocalMessage[]): void {
   }
 }
 
+/** Make messages visible once `delayMs` has passed (at once when it has). */
+function makeVisibleAfter(queue: QueueName, state: QueueState, messages: LocalMessage[], delayMs: number): void {
+  if (delayMs <= 0) {
+    makeVisible(state, messages);
+    schedulePump(queue, state);
+    return;
+  }
+  const waiting: Waiting = {
+    messages,
+    timer: setTimeout(() => {
+      state.waiting.delete(waiting);
+      makeVisible(state, messages);
+      schedulePump(queue, state);
+    }, delayMs),
+  };
+  state.waiting.add(waiting);
+}
+
 /** Up to `size` messages, one at a time from each group in turn; each group keeps its own order. */
 function takeBatch(state: QueueState, size: number): LocalMessage[] {
   const batch: LocalMessage[] = [];
@@ -210,23 +218,56 @@ function takeBatch(state: QueueState, size: number): LocalMessage[] {
 }
 
 /**
- * Accept messages; they are delivered shortly after, in batches, like a Lambda polling SQS.
- * `group` is the message group (SQS MessageGroupId) of all of them.
+ * Accept messages; they are delivered shortly after, in batches, like a Lambda polling SQS, or, as
+ * SQS DelaySeconds, no sooner than `delaySeconds` from now. `group` is the message group (SQS
+ * MessageGroupId) of all of them.
  */
-export function enqueueLocal(queue: QueueName, bodies: string[], group?: string): void {
+export function enqueueLocal(queue: QueueName, bodies: string[], group?: string, delaySeconds = 0): void {
   // SQS SendMessageBatch, as deployed (shared/queue/aws-queue.ts), for a test that watches the calls.
-  standIn({ service: 'sqs', operation: 'SendMessageBatch', input: { Queue: queue } }, () => enqueue(queue, bodies, group));
+  standIn({ service: 'sqs', operation: 'SendMessageBatch', input: { Queue: queue } }, () => enqueue(queue, bodies, group, delaySeconds));
 }
 
-function enqueue(queue: QueueName, bodies: string[], group?: string): void {
+function enqueue(queue: QueueName, bodies: string[], group: string | undefined, delaySeconds: number): void {
   const state = stateOf(queue);
   const sentAt = Date.now();
-  const messages: LocalMessage[] = bodies.map((body) => ({ messageId: randomUUID(), body, group, receiveCount: 0, sentAt }));
+  const visibleAt = delaySeconds > 0 ? { visibleAt: sentAt + delaySeconds * 1000 } : {};
+  const messages: LocalMessage[] = bodies.map((body) => ({ messageId: randomUUID(), body, group, receiveCount: 0, sentAt, ...visibleAt }));
   // On disk before the sender hears that they were accepted.
   state.journal?.recordSent(messages);
   for (const message of messages) state.live.set(message.messageId, message);
-  makeVisible(state, messages);
-  schedulePump(queue, state);
+  makeVisibleAfter(queue, state, messages, delaySeconds * 1000);
+}
+
+/** A message taken off a local queue by `takeLocalMessages`. */
+export interface TakenMessage {
+  messageId: string;
+  body: string;
+  group: string | undefined;
+  /** What is left of the delay it was sent with, in whole seconds (0 when it was visible). */
+  delaySeconds: number;
+}
+
+/**
+ * Remove and return the messages of `queue` that no consumer holds (visible or still delayed), in
+ * the order they were sent: a test then plays the consumer, on a clock of its own, instead of
+ * waiting out their delays.
+ */
+export function takeLocalMessages(queue: QueueName): TakenMessage[] {
+  const state = stateOf(queue);
+  const taken = [...state.pending.values()].flat();
+  state.pending.clear();
+  state.pendingCount = 0;
+  for (const waiting of state.waiting) {
+    clearTimeout(waiting.timer);
+    taken.push(...waiting.messages);
+  }
+  state.waiting.clear();
+  taken.sort((a, b) => a.sentAt - b.sentAt);
+  state.journal?.recordDeleted(taken.map((message) => message.messageId));
+  for (const message of taken) state.live.delete(message.messageId);
+  notifyIfIdle();
+  const now = Date.now();
+  return taken.map((message) => ({ messageId: message.messageId, body: message.body, group: message.group, delaySeconds: Math.max(0, Math.ceil(((message.visibleAt ?? now) - now) / 1000)) }));
 }
 
 /**
@@ -236,8 +277,8 @@ function enqueue(queue: QueueName, bodies: string[], group?: string): void {
 export async function stopLocalQueues(timeoutMs = 5_000): Promise<void> {
   redelivering = false;
   for (const state of states.values()) {
-    for (const timer of state.redeliveries) clearTimeout(timer);
-    state.redeliveries.clear();
+    for (const waiting of state.waiting) clearTimeout(waiting.timer);
+    state.waiting.clear();
     state.pending.clear();
     state.pendingCount = 0;
   }
@@ -307,26 +348,12 @@ async function deliver(queue: QueueName, state: QueueState, batch: LocalMessage[
     state.journal?.recordDeleted(succeeded.map((message) => message.messageId));
     for (const message of succeeded) state.live.delete(message.messageId);
   }
-  // The batch's failures by the delay before they are visible again: the usual one, or what
-  // ChangeMessageVisibility set while they were in flight.
-  const retries = new Map<number, LocalMessage[]>();
+  const retries: LocalMessage[] = [];
   for (const message of failed) {
-    const delayMs = message.visibilityMs ?? settings.redeliveryDelayMs;
-    delete message.visibilityMs;
-    if (message.receiveCount >= maxReceivesOf(queue)) {
-      moveToDeadLetters(queue, state, message, reason);
-      continue;
-    }
-    retries.set(delayMs, [...(retries.get(delayMs) ?? []), message]);
+    if (message.receiveCount >= maxReceivesOf(queue)) moveToDeadLetters(queue, state, message, reason);
+    else retries.push(message);
   }
-  if (!redelivering) return;
-  for (const [delayMs, messages] of retries) {
-    // One timer per delay: received together with it, they become visible again together.
-    const timer = setTimeout(() => {
-      state.redeliveries.delete(timer);
-      makeVisible(state, messages);
-      schedulePump(queue, state);
-    }, delayMs);
-    state.redeliveries.add(timer);
-  }
+  if (!redelivering || retries.length === 0) return;
+  // Received together, they become visible again together after the visibility timeout.
+  makeVisibleAfter(queue, state, retries, settings.redeliveryDelayMs);
 }

@@ -27,8 +27,10 @@ export function queueUrlEnvName(queue: QueueName): string {
 export const maxReceiveCount = 5;
 
 /**
- * Queues whose messages are received more often than `maxReceiveCount` before they dead-letter: a
- * webhook delivery is retried on a backoff of its own for more than a day (shared/webhooks/delivery.ts).
+ * Queues whose messages are received more often than `maxReceiveCount` before they dead-letter. A
+ * webhook message comes back only when its consumer failed (its retries are new messages,
+ * shared/webhooks/delivery-queue.ts); a probe or drain lost there would leave a webhook's parked
+ * deliveries waiting, so it is given more tries.
  */
 export const queueMaxReceiveCounts: Partial<Record<QueueName, number>> = { webhooks: 8 };
 
@@ -36,6 +38,9 @@ export const queueMaxReceiveCounts: Partial<Record<QueueName, number>> = { webho
 export function maxReceiveCountOf(queue: QueueName): number {
   return queueMaxReceiveCounts[queue] ?? maxReceiveCount;
 }
+
+/** SQS's longest DelaySeconds: 15 minutes. */
+export const maxDelaySeconds = 900;
 
 /** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event here. */
 export const maxBatchSize = 10;

@@ -1,5 +1,4 @@
-// The SQS client and each queue's URL, shared by the sending side (aws-queue.ts) and the consumers'
-// visibility changes (visibility.ts), so a consumer that never sends does not bundle the sender.
+// The SQS client and each queue's URL, for the sending side (aws-queue.ts).
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { awsClient } from '../aws-clients';
 import { requiredEnv } from '../config';

@@ -27,6 +27,7 @@ export function isConditionFailure(error: unknown): boolean {
   return (error as Error)?.name === 'ConditionalCheckFailedException';
 }
 
+/** The item at `key`; eventually consistent unless `consistent` (a read that decides a conditional write's expected value). */
 export async function getItem(key: Key, options: { consistent?: boolean } = {}): Promise<Item | undefined> {
   const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ...(options.consistent ? { ConsistentRead: true } : {}) }));
   return result.Item;

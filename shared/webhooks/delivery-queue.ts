@@ -1,53 +1,95 @@
-// The webhook queue's consumer: each message is one event for one webhook. Delivers it; a failure
-// comes back after the backoff's next wait (the message's visibility is changed, then it is reported
-// failed), and the last one goes to the dead-letter queue. A webhook deleted meanwhile is not called.
+// The webhook queue's consumer. A message is a delivery (one event for one webhook) or a step of a
+// webhook's circuit breaker (webhook-circuit-service.ts). A delivery is POSTed, or parked in the table
+// while its webhook's circuit is open. A failed attempt is acknowledged and queued again as a new
+// message carrying its attempt count and the time of its next attempt: SQS delays a message at most
+// 15 minutes, so a longer wait is that message queued on again until its time, and no message is held
+// in flight. The last failure gives the delivery up. A webhook deleted meanwhile is not called.
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { log } from '../log';
-import { consumeRecords, RedeliverMessage } from '../queue/consumer';
-import { retryMessageAfter } from '../queue/visibility';
-import { deliverWebhook, maxDeliveryAttempts, retryDelayAfter } from './delivery';
+import { consumeRecords } from '../queue/consumer';
+import { currentTime } from '../time';
+import { clearFailures, getCircuit, recordFailure } from './circuit';
+import { attemptDelivery, maxDeliveryAttempts, retryDelayAfter } from './delivery';
 import type { WebhookDeliveryMessage } from './events';
 import { getStoredWebhook } from './repository';
-import { decryptSecret, isLegacySealed } from './secret';
+import {
+  circuitFailureThreshold,
+  openCircuitFor,
+  parkWhileOpen,
+  runDrain,
+  runProbe,
+  sendWebhookMessages,
+  type IdentifiedDelivery,
+  type WebhookDrainMessage,
+  type WebhookProbeMessage,
+} from './webhook-circuit-service';
 
-function parseMessage(body: string): WebhookDeliveryMessage {
-  const message = JSON.parse(body) as Partial<WebhookDeliveryMessage>;
-  if (!Number.isSafeInteger(message.account_id) || !Number.isSafeInteger(message.webhook_id) || typeof message.payload !== 'object' || message.payload === null) {
-    throw new Error('Not a webhook delivery message');
+type WebhookQueueMessage = { kind: 'delivery'; message: WebhookDeliveryMessage } | { kind: 'probe'; message: WebhookProbeMessage } | { kind: 'drain'; message: WebhookDrainMessage };
+
+function parseMessage(body: string): WebhookQueueMessage {
+  const message = JSON.parse(body) as Record<string, unknown>;
+  if (Number.isSafeInteger(message.account_id) && Number.isSafeInteger(message.webhook_id)) {
+    if (typeof message.probe_at === 'number') return { kind: 'probe', message: message as unknown as WebhookProbeMessage };
+    if (typeof message.drain_for === 'number' && Number.isSafeInteger(message.shard)) return { kind: 'drain', message: message as unknown as WebhookDrainMessage };
+    if (typeof message.payload === 'object' && message.payload !== null) return { kind: 'delivery', message: message as unknown as WebhookDeliveryMessage };
   }
-  return message as WebhookDeliveryMessage;
+  throw new Error('Not a webhook queue message');
 }
 
-function attemptOf(record: SQSRecord): number {
-  return Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1;
-}
-
-async function deliverRecord(record: SQSRecord): Promise<void> {
-  const message = parseMessage(record.body);
-  const webhook = await getStoredWebhook(message.account_id, message.webhook_id);
-  if (!webhook) {
-    log.info('webhook deleted; event dropped', { accountId: message.account_id, webhookId: message.webhook_id });
+async function deliverRecord(record: SQSRecord, message: WebhookDeliveryMessage): Promise<void> {
+  const { account_id: accountId, webhook_id: webhookId } = message;
+  const now = currentTime().getTime();
+  const { not_before: due, ...rest } = message;
+  const delivery: IdentifiedDelivery = {
+    ...rest,
+    delivery_id: message.delivery_id ?? record.messageId,
+    // A message queued before retries were messages of their own counts its attempts by its receives.
+    attempts: message.attempts ?? (Number(record.attributes?.ApproximateReceiveCount ?? 1) || 1) - 1,
+  };
+  if (due !== undefined && due > now) {
+    await sendWebhookMessages(accountId, [{ ...delivery, not_before: due }], due - now);
     return;
   }
-  const attempt = attemptOf(record);
-  // A secret still sealed under the token-signing key waits for the re-seal, on the same backoff as a
-  // receiver that is down, so its deliveries go out once the operator has run it.
-  const outcome = isLegacySealed(webhook.encrypted_secret)
-    ? { delivered: false, detail: 'secret sealed under the token-signing key: run npm run webhooks:reseal (docs/operations.md)' }
-    : await deliverWebhook({ url: webhook.url, secret: decryptSecret(webhook.encrypted_secret), payload: message.payload, deliveryId: record.messageId });
-  if (outcome.delivered) return;
-  const context = { accountId: message.account_id, webhookId: webhook.id, event: message.payload.event, attempt, detail: outcome.detail };
-  const wait = retryDelayAfter(attempt);
-  if (wait === undefined || attempt >= maxDeliveryAttempts) {
-    // Reported failed once more: the queue's redrive moves it to the dead-letter queue.
-    log.warn('webhook delivery failed for the last time', context);
-    throw new Error(`webhook ${webhook.id} delivery failed ${attempt} times: ${outcome.detail}`);
+  const webhook = await getStoredWebhook(accountId, webhookId);
+  if (!webhook) {
+    log.info('webhook deleted; event dropped', { accountId, webhookId });
+    return;
+  }
+  const circuit = await getCircuit(accountId, webhookId);
+  if (circuit.openSince !== undefined) {
+    await parkWhileOpen(delivery, now, circuit);
+    return;
+  }
+  const outcome = await attemptDelivery(webhook, delivery.payload, delivery.delivery_id);
+  if (outcome.delivered) {
+    if (circuit.failures > 0) await clearFailures(accountId, webhookId);
+    return;
+  }
+  const failed = { ...delivery, attempts: (delivery.attempts ?? 0) + 1 };
+  const context = { accountId, webhookId, event: message.payload.event, attempt: failed.attempts, detail: outcome.detail };
+  const failures = await recordFailure(accountId, webhookId, outcome.detail, now);
+  if (failures >= circuitFailureThreshold) {
+    await openCircuitFor(accountId, webhookId, failures, outcome.detail, now);
+    await parkWhileOpen(failed, now);
+    log.info('webhook delivery failed; parked while the circuit is open', context);
+    return;
+  }
+  const wait = retryDelayAfter(failed.attempts);
+  if (wait === undefined) {
+    log.warn(`webhook delivery failed ${maxDeliveryAttempts} times; given up`, context);
+    return;
   }
   log.info('webhook delivery failed; retrying later', { ...context, retryInSeconds: wait });
-  await retryMessageAfter('webhooks', record.receiptHandle, wait);
-  throw new RedeliverMessage(`webhook delivery retried in ${wait} s`);
+  await sendWebhookMessages(accountId, [{ ...failed, not_before: now + wait * 1000 }], wait * 1000);
+}
+
+async function handleRecord(record: SQSRecord): Promise<void> {
+  const parsed = parseMessage(record.body);
+  if (parsed.kind === 'probe') return runProbe(parsed.message);
+  if (parsed.kind === 'drain') return runDrain(parsed.message);
+  return deliverRecord(record, parsed.message);
 }
 
 export function handleWebhookEvent(event: SQSEvent, context?: Partial<Context>): Promise<SQSBatchResponse> {
-  return consumeRecords('webhooks', event, context, 'webhook delivery', deliverRecord);
+  return consumeRecords('webhooks', event, context, 'webhook delivery', handleRecord);
 }

@@ -1,15 +1,14 @@
 // One webhook delivery: the event as a JSON object POSTed to the webhook's URL, signed with its
 // secret. A 2xx answer is delivered; anything else (another status, a timeout, a refused address,
-// a connection error) is a failure the queue retries on the backoff below. Redirects are never
+// a connection error) is a failure, retried on the backoff below. Redirects are never
 // followed (a 3xx is a failure), and the response body is never read beyond draining it.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { config } from '../config';
-import { maxReceiveCountOf } from '../queue/queues';
-import { legacyWebhookSignature, webhookSignature } from './secret';
+import { decryptSecret, isLegacySealed, legacyWebhookSignature, webhookSignature } from './secret';
 import { isPublicAddress, webhookLookup } from './target';
-import type { WebhookEvent } from './repository';
+import type { StoredWebhook, WebhookEvent } from './repository';
 
 /** The JSON body of one delivery: one event per request (never a batch array). */
 export interface WebhookPayload {
@@ -28,13 +27,12 @@ export const deliveryTimeoutMs = 5_000;
 
 /**
  * Seconds a failed delivery waits before its next attempt, by attempt number (the first retry waits
- * one minute). Eight attempts over 32 h 36 min in all; the eighth failure goes to the dead-letter queue.
- * No wait exceeds 12 hours, SQS's longest visibility timeout.
+ * one minute). Eight attempts over 32 h 36 min in all; the eighth failure gives the delivery up.
  */
 export const retryDelaysSeconds = [60, 300, 1_800, 7_200, 21_600, 43_200, 43_200] as const;
 
-/** Attempts before a delivery is given up on: the webhook queue's maxReceiveCount (one more than the waits). */
-export const maxDeliveryAttempts = maxReceiveCountOf('webhooks');
+/** Attempts before a delivery is given up on: one more than the waits. */
+export const maxDeliveryAttempts = retryDelaysSeconds.length + 1;
 
 /** The wait after failed attempt `attempt` (1-based); undefined after the last one. */
 export function retryDelayAfter(attempt: number): number | undefined {
@@ -118,4 +116,16 @@ export function deliverWebhook(request: DeliveryRequest): Promise<DeliveryOutcom
     outgoing.on('error', (error) => finish({ delivered: false, detail: error.message }));
     outgoing.end(body);
   });
+}
+
+/**
+ * One attempt of a delivery to a stored webhook. A secret still sealed under the token-signing key
+ * fails it, as a receiver that is down would, so its deliveries go out once the operator has run the
+ * re-seal (docs/operations.md).
+ */
+export function attemptDelivery(webhook: StoredWebhook, payload: WebhookPayload, deliveryId: string): Promise<DeliveryOutcome> {
+  if (isLegacySealed(webhook.encrypted_secret)) {
+    return Promise.resolve({ delivered: false, detail: 'secret sealed under the token-signing key: run npm run webhooks:reseal (docs/operations.md)' });
+  }
+  return deliverWebhook({ url: webhook.url, secret: decryptSecret(webhook.encrypted_secret), payload, deliveryId });
 }

@@ -10,11 +10,20 @@ import type { WebhookPayload } from './delivery';
 import type { WebhookEvent } from './repository';
 import { webhooksOf } from './webhook-cache';
 
-/** The message the deliverer receives: one event for one webhook. */
+/**
+ * The message the deliverer receives: one event for one webhook. A new event carries none of the
+ * optional fields; a retry is a new message carrying them, so no message waits in flight.
+ */
 export interface WebhookDeliveryMessage {
   account_id: number;
   webhook_id: number;
   payload: WebhookPayload;
+  /** The delivery's `webhook-id`, the same on every attempt: its first message's id. */
+  delivery_id?: string;
+  /** Attempts made (all failed). */
+  attempts?: number;
+  /** Epoch ms of its next attempt: a wait longer than SQS's longest delay is sent again until then. */
+  not_before?: number;
 }
 
 export interface WebhookEventInput {

@@ -1,4 +1,4 @@
-// Outbound webhooks: every table access for them. The account's count item moves in the same
+// Outbound webhooks: every table access for their records. The account's count item moves in the same
 // transaction as each save and delete, so two concurrent saves cannot pass the limit together, and
 // carries a version every save and delete raises, which event paths compare with their copies.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -8,7 +8,7 @@ import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { getItem, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
 import { cancellationCodes } from '../table/transactions';
-import { WEBHOOK, webhookCountKey, webhookKey, webhookPartition } from './keys';
+import { WEBHOOK, webhookCircuitKey, webhookCountKey, webhookKey, webhookPartition } from './keys';
 
 export const webhookEvents = ['delivered', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
 
@@ -115,6 +115,8 @@ export async function deleteWebhook(accountId: number, id: number): Promise<void
               ExpressionAttributeValues: { ':minusOne': -1, ':one': 1 },
             },
           },
+          // Its circuit goes with it, so no probe runs for it; its parked deliveries expire.
+          { Delete: { TableName: tableName(), Key: webhookCircuitKey(accountId, id) } },
         ],
       }),
     );

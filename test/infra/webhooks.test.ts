@@ -1,9 +1,10 @@
-// The webhook side of the stack: its own queue, retried for more than a day before its dead-letter
-// queue, feeding webhook-deliver, which may read a webhook and nothing else of the table, and the key
-// webhook secrets are sealed with, read only where they are sealed and opened.
+// The webhook side of the stack: its own queue and dead-letter queue, feeding webhook-deliver, which
+// queues its retries, probes and drains on that queue and touches only webhook items of the table,
+// and the key webhook secrets are sealed with, read only where they are sealed and opened.
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { maxDeliveryAttempts, retryDelaysSeconds } from '../../shared/webhooks/delivery';
-import { queueUrlEnvName } from '../../shared/queue/queues';
+import { functionTimeoutSeconds } from '../../infra/function-timeouts';
+import { drainSweepDelaySeconds } from '../../shared/webhooks/webhook-circuit-service';
+import { maxDelaySeconds, maxReceiveCountOf, queueUrlEnvName } from '../../shared/queue/queues';
 import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';
 import { functionProperties, grantsFor, synthesize, type Synthesized } from './support';
@@ -20,18 +21,17 @@ describe('webhook deliveries', () => {
     template = synthesized.template;
   });
 
-  test('the webhook queue dead-letters after the last attempt, and keeps messages longer than the retries take', () => {
+  test('the webhook queue dead-letters after its receive count, and keeps messages longer than their longest delay', () => {
     const { deadLetters } = synthesized.stack.platform.queueOf('webhooks');
-    const retrySeconds = retryDelaysSeconds.reduce((sum, wait) => sum + wait, 0);
     const [properties] = Object.values(template.findResources('AWS::SQS::Queue', { Properties: { RedrivePolicy: { deadLetterTargetArn: resolve(deadLetters.queueArn) } } })).map(
       (resource) => (resource as { Properties: { RedrivePolicy: { maxReceiveCount: number }; MessageRetentionPeriod: number; VisibilityTimeout: number } }).Properties,
     );
-    expect(properties?.RedrivePolicy.maxReceiveCount).toBe(maxDeliveryAttempts);
-    expect(properties?.MessageRetentionPeriod).toBeGreaterThan(retrySeconds + 3_600);
+    expect(properties?.RedrivePolicy.maxReceiveCount).toBe(maxReceiveCountOf('webhooks'));
+    expect(properties?.MessageRetentionPeriod).toBeGreaterThan(maxDelaySeconds + 3_600);
     expect(properties?.VisibilityTimeout).toBe((functionProperties(synthesized, 'webhook-deliver').Timeout as number) * 6);
   });
 
-  test('feeds webhook-deliver, which knows its queue (to change a message\'s visibility) and may change it', () => {
+  test('feeds webhook-deliver, which knows its queue and may send to it (retries, probes, drains), and only that', () => {
     const { queue } = synthesized.stack.platform.queueOf('webhooks');
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsWebhookDeliver') },
@@ -46,9 +46,13 @@ describe('webhook deliveries', () => {
     const actions = policies.flatMap((policy) =>
       (policy as { Properties: { PolicyDocument: { Statement: { Action: string | string[] }[] } } }).Properties.PolicyDocument.Statement.flatMap((statement) => statement.Action),
     );
-    expect(actions).toEqual(expect.arrayContaining(['sqs:ChangeMessageVisibility', 'dynamodb:GetItem']));
-    expect(actions).not.toContain('sqs:SendMessage');
-    expect(actions.filter((action) => action.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem']);
+    expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'dynamodb:GetItem']));
+    expect(grantsFor(synthesized, 'webhook-deliver', 'sqs:SendMessage')).toEqual({ 'sqs:SendMessage': [JSON.stringify(resolve(queue.queueArn))] });
+    expect(actions.filter((action) => action.startsWith('dynamodb:')).sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+  });
+
+  test('a drain sweeps again only after any webhook-deliver run that read the circuit open has ended', () => {
+    expect(drainSweepDelaySeconds).toBeGreaterThan(functionTimeoutSeconds('webhook-deliver'));
   });
 
   test('the webhook secret key is a secret of its own, kept with the stack\'s removal, read only by the functions that seal and open webhook secrets', () => {

@@ -10,6 +10,7 @@ interface BatchEntry {
   Id: string;
   MessageBody: string;
   MessageGroupId?: string;
+  DelaySeconds?: number;
 }
 
 const batches: Array<{ queueUrl: string; entries: BatchEntry[] }> = [];
@@ -116,4 +117,13 @@ test('a message group SQS would refuse is rejected before sending', async () => 
   await expect(sendMessages('deliveries', [{ n: 1 }], { group: 'has space' })).rejects.toThrow(/MessageGroupId/);
   await expect(sendMessages('deliveries', [{ n: 1 }], { group: '' })).rejects.toThrow(/MessageGroupId/);
   expect(batches).toHaveLength(0);
+});
+
+test('a delay is sent as DelaySeconds on every entry; one SQS would refuse is rejected before sending', async () => {
+  await sendMessages('deliveries', Array.from({ length: 11 }, (_, n) => ({ n })), { delaySeconds: 900 });
+  await sendMessages('deliveries', [{ n: 99 }], { delaySeconds: 0 });
+  await expect(sendMessages('deliveries', [{ n: 1 }], { delaySeconds: 901 })).rejects.toThrow('A message delay is 0 to 900 whole seconds, got 901');
+  await expect(sendMessages('deliveries', [{ n: 1 }], { delaySeconds: 1.5 })).rejects.toThrow('A message delay is 0 to 900 whole seconds, got 1.5');
+
+  expect(batches.map((batch) => batch.entries.map((entry) => entry.DelaySeconds))).toEqual([Array.from({ length: 10 }, () => 900), [900], [undefined]]);
 });

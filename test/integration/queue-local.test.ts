@@ -1,5 +1,5 @@
-// The local queue adapter: real SQSEvent batches of at most 10, partial batch failure redelivery,
-// dead-letter after 3 receives, bounded concurrency; kept in a directory, it survives a kill -9.
+// The local queue adapter: real SQSEvent batches of at most 10, DelaySeconds, partial batch failure
+// redelivery, dead-letter after 3 receives, bounded concurrency; kept in a directory, it survives a kill -9.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -7,8 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { resetConfig } from '../../shared/config';
-import { configureLocalQueue, localDeadLetters, localQueueIdle, registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
+import { configureLocalQueue, localDeadLetters, localQueueIdle, registerLocalConsumer, stopLocalQueues, takeLocalMessages } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
+import { maxReceiveCountOf } from '../../shared/queue/queues';
 import { sleep, waitFor } from '../support/local-stack';
 
 const repoRoot = join(__dirname, '../..');
@@ -95,6 +96,21 @@ test('a message failing maxReceiveCount (5) receives moves to the dead-letter li
   expect(dead).toHaveLength(1);
   expect(dead[0]).toMatchObject({ body: '{"n":13}', receiveCount: 5 });
   expect(logLines.join('\n')).toMatch(/dead-letter/);
+});
+
+test('the webhook queue dead-letters after its own receive count', async () => {
+  let receives = 0;
+  unregister = registerLocalConsumer('webhooks', async (event: SQSEvent) => {
+    receives += event.Records.length;
+    return { batchItemFailures: event.Records.map((record) => ({ itemIdentifier: record.messageId })) };
+  });
+
+  await sendMessages('webhooks', [{ n: 1 }]);
+  await localQueueIdle();
+
+  expect(maxReceiveCountOf('webhooks')).toBe(8);
+  expect(receives).toBe(8);
+  expect(localDeadLetters('webhooks').map((letter) => letter.receiveCount)).toEqual([8]);
 });
 
 test('a consumer that throws fails its whole batch', async () => {
@@ -191,6 +207,74 @@ test('a failed message is redelivered within its own group, and the group is on 
     [1, '7'],
   ]);
   expect(localDeadLetters('deliveries')).toHaveLength(0);
+});
+
+describe('DelaySeconds, on a simulated clock', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  /** The queue's batches start on timers too: move the clock on a millisecond at a time until it is idle. */
+  async function idleOnTheClock(): Promise<void> {
+    let idle = false;
+    const idled = localQueueIdle().then(() => (idle = true));
+    while (!idle) await jest.advanceTimersByTimeAsync(1);
+    await idled;
+  }
+
+  test('a message sent with a delay is delivered once it has passed, not before, and a message without one at once', async () => {
+    const events = consume(async () => undefined);
+    const received = () => events.flatMap((event) => event.Records).map((record) => bodyOf(record).n);
+    let idle = false;
+
+    await sendMessages('deliveries', [{ n: 1 }], { delaySeconds: 900 });
+    await sendMessages('deliveries', [{ n: 2 }]);
+    void localQueueIdle().then(() => (idle = true));
+    await jest.advanceTimersByTimeAsync(899_999);
+    const beforeTheDelay = { received: received(), idle };
+    await idleOnTheClock();
+
+    // SQS counts a delayed message as in the queue: the queue is not idle while it waits.
+    expect(beforeTheDelay).toEqual({ received: [2], idle: false });
+    expect(received()).toEqual([2, 1]);
+    expect(events.flatMap((event) => event.Records).map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '1']);
+  });
+
+  test('messages still waiting can be taken off the queue with what is left of their delays', async () => {
+    const events = consume(async () => undefined);
+    await sendMessages('deliveries', [{ n: 1 }], { delaySeconds: 60, group: '7' });
+    await jest.advanceTimersByTimeAsync(20_500);
+    await sendMessages('deliveries', [{ n: 2 }], { delaySeconds: 900 });
+
+    expect(takeLocalMessages('deliveries')).toEqual([
+      { messageId: expect.any(String), body: '{"n":1}', group: '7', delaySeconds: 40 },
+      { messageId: expect.any(String), body: '{"n":2}', group: undefined, delaySeconds: 900 },
+    ]);
+    await jest.advanceTimersByTimeAsync(900_000);
+    await idleOnTheClock();
+    expect(events).toEqual([]);
+  });
+
+  test('a delayed message kept in a directory waits, after a restart, for what is left of its delay', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'local-queue-'));
+    try {
+      configureLocalQueue({ directory });
+      await sendMessages('deliveries', [{ n: 1 }], { delaySeconds: 600 });
+      await jest.advanceTimersByTimeAsync(200_000);
+      await stopLocalQueues();
+
+      const events = consume(async () => undefined);
+      configureLocalQueue({ directory });
+      await jest.advanceTimersByTimeAsync(399_999);
+      const beforeTheDelay = events.length;
+      await idleOnTheClock();
+
+      expect(beforeTheDelay).toBe(0);
+      expect(events.flatMap((event) => event.Records).map(bodyOf)).toEqual([{ n: 1 }]);
+    } finally {
+      await stopLocalQueues();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('kept in a directory (the local stack keeps it under DATA_DIR)', () => {

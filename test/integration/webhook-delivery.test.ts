@@ -1,6 +1,6 @@
 // Webhook deliveries end to end in process: events from the public pages and from the emitter go
 // through the local webhook queue to its consumer, which POSTs them, signed, to a real HTTP receiver;
-// failures are reported for retry, redirects are not followed, deleted webhooks are not called. Mail
+// a failure is queued again as a retry, redirects are not followed, deleted webhooks are not called. Mail
 // sent through the local SES sink brings its SES delivery event, and with it the `delivered` webhook.
 import { createHmac } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
@@ -8,7 +8,7 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
 import { handler as deliverWebhooks } from '../../functions/webhook-deliver/handler';
-import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
+import { localQueueIdle, registerLocalConsumer, takeLocalMessages } from '../../shared/queue/local-queue';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { deliverWebhook } from '../../shared/webhooks/delivery';
 import { emitWebhookEvent, type WebhookDeliveryMessage } from '../../shared/webhooks/events';
@@ -16,6 +16,7 @@ import { addWebhook, getStoredWebhook, type WebhookEvent } from '../../shared/we
 import { decryptSecret, encryptSecret, newWebhookSecret } from '../../shared/webhooks/secret';
 import { resealLegacySecrets } from '../../shared/webhooks/webhook-reseal-service';
 import { config } from '../../shared/config';
+import { resetClock, setClock } from '../../shared/time';
 import { removeWebhook, saveWebhook } from '../../shared/webhooks/webhook-service';
 import { newAccount } from '../support/accounts';
 import { apiEvent } from '../support/events';
@@ -91,6 +92,11 @@ function webhookEvent(message: WebhookDeliveryMessage, receiveCount = 1): SQSEve
   };
 }
 
+/** The retries the consumer queued (taken off the local queue, so none is delivered later): each body and its delay. */
+function takeRetries(): { body: unknown; delaySeconds: number }[] {
+  return takeLocalMessages('webhooks').map((message) => ({ body: JSON.parse(message.body), delaySeconds: message.delaySeconds }));
+}
+
 const payload = (email: string): WebhookDeliveryMessage['payload'] => ({ event: 'open', email, utr: 'utr-1', timestamp: '2026-01-01T00:00:00.000000Z' });
 
 test('an open counted by the pixel reaches a subscribed webhook as one signed JSON object', async () => {
@@ -159,8 +165,10 @@ test('a secret stored sealed under the token-signing key waits for the re-seal, 
   const message = { account_id: accountId, webhook_id: webhook?.id ?? 0, payload: payload('sealed@example.com') };
 
   // The deliverer holds no token-signing key: the attempt fails and is retried on the backoff.
-  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [] });
   expect(receiver.received).toEqual([]);
+  const [retry] = takeRetries();
+  expect(retry).toEqual({ body: { ...message, delivery_id: 'delivery-1', attempts: 1, not_before: expect.any(Number) }, delaySeconds: 60 });
 
   const report = await resealLegacySecrets(accountId);
   const again = await resealLegacySecrets(accountId);
@@ -171,8 +179,17 @@ test('a secret stored sealed under the token-signing key waits for the re-seal, 
   expect(resealed?.encrypted_secret).toMatch(/^v2\./);
   expect(decryptSecret(resealed?.encrypted_secret ?? '')).toBe(secret);
   expect((await getStoredWebhook(accountId, untouched?.id ?? 0))?.encrypted_secret).not.toMatch(/^v1\./);
-  expect(await deliverWebhooks(webhookEvent(message, 2))).toEqual({ batchItemFailures: [] });
-  expect(receiver.received.map((request) => [request.path, verifyAsReceiver(request, secret)])).toEqual([['/sealed-before', { payload: payload('sealed@example.com') }]]);
+  // The retry, received a minute later as a message of its own.
+  const retried = webhookEvent(retry?.body as WebhookDeliveryMessage);
+  setClock(() => new Date(Date.now() + 60_000));
+  try {
+    expect(await deliverWebhooks({ Records: retried.Records.map((record) => ({ ...record, messageId: 'retry-1' })) })).toEqual({ batchItemFailures: [] });
+  } finally {
+    resetClock();
+  }
+  expect(receiver.received.map((request) => [request.path, request.headers['webhook-id'], verifyAsReceiver(request, secret)])).toEqual([
+    ['/sealed-before', 'delivery-1', { payload: payload('sealed@example.com') }],
+  ]);
 });
 
 test('a secret sealed under a token-signing key no longer in the set is reported, not re-sealed', async () => {
@@ -295,22 +312,29 @@ test('mail the local sink takes for an ordinary address reaches a delivered webh
   expect(await getSingleSend(accountId, send.utr)).toMatchObject({ status: 3, triggered: 1, delivered: 1 });
 });
 
-test('a receiver that fails or redirects has the message reported for retry, and no redirect is followed', async () => {
+test('a receiver that fails or redirects has the delivery queued again as a retry, and no redirect is followed', async () => {
   const { accountId, webhook } = await accountWithWebhook(['open']);
   const message = { account_id: accountId, webhook_id: webhook.id, payload: payload('r@example.com') };
 
   receiver.answerNext(500);
-  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [] });
   receiver.answerNext(302);
-  expect(await deliverWebhooks(webhookEvent(message, 2))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
-  // The last attempt fails too; the queue's redrive then moves it to the dead-letter queue.
-  receiver.answerNext(503);
-  expect(await deliverWebhooks(webhookEvent(message, 8))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  // A message queued before retries were messages of their own: its receives count its attempts.
   expect(await deliverWebhooks(webhookEvent(message, 3))).toEqual({ batchItemFailures: [] });
+  // The last attempt fails too: the delivery is given up, nothing is queued.
+  receiver.answerNext(503);
+  expect(await deliverWebhooks(webhookEvent({ ...message, delivery_id: 'first-id', attempts: 7 }))).toEqual({ batchItemFailures: [] });
 
-  expect(receiver.received.map((request) => request.path)).toEqual(['/hook', '/hook', '/hook', '/hook']);
-  // Every attempt is the same delivery, so a receiver can drop repeats.
-  expect(new Set(receiver.received.map((request) => request.headers['webhook-id']))).toEqual(new Set(['delivery-1']));
+  expect(takeRetries()).toEqual([
+    { body: { ...message, delivery_id: 'delivery-1', attempts: 1, not_before: expect.any(Number) }, delaySeconds: 60 },
+    // 30 minutes to wait: the first 15 as this message's delay, the rest as another's.
+    { body: { ...message, delivery_id: 'delivery-1', attempts: 3, not_before: expect.any(Number) }, delaySeconds: 900 },
+  ]);
+  expect(receiver.received.map((request) => [request.path, request.headers['webhook-id']])).toEqual([
+    ['/hook', 'delivery-1'],
+    ['/hook', 'delivery-1'],
+    ['/hook', 'first-id'],
+  ]);
 });
 
 test('a receiver that does not answer in time fails the attempt', async () => {
@@ -325,7 +349,8 @@ test('a receiver that cannot be reached fails the attempt without failing anythi
   // Port 9 (discard) has no listener here: the connection is refused.
   const webhook = await saveWebhook(accountId, { url: 'http://127.0.0.1:9/hook', events: ['open'] });
   const message = { account_id: accountId, webhook_id: webhook.id, payload: payload('x@example.com') };
-  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [{ itemIdentifier: 'delivery-1' }] });
+  expect(await deliverWebhooks(webhookEvent(message))).toEqual({ batchItemFailures: [] });
+  expect(takeRetries()).toEqual([{ body: { ...message, delivery_id: 'delivery-1', attempts: 1, not_before: expect.any(Number) }, delaySeconds: 60 }]);
 });
 
 test('a deleted webhook is not called, even for events queued before its delete', async () => {

@@ -1,5 +1,5 @@
 // A real HTTP receiver for webhook tests (node:http on 127.0.0.1): records each request it gets and
-// answers with the status the test queues up (200 when none is queued), and checks signatures as a
+// answers with the status the test queues up (200, or the test's standing answer, when none is queued), and checks signatures as a
 // receiver would, with the Standard Webhooks library.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,18 +17,21 @@ export interface WebhookReceiver {
   received: ReceivedWebhook[];
   /** Answer the next requests with these statuses, in order (0: never answer). */
   answerNext: (...statuses: number[]) => void;
+  /** Answer every request not queued by `answerNext` with this status (200 again when undefined). */
+  answerAll: (status: number | undefined) => void;
   close: () => Promise<void>;
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const statuses: number[] = [];
+  let otherwise = 200;
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       received.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() });
-      const status = statuses.shift() ?? 200;
+      const status = statuses.shift() ?? otherwise;
       // 0: a receiver that has hung, answering nothing.
       if (status === 0) return;
       response.writeHead(status, status >= 300 && status < 400 ? { location: 'http://127.0.0.1:9/elsewhere' } : {});
@@ -41,6 +44,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     url: (path = '/hook') => `http://127.0.0.1:${port}${path}`,
     received,
     answerNext: (...next) => statuses.push(...next),
+    answerAll: (status) => {
+      otherwise = status ?? 200;
+    },
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve());

@@ -20,6 +20,9 @@
 //   6 render CPU per KB, a normal design beside adversarial ones of the same size
 //   7 DynamoDB items a send's audience reads per recipient, type and segment
 //       BENCH_READ_COST_RECIPIENTS (20000)
+//   8 DynamoDB capacity of a single send with a 300 KB design (bench/send-capacity.ts, a child
+//     process): write units per mail in all and on its busiest item, reads of the design
+//       BENCH_CAPACITY_RECIPIENTS (1000)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +35,7 @@ import { scenarioCsvImport } from './scenarios/csv-import';
 import { scenarioReadCost } from './scenarios/read-cost';
 import { scenarioRender } from './scenarios/render';
 import { scenarioRoundTrips } from './scenarios/round-trips';
+import { scenarioSendCapacity } from './scenarios/send-capacity';
 import { scenarioSendScripts } from './scenarios/send-scripts';
 
 async function main(): Promise<void> {
@@ -78,7 +82,8 @@ async function main(): Promise<void> {
   if (want(3)) await attempt('3 bundle + cold start', scenarioColdStart);
   if (want(6)) await attempt('6 render', scenarioRender);
   if (want(4)) await attempt('4 send path', scenarioSendScripts);
-  for (const n of [1, 2, 3, 4, 5, 6, 7]) if (!want(n)) notDone.push(`scenario ${n} (not selected)`);
+  if (want(8)) await attempt('8 send capacity', scenarioSendCapacity);
+  for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) if (!want(n)) notDone.push(`scenario ${n} (not selected)`);
 
   rows.sort((a, b) => a.scenario.localeCompare(b.scenario));
   const durationS = round((performance.now() - started) / 1000);

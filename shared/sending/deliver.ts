@@ -137,11 +137,16 @@ interface Carried {
   claim: LedgerClaim;
 }
 
-/** The addresses among `addresses` that may not be mailed now: unsubscribes, the group, bounces and complaints. */
+/**
+ * The addresses among `addresses` that may not be mailed now: unsubscribes, the group, bounces and
+ * complaints. Eventually consistent reads (half the read units): a suppression written in the last
+ * second may be missed by a mail already on its way, as it would be by one sent a moment earlier.
+ */
 async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[]): Promise<Set<string>> {
+  const eventually = { consistent: false };
   const [unsubscribed, bounced] = await Promise.all([
-    suppressedAmong(ref.accountId, addresses, content.unsubscribeGroupId),
-    bouncedAmong(ref.accountId, addresses),
+    suppressedAmong(ref.accountId, addresses, content.unsubscribeGroupId, eventually),
+    bouncedAmong(ref.accountId, addresses, eventually),
   ]);
   return new Set([...unsubscribed, ...bounced]);
 }

@@ -3,8 +3,8 @@
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { getSendingSingleSend, settleDeliveryBatch } from '../single-sends/progress';
 import { parkBatch } from '../single-sends/parked-batches';
-import { getReputationView } from '../single-sends/reputation-pause';
-import { reputationPauseReason, singleSendStatus } from '../single-sends/record';
+import { singleSendStatus } from '../single-sends/record';
+import { getSendState } from '../single-sends/state';
 import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { deliverToRecipients, watchForPause, type DeliveryOutcome } from './deliver';
@@ -22,12 +22,35 @@ function deliveryGroup(message: DeliveryMessage): { group: string } {
   return { group: String(message.ref.accountId) };
 }
 
-/** The content of a message's send, read once per invocation; undefined when the send is gone. */
+/** The content of a message's send with its tenant, resolved once per invocation (by send and content version). */
 type ContentCache = Map<string, SendContent | undefined>;
+
+/** Sends whose content (with its design) a container keeps: the latest read. */
+const keptContents = 16;
+
+/** The container's copy of each send's content, by send, with the version it was read at. */
+const contents = new Map<string, { version: number; content: SendContent }>();
+
+/** The send's content at `version`: read (design and all) once per container and version, then kept. */
+async function sendContent(accountId: number, utr: string, version: number): Promise<SendContent | undefined> {
+  const key = `${accountId}#${utr}`;
+  const kept = contents.get(key);
+  if (kept?.version === version) return kept.content;
+  const singleSend = await getSendingSingleSend(accountId, utr);
+  if (!singleSend || singleSend.status < singleSendStatus.running) return undefined;
+  const content = singleSendContent(singleSend);
+  contents.delete(key);
+  // The earliest read goes first.
+  if (contents.size >= keptContents) contents.delete(contents.keys().next().value as string);
+  contents.set(key, { version: singleSend.version, content });
+  return content;
+}
 
 /**
  * The content to mail the batch with; undefined when the send is gone (nothing is mailed), 'paused'
- * when it is paused for its reputation (the batch waits for the resume).
+ * when it is paused for its reputation (the batch waits for the resume). Before each batch the send's
+ * small state item is read (a send deleted since the last batch stops delivering, a paused one
+ * waits); its design is read only when this container has not kept its current version.
  */
 async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise<SendContent | 'paused' | undefined> {
   const { ref } = message;
@@ -35,17 +58,15 @@ async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise
     // Automation steps call deliverToRecipients with their step's content; they do not use this queue.
     throw new Error(`The delivery queue carries single sends only, got a ${ref.kind} reference`);
   }
-  const key = encodeSendRef(ref);
-  if (cache.has(key)) {
-    // Before each batch: a send deleted since the last batch stops delivering, a paused one waits.
-    const view = await getReputationView(ref.accountId, ref.utr);
-    return view?.paused ? 'paused' : view && cache.get(key);
+  const state = await getSendState(ref.accountId, ref.utr);
+  if (!state || state.status < singleSendStatus.running) return undefined;
+  if (state.running && state.paused) return 'paused';
+  const key = `${encodeSendRef(ref)}#${state.version}`;
+  if (!cache.has(key)) {
+    const content = await sendContent(ref.accountId, ref.utr, state.version);
+    cache.set(key, content && (await withAccountTenant(ref.accountId, content)));
   }
-  const singleSend = await getSendingSingleSend(ref.accountId, ref.utr);
-  if (singleSend?.status === singleSendStatus.running && singleSend.waiting?.reason === reputationPauseReason) return 'paused';
-  const content = singleSend && singleSend.status >= singleSendStatus.running ? await withAccountTenant(ref.accountId, singleSendContent(singleSend)) : undefined;
-  cache.set(key, content);
-  return content;
+  return cache.get(key);
 }
 
 type Tally = Required<SettledBefore>;
@@ -83,14 +104,14 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
     await parkBatch(accountId, utr, message.batchId ?? record.messageId, record.body);
     // Resumed meanwhile (its resume may have listed the parked batches before this one): goes on now.
     // Should the resume queue it too, the ledger and the settle marker make the copy mail and count nothing.
-    if ((await getReputationView(accountId, utr))?.paused === false) await sendMessages('deliveries', [deliveryMessageBody(message)], deliveryGroup(message));
+    if ((await getSendState(accountId, utr))?.paused === false) await sendMessages('deliveries', [deliveryMessageBody(message)], deliveryGroup(message));
     return 'done';
   }
   // Its claims carry the batch and this receive: a later receive knows them for a dead run's.
   const batch = message.batchId === undefined ? undefined : { batchId: message.batchId, messageId: record.messageId, receive: receiveCount(record) };
   // A pause that lands while the batch is mailed stops it there: the rest continues in a fresh
   // message of the batch, which finds the send paused and is parked.
-  const watch = watchForPause(async () => (await getReputationView(accountId, utr))?.paused === true);
+  const watch = watchForPause(async () => (await getSendState(accountId, utr))?.paused === true);
   const goOn = () => keepGoing() && !watch.paused();
   let outcome: DeliveryOutcome;
   try {

@@ -16,7 +16,7 @@ import { reputationPauseReason, singleSendJobName, singleSendStatus } from '../s
 import { clearWaiting } from '../single-sends/waiting';
 import { holdSend } from '../single-sends/hold-service';
 import { checkSender } from '../single-sends/sender-gate-service';
-import { getReputationView } from '../single-sends/reputation-pause';
+import { getSendState } from '../single-sends/state';
 import { getSegmentRules } from '../segments/repository';
 import { sendMessages } from '../queue/queue';
 import { scheduleAt } from '../scheduling/scheduler';
@@ -174,7 +174,7 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
     }
     const done = !page && next.source >= audience.length;
     // Before fanning out: a send deleted meanwhile stops, one paused meanwhile resumes with this page.
-    const view = await getReputationView(accountId, utr);
+    const view = await getSendState(accountId, utr);
     if (!view) return 'gone';
     if (view.paused) return 'held';
     await sendMessages(

@@ -8,7 +8,7 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { db, tableName } from '../table/client';
-import { coalescedWriter, type CoalescedWriter, type ConditionalWrite } from '../table/coalesced-writes';
+import { writeAlone, type ConditionalWrite } from '../table/coalesced-writes';
 import { sendEventMarkerKey, sendLedgerKey } from './keys';
 import { type Key } from '../table/keys';
 import { putNewItem, type Item } from '../table/records';
@@ -25,21 +25,11 @@ function expiresAt(): number {
 }
 
 /**
- * The container's claims, marks and releases, coalesced: every delivery worker still waits for its
- * own write's answer before it goes on (a claim before SES, a mark before its next recipient), so no
- * guarantee moves, but the workers of every delivery in the container share requests. Up to 25 writes
- * a request (a full group is a few milliseconds of the store's time), 2 requests in flight.
+ * Each claim, mark and release is a plain conditional write of its own item: the condition alone
+ * decides, so a transaction would buy nothing and bill twice the write units (docs/operations.md).
  */
-let coalesced: CoalescedWriter | undefined;
-
-/** Made on first use: a bundle that only reads the ledger (or writes event markers) leaves the coalescer out. */
-function ledgerWriter(): CoalescedWriter {
-  coalesced ??= coalescedWriter({ maxItems: 25, concurrency: 2 });
-  return coalesced;
-}
-
 function ledgerWrite(write: ConditionalWrite): Promise<boolean> {
-  return ledgerWriter()(write);
+  return writeAlone(write);
 }
 
 /** A claim this delivery holds on one recipient; only its holder may release it or mark it sent. */
@@ -92,15 +82,19 @@ export function claimRecipient(ref: SendRef, email: string, holder?: LedgerHolde
 }
 
 /**
- * Mark one claim `sent` (SES took its mail) and claim the next recipient, in one request: a worker
- * never holds two claims whose outcome the ledger does not know, so a kill between them leaves no
- * more recipients uncertain than there were SES calls in flight. Each has its own answer, as
- * `markRecipientSent` and `claimRecipient` give it.
+ * Mark one claim `sent` (SES took its mail), then claim the next recipient: the mark is written before
+ * the claim is asked for, so a worker never holds two claims whose outcome the ledger does not know,
+ * and a kill between them leaves no more recipients uncertain than there were SES calls in flight.
+ * Each has its own answer, as `markRecipientSent` and `claimRecipient` give it (a mark that fails
+ * with an error still lets the claim be tried: the claimed recipient has not been mailed yet).
  */
 export function markSentAndClaim(sent: LedgerClaim, ref: SendRef, email: string, holder?: LedgerHolder): { marked: Promise<boolean>; claimed: Promise<LedgerClaim | undefined> } {
-  const next = claimWrite(ref, email, holder);
-  const [marked, claimed] = ledgerWriter().together([settleWrite(sent.key, sent.claimId, 'sent'), next.write]) as [Promise<boolean>, Promise<boolean>];
-  return { marked, claimed: claimed.then((ok) => (ok ? next.claim : undefined)) };
+  const marked = markRecipientSent(sent);
+  const claimed = marked.then(
+    () => claimRecipient(ref, email, holder),
+    () => claimRecipient(ref, email, holder),
+  );
+  return { marked, claimed };
 }
 
 function claimWrite(ref: SendRef, email: string, holder?: LedgerHolder): { claim: LedgerClaim; write: ConditionalWrite } {

@@ -1,5 +1,5 @@
 // The sending pipeline's view of a single send: reading it for dispatch and delivery, the status
-// moves 1 -> 2 -> 3 (4 is stall-watch.ts's; the statistics counters are counters.ts's), and the dispatch progress item (cursor, fan-out and
+// moves 1 -> 2 -> 3 on its state item (4 is stall-watch.ts's; the statistics counters are counters.ts's), and the dispatch progress item (cursor, fan-out and
 // settlement counts) that lets a large send resume and tells the last settling step it is the last.
 // Each page and settled batch also moves the send's entry in the stall watch (stall-watch.ts).
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -7,16 +7,19 @@ import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { deliveryBatchKey } from '../sending/keys';
-import { singleSendDispatchKey, singleSendKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
+import { singleSendDispatchKey, singleSendKey, singleSendStateKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
 import { type Key } from '../table/keys';
 import { isConditionFailure } from '../table/records';
 import { dispatchAtAttribute, singleSendStatus, waitingAttribute, toSingleSend, type SingleSend } from './record';
-import type { SingleSendCounter } from './counters';
+import { counterShardCreations, counterShardUpdate, countersOf, ensureCounterShard, readCounterShards, type SingleSendCounter } from './counters';
+import { readSendState, versionAttribute, withState } from './state';
 import { cancellationCodes } from '../table/transactions';
 
 /** A single send as the pipeline reads it, with the time its scheduler job is due (absent for a draft). */
 export interface SendingSingleSend extends SingleSend {
   dispatchAt: string | undefined;
+  /** The version of its content (raised by each change of it): a cached copy of the same version is current. */
+  version: number;
 }
 
 /** Where the dispatcher stands: which audience entry, and the last key it fanned out within it. */
@@ -84,35 +87,51 @@ async function transact(actions: TransactionItem[]): Promise<{ ok: true } | { ok
   }
 }
 
-/** The send, strongly consistent (a status or deletion just written must be seen); undefined when gone. */
+/**
+ * The send with its design, strongly consistent (a status or deletion just written must be seen):
+ * the record, its state item and its counters; undefined when gone. The one read of the design: a
+ * caller that needs it again keeps it by `version`, and otherwise reads the state alone (state.ts).
+ */
 export async function getSendingSingleSend(accountId: number, utr: string): Promise<SendingSingleSend | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true }));
-  if (!result.Item) return undefined;
-  const dispatchAt = result.Item[dispatchAtAttribute];
-  return { ...toSingleSend(result.Item), dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined };
+  const [result, state, shards] = await Promise.all([
+    db().send(new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true })),
+    readSendState(accountId, utr),
+    readCounterShards(accountId, [utr], true),
+  ]);
+  if (!result.Item || !state) return undefined;
+  const merged = withState(result.Item, state);
+  const dispatchAt = merged[dispatchAtAttribute];
+  return {
+    ...toSingleSend({ ...merged, ...countersOf(result.Item, state, shards.get(utr) ?? []) }),
+    dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined,
+    version: Number(state[versionAttribute] ?? 0),
+  };
 }
 
 /** Whether the send still exists (a deleted send stops delivering). */
 export async function singleSendExists(accountId: number, utr: string): Promise<boolean> {
-  const result = await db().send(
-    new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true, ProjectionExpression: 'pk' }),
-  );
-  return result.Item !== undefined;
+  return (await readSendState(accountId, utr)) !== undefined;
 }
 
-/** Move a ready send to running and open its dispatch progress, together; false when it was not ready. */
+/**
+ * Move a ready send to running and open its dispatch progress and its counters, together; false when
+ * it was not ready. Only small items: the record with the design is not written.
+ */
 export async function startDispatch(accountId: number, utr: string): Promise<boolean> {
+  // A send stored before the state had its own item adopts one first.
+  if (!(await readSendState(accountId, utr))) return false;
   const outcome = await transact([
     {
       Update: {
         TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
+        Key: singleSendStateKey(accountId, utr),
         UpdateExpression: 'SET #status = :running, updated_at = :now',
         ConditionExpression: '#status = :ready',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':running': singleSendStatus.running, ':ready': singleSendStatus.ready, ':now': isoTimestamp() },
       },
     },
+    ...counterShardCreations(accountId, utr),
     {
       Put: {
         TableName: tableName(),
@@ -214,7 +233,7 @@ export interface BatchOutcome {
 /**
  * Count one delivery batch as settled, once: a marker per batch id makes a redelivered batch (or a
  * page a crashed dispatcher fanned out twice) count nothing the second time. `statistics` are added
- * to the send's own counters in the same transaction (its mails as `triggered`), so a batch's mails
+ * to a shard of the send's counters in the same transaction (small items only) (its mails as `triggered`), so a batch's mails
  * are counted exactly once whatever run of it settles, and a run that dies before settling loses
  * nothing. False when it was already counted, or the dispatch or the send is gone.
  */
@@ -229,7 +248,6 @@ export async function settleDeliveryBatch(
   const marker: Key = deliveryBatchKey(accountId, ref, batchId);
   const progressed = progressedNow(accountId, utr);
   const uncertain = outcome.uncertain ?? 0;
-  const counted = Object.entries(statistics).filter(([, by]) => by !== undefined && by !== 0);
   const actions: TransactionItem[] = [
     {
       Put: {
@@ -255,21 +273,15 @@ export async function settleDeliveryBatch(
       },
     },
   ];
-  if (counted.length > 0) {
-    actions.push({
-      Update: {
-        TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
-        UpdateExpression: `ADD ${counted.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        // Counting on a deleted send would recreate a ghost item.
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(counted.map(([name], i) => [`#c${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(counted.map(([, by], i) => [`:c${i}`, by])),
-      },
-    });
+  const counting = counterShardUpdate(accountId, utr, statistics);
+  if (counting) actions.push(counting);
+  for (;;) {
+    const result = await transact(actions);
+    if (result.ok) return true;
+    // Only the counters' shard was missing (a send started before its counters were sharded): made, and settled again.
+    const onlyShard = counting !== undefined && result.codes.every((code, index) => (index === actions.length - 1 ? code === 'ConditionalCheckFailed' : code === 'None'));
+    if (!onlyShard || !(await ensureCounterShard(accountId, utr, counting.Update.Key as Key))) return false;
   }
-  const result = await transact(actions);
-  return result.ok;
 }
 
 /**
@@ -278,6 +290,7 @@ export async function settleDeliveryBatch(
  * whichever delivery settles last) completes it. The totals when this call completed it, else undefined.
  */
 export async function completeIfSettled(accountId: number, utr: string): Promise<DispatchState | undefined> {
+  if (!(await readSendState(accountId, utr))) return undefined;
   const now = currentTime();
   const result = await transact([
     {
@@ -294,7 +307,7 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
     {
       Update: {
         TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
+        Key: singleSendStateKey(accountId, utr),
         UpdateExpression: 'SET #status = :completed, sent_at = :sentAt, updated_at = :now REMOVE #waiting',
         ConditionExpression: '#status = :running',
         ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute },

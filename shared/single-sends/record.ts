@@ -55,6 +55,14 @@ export interface SingleSendStatistics {
 
 export const statisticNames: readonly (keyof SingleSendStatistics)[] = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes'];
 
+/** Counters kept beside the spec's record (its statistics answer shows them). */
+export const statisticsOnlyCounters = ['clicks', 'unique_clicks', 'complaints'] as const;
+
+export type SingleSendCounter = keyof SingleSendStatistics | (typeof statisticsOnlyCounters)[number];
+
+/** Every statistics counter of a send. */
+export const singleSendCounterNames: readonly SingleSendCounter[] = [...statisticNames, ...statisticsOnlyCounters];
+
 /** Why a send is not progressing: `reason` for programs, `message` for people. */
 export interface SendWaiting {
   /** `resuming` (stalled; the watchdog resumes it), `delivering` (all queued; deliveries unconfirmed), or a hold's own reason. */

@@ -1,16 +1,20 @@
 // Single sends: every table access of the API side (create, read, duplicate, update, delete). The
 // sending pipeline's own writes to the same item live in single-send-progress.ts.
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
+import { batchGetAll } from '../table/batch';
 import { deleteAllOrNothing, type TransactionItem } from '../table/bulk-delete';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { idSortKey, type Key } from '../table/keys';
-import { SINGLE_SEND, singleSendIdIndexKey, singleSendIdIndexPartition, singleSendKey } from './keys';
-import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
+import { SINGLE_SEND, singleSendIdIndexKey, singleSendIdIndexPartition, singleSendKey, singleSendStateKey } from './keys';
+import { queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { db, tableName } from '../table/client';
-import { deleteExistingItem, getItem, isConditionFailure, putNewItem, queryPage, setExpression, type Item } from '../table/records';
+import { getItem, putNewItem, queryPage, setExpression, type Item } from '../table/records';
+import { cancellationCodes } from '../table/transactions';
+import { counterShardDeletes, countersOf, readCounterShards } from './counters';
+import { getStateItem, newStateItem, readSendState, versionAttribute, withState } from './state';
 import {
   dispatchAtAttribute,
   singleSendStatus,
@@ -48,26 +52,61 @@ function keyOf(accountId: number, utr: string): Key {
 const zeroStatistics: SingleSendStatistics = Object.fromEntries(statisticNames.map((name) => [name, 0])) as unknown as SingleSendStatistics;
 
 async function putSingleSend(accountId: number, record: SingleSend, dispatchAt: Date | null): Promise<void> {
-  const created = await putNewItem({
+  const item = {
     ...singleSendKey(accountId, record.utr),
     ...singleSendIdIndexKey(accountId, record.id),
     entity: SINGLE_SEND,
     ...record,
     ...(dispatchAt ? { [dispatchAtAttribute]: dispatchAt.toISOString() } : {}),
+  };
+  // The state first: a record is never without it (a state item without its record is never read and is removed).
+  if (!(await putNewItem(newStateItem(accountId, record.utr, item)))) throw new Error(`Single send ${record.utr} of account ${accountId} already exists`);
+  const created = await putNewItem(item).catch(async (error: unknown) => {
+    await removeStateItem(accountId, record.utr);
+    throw error;
   });
   if (!created) throw new Error(`Single send ${record.utr} of account ${accountId} already exists`);
 }
 
+async function removeStateItem(accountId: number, utr: string): Promise<void> {
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: singleSendStateKey(accountId, utr) }));
+}
+
+/** Records as the API shows them: each with its state item's attributes and its counters summed. */
+async function withStateAndCounters(accountId: number, records: Item[], consistent = false): Promise<SingleSend[]> {
+  const utrs = records.map((record) => String(record.sk));
+  const [states, shards] = await Promise.all([
+    utrs.length > 0 ? batchGetAll(utrs.map((utr) => singleSendStateKey(accountId, utr)), { consistentRead: consistent }) : Promise.resolve([]),
+    readCounterShards(accountId, utrs, consistent),
+  ]);
+  const stateOf = new Map(states.map((state) => [String(state.sk), state]));
+  return records.map((record) => {
+    const state = stateOf.get(String(record.sk));
+    return toSingleSend({ ...withState(record, state), ...countersOf(record, state, shards.get(String(record.sk)) ?? []) });
+  });
+}
+
 /** One page of the account's single sends, in id order (the id index). */
 export async function listSingleSendsPage(accountId: number, page: PageRequest): Promise<ListPage<SingleSend>> {
-  return mapPage(await queryListPage({ partition: singleSendIdIndexPartition(accountId), index: 'gsi1' }, page), toSingleSend);
+  const records = await queryListPage({ partition: singleSendIdIndexPartition(accountId), index: 'gsi1' }, page);
+  const sends = await withStateAndCounters(accountId, records.items);
+  return { items: sends, nextCursor: records.nextCursor };
 }
 
 /** One single send of the account; RecordNotFound when it does not exist there. */
 export async function getSingleSend(accountId: number, utr: string): Promise<SingleSend> {
-  const item = await getItem(keyOf(accountId, utr));
-  if (!item) throw new RecordNotFound(SINGLE_SEND, utr);
-  return toSingleSend(item);
+  return readSingleSend(accountId, utr, false);
+}
+
+async function readSingleSend(accountId: number, utr: string, consistent: boolean): Promise<SingleSend> {
+  const key = keyOf(accountId, utr);
+  const [record, state, shards] = await Promise.all([
+    consistent ? db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true })).then((result) => result.Item) : getItem(key),
+    getStateItem(accountId, utr, consistent),
+    readCounterShards(accountId, [utr], consistent),
+  ]);
+  if (!record) throw new RecordNotFound(SINGLE_SEND, utr);
+  return toSingleSend({ ...withState(record, state), ...countersOf(record, state, shards.get(utr) ?? []) });
 }
 
 /** A new send's utr, for a caller that must name the send before it is stored. */
@@ -133,9 +172,9 @@ const replacedOptional = [waitingAttribute, 'schedule_timezone'] as const;
 
 /**
  * Replace a send's content and make it ready (status 1) to go at `dispatchAt` (or a waiting draft,
- * with `waiting`), only while it is a draft or ready: the status check and the write are one
- * conditional update, so a send the dispatcher has just claimed is never changed under it. Any
- * earlier wait ends: the caller books the send's job anew. SingleSendLocked when running or completed.
+ * with `waiting`), only while it is a draft or ready: the record and its state item change in one
+ * transaction conditioned on both, so a send the dispatcher has just claimed is never changed under
+ * it. Any earlier wait ends: the caller books the send's job anew. SingleSendLocked when running or completed.
  */
 export async function updateSingleSend(
   accountId: number,
@@ -145,10 +184,14 @@ export async function updateSingleSend(
   options: Pick<SaveOptions, 'waiting'> = {},
 ): Promise<SingleSend> {
   const key = keyOf(accountId, utr);
+  // A send stored before the state had its own item adopts one first.
+  if (!(await readSendState(accountId, utr))) throw new RecordNotFound(SINGLE_SEND, utr);
+  const status = options.waiting ? singleSendStatus.initiate : singleSendStatus.ready;
+  const now = isoTimestamp();
   const changes: Record<string, unknown> = {
     ...content,
-    status: options.waiting ? singleSendStatus.initiate : singleSendStatus.ready,
-    updated_at: isoTimestamp(),
+    status,
+    updated_at: now,
     [dispatchAtAttribute]: dispatchAt.toISOString(),
     ...(options.waiting ? { [waitingAttribute]: options.waiting } : {}),
   };
@@ -158,27 +201,46 @@ export async function updateSingleSend(
   const cleared = replacedOptional.filter((name) => defined[name] === undefined);
   cleared.forEach((name, i) => (names[`#r${i}`] = name));
   const removal = cleared.length > 0 ? ` REMOVE ${cleared.map((_, i) => `#r${i}`).join(', ')}` : '';
-  const updated = await db()
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `${setExpression(defined, names, values)}${removal}`,
-        ConditionExpression: 'attribute_exists(pk) AND #status_read IN (:initiate, :ready)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
+  const editable = 'attribute_exists(pk) AND #status_read IN (:initiate, :ready)';
+  const state: Record<string, unknown> = { status, updated_at: now, [dispatchAtAttribute]: dispatchAt.toISOString(), ...(options.waiting ? { [waitingAttribute]: options.waiting } : {}) };
+  const stateNames: Record<string, string> = { '#status_read': 'status', '#version': versionAttribute, ...(options.waiting ? {} : { '#waiting': waitingAttribute }) };
+  const stateValues: Record<string, unknown> = { ':initiate': singleSendStatus.initiate, ':ready': singleSendStatus.ready, ':one': 1 };
+  const stateSet = setExpression(state, stateNames, stateValues);
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: tableName(),
+              Key: key,
+              UpdateExpression: `${setExpression(defined, names, values)}${removal}`,
+              ConditionExpression: editable,
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: values,
+            },
+          },
+          {
+            Update: {
+              TableName: tableName(),
+              Key: singleSendStateKey(accountId, utr),
+              // The content changed: a container's cached copy of it is stale from here.
+              UpdateExpression: `${stateSet} ADD #version :one${options.waiting ? '' : ' REMOVE #waiting'}`,
+              ConditionExpression: editable,
+              ExpressionAttributeNames: stateNames,
+              ExpressionAttributeValues: stateValues,
+            },
+          },
+        ],
       }),
-    )
-    .then((result) => result.Attributes)
-    .catch((error: unknown) => {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
-    });
-  if (updated) return toSingleSend(updated);
-  // Missing (RecordNotFound from the read) or past the states that may change.
-  const current = await getSingleSend(accountId, utr);
-  throw new SingleSendLocked(utr, current.status);
+    );
+  } catch (error) {
+    if (!cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw error;
+    // Missing (RecordNotFound from the read) or past the states that may change.
+    const current = await getSingleSend(accountId, utr);
+    throw new SingleSendLocked(utr, current.status);
+  }
+  return readSingleSend(accountId, utr, true);
 }
 
 /**
@@ -186,51 +248,65 @@ export async function updateSingleSend(
  * undo when its job cannot be booked). The API's deletes go through send-cleanup-service.ts.
  */
 export async function deleteSingleSend(accountId: number, utr: string): Promise<SingleSend> {
-  const deleted = await deleteExistingItem(keyOf(accountId, utr));
-  if (!deleted) throw new RecordNotFound(SINGLE_SEND, utr);
-  return toSingleSend(deleted);
+  const deletion = await singleSendDeletion(accountId, utr);
+  if (!(await commitSingleSendDeletion(deletion))) throw new RecordNotFound(SINGLE_SEND, utr);
+  return deletion.singleSend;
 }
 
 /**
  * What a deletion is decided from and so conditioned on: the status (a send's scheduler job, and
- * whether it was ever mailed so has link items to purge) and its wait (a sender's waiting list).
+ * whether it was ever mailed so has link items to purge) and its wait (a sender's waiting list), on
+ * the state item (on the record of a send stored before it had one).
  */
 const deletionVersion = ['status', waitingAttribute] as const;
 
-/** A send as just read, and the Delete that removes it only while its status and wait are still as read. */
+/** A send as just read, and the deletes that remove it (record, state, counters) only while its status and wait are still as read. */
 export interface SingleSendDeletion {
   singleSend: SingleSend;
   /** For a transaction with what the deletion starts (a purge job); alone, see commitSingleSendDeletion. */
-  action: TransactionItem;
+  actions: TransactionItem[];
 }
 
-function deleteAsRead(item: Item): NonNullable<TransactionItem['Delete']> {
+/** A Delete of `key` conditioned on `item`'s version as read (absent: the item must still be absent). */
+function deleteAsRead(key: Key, item: Item | undefined): TransactionItem {
+  if (!item) return { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_not_exists(pk)' } };
   const names = Object.fromEntries(deletionVersion.map((name, i) => [`#v${i}`, name]));
   const values = Object.fromEntries(deletionVersion.flatMap((name, i) => (item[name] === undefined ? [] : [[`:v${i}`, item[name]]])));
   const checks = deletionVersion.map((name, i) => (item[name] === undefined ? `attribute_not_exists(#v${i})` : `#v${i} = :v${i}`));
   return {
-    TableName: tableName(),
-    Key: { pk: item.pk, sk: item.sk },
-    ConditionExpression: ['attribute_exists(pk)', ...checks].join(' AND '),
-    ExpressionAttributeNames: names,
-    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+    Delete: {
+      TableName: tableName(),
+      Key: key,
+      ConditionExpression: ['attribute_exists(pk)', ...checks].join(' AND '),
+      ExpressionAttributeNames: names,
+      ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+    },
   };
+}
+
+/** The deletes of what a send keeps beside its record: its state item (conditioned as read) and its counters. */
+function companionDeletes(accountId: number, utr: string, state: Item | undefined): TransactionItem[] {
+  return [deleteAsRead(singleSendStateKey(accountId, utr), state), ...counterShardDeletes(accountId, utr)];
 }
 
 /** Read one send (strongly consistent) for its deletion; RecordNotFound when the account has no such send. */
 export async function singleSendDeletion(accountId: number, utr: string): Promise<SingleSendDeletion> {
-  const read = await db().send(new GetCommand({ TableName: tableName(), Key: keyOf(accountId, utr), ConsistentRead: true }));
+  const key = keyOf(accountId, utr);
+  const [read, state] = await Promise.all([db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true })), getStateItem(accountId, utr, true)]);
   if (!read.Item) throw new RecordNotFound(SINGLE_SEND, utr);
-  return { singleSend: toSingleSend(read.Item), action: { Delete: deleteAsRead(read.Item) } };
+  const shards = await readCounterShards(accountId, [utr], true);
+  const singleSend = toSingleSend({ ...withState(read.Item, state), ...countersOf(read.Item, state, shards.get(utr) ?? []) });
+  const record: TransactionItem = { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } };
+  return { singleSend, actions: [state ? record : deleteAsRead(key, read.Item), ...companionDeletes(accountId, utr, state)] };
 }
 
 /** Carry out a deletion alone; false when the send changed or went since it was read (read it again). */
 export async function commitSingleSendDeletion(deletion: SingleSendDeletion): Promise<boolean> {
   try {
-    await db().send(new DeleteCommand(deletion.action.Delete as NonNullable<TransactionItem['Delete']>));
+    await db().send(new TransactWriteCommand({ TransactItems: deletion.actions }));
     return true;
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) return false;
     throw error;
   }
 }
@@ -262,12 +338,21 @@ export async function deleteSingleSends(accountId: number, references: readonly 
     const utrs = await Promise.all(group.map((reference) => (typeof reference === 'number' ? utrOfId(accountId, reference) : reference)));
     keys.push(...utrs.map((utr) => keyOf(accountId, utr)));
   }
+  // Each send's state item as last read for its plan: the status and wait its deletion was planned from.
+  const states = new Map<string, Item | undefined>();
   const deleted = await deleteAllOrNothing({
     accountId,
     entity: SINGLE_SEND,
     keys,
     versionAttributes: deletionVersion,
-    ...(plan ? { plan: async (items: Item[]) => (await plan(items.map(toSingleSend))).map((writes) => ({ writes })) } : {}),
+    plan: async (items: Item[]) => {
+      const utrs = items.map((item) => String(item.sk));
+      const read = await batchGetAll(utrs.map((utr) => singleSendStateKey(accountId, utr)), { consistentRead: true });
+      for (const utr of utrs) states.set(utr, read.find((state) => state.sk === utr));
+      const sends = items.map((item) => toSingleSend(withState(item, states.get(String(item.sk)))));
+      const planned = plan ? await plan(sends) : [];
+      return utrs.map((utr, index) => ({ writes: [...companionDeletes(accountId, utr, states.get(utr)), ...(planned[index] ?? [])] }));
+    },
   });
-  return deleted.map(toSingleSend);
+  return deleted.map((item) => toSingleSend(withState(item, states.get(String(item.sk)))));
 }

@@ -3,12 +3,14 @@
 // mails the notice); batches that reach the deliverer while it is paused are parked (parked-batches.ts),
 // unmailed, and queued again by the resume. The resume records the counters it resumed at: the rates are judged
 // again on what the send mails afterwards.
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../table/client';
 import { isConditionFailure } from '../table/records';
 import { currentTime } from '../time';
-import { singleSendKey } from './keys';
+import { countersOf, readCounterShards } from './counters';
+import { singleSendStateKey } from './keys';
 import { reputationPauseReason, singleSendStatus, waitingAttribute, type SendWaiting } from './record';
+import { readSendState, reputationBaseAttribute, sendStateOf } from './state';
 
 
 /** The counters a rate is judged on (a complaint comes after a delivery: it is among `delivered`). */
@@ -26,43 +28,33 @@ export interface ReputationView {
   base: ReputationCounts;
 }
 
-const baseAttribute = 'reputation_base';
+const baseAttribute = reputationBaseAttribute;
 
 function countsOf(value: unknown): ReputationCounts {
   const stored = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
   return { delivered: Number(stored.delivered ?? 0), bounces: Number(stored.bounces ?? 0), complaints: Number(stored.complaints ?? 0) };
 }
 
-/** The send's status, pause and counters in one read; undefined when it is gone. */
+/**
+ * The send's status, pause and counters: its state item and its counter shards, strongly consistent
+ * (small items; never the record with the design). Undefined when it is gone.
+ */
 export async function getReputationView(accountId: number, utr: string): Promise<ReputationView | undefined> {
-  const result = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: singleSendKey(accountId, utr),
-      ConsistentRead: true,
-      ProjectionExpression: 'pk, #status, #waiting, delivered, bounces, complaints, #base',
-      ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute, '#base': baseAttribute },
-    }),
-  );
-  const item = result.Item;
-  if (!item) return undefined;
-  const waiting = item[waitingAttribute] as { reason?: unknown } | undefined;
-  return {
-    running: item.status === singleSendStatus.running,
-    paused: waiting?.reason === reputationPauseReason,
-    counts: countsOf(item),
-    base: countsOf(item[baseAttribute]),
-  };
+  const [state, shards] = await Promise.all([readSendState(accountId, utr), readCounterShards(accountId, [utr], true)]);
+  if (!state) return undefined;
+  const { running, paused } = sendStateOf(state);
+  return { running, paused, counts: countsOf(countersOf(undefined, state, shards.get(utr) ?? [])), base: countsOf(state[baseAttribute]) };
 }
 
 /** Pause a running send that is not paused already; true for the one caller that paused it. */
 export async function pauseForReputation(accountId: number, utr: string, message: string): Promise<boolean> {
+  if (!(await readSendState(accountId, utr))) return false;
   const waiting: SendWaiting = { reason: reputationPauseReason, message, since: currentTime().toISOString(), retry_at: null };
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
+        Key: singleSendStateKey(accountId, utr),
         UpdateExpression: 'SET #waiting = :waiting',
         ConditionExpression: '#status = :running AND (attribute_not_exists(#waiting) OR #waiting.reason <> :reputation)',
         ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status' },
@@ -78,11 +70,12 @@ export async function pauseForReputation(accountId: number, utr: string, message
 
 /** End a running send's pause, recording the counters it resumed at; false when it was not paused. */
 export async function endReputationPause(accountId: number, utr: string, resumedAt: ReputationCounts): Promise<boolean> {
+  if (!(await readSendState(accountId, utr))) return false;
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
+        Key: singleSendStateKey(accountId, utr),
         UpdateExpression: 'SET #base = :base REMOVE #waiting',
         ConditionExpression: '#status = :running AND #waiting.reason = :reputation',
         ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status', '#base': baseAttribute },

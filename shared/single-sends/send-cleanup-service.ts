@@ -42,7 +42,7 @@ export async function deleteSend(accountId: number, utr: string): Promise<Single
       if (await commitSingleSendDeletion(deletion)) return deletion.singleSend;
     } else {
       try {
-        await startJob(accountId, purgeJob(utr), [deletion.action]);
+        await startJob(accountId, purgeJob(utr), deletion.actions);
         return deletion.singleSend;
       } catch (error) {
         if (!(error instanceof JobNotStarted)) throw error;

@@ -1,12 +1,15 @@
 // Sends waiting for their sender: the waits' wording, the per-sender list a sender's confirmation reads
 // (one small item per waiting send, written before the send's own wait, so no waiting send is ever
 // missing from it), and the conditional write that releases one send with the sender's details.
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { db, tableName } from '../table/client';
-import { isConditionFailure, updateExistingItem } from '../table/records';
-import { senderWaitKey, senderWaitPartition, singleSendKey } from './keys';
+import { isConditionFailure } from '../table/records';
+import type { TransactionItem } from '../table/bulk-delete';
+import { cancellationCodes } from '../table/transactions';
+import { senderWaitKey, senderWaitPartition, singleSendKey, singleSendStateKey } from './keys';
 import { dispatchAtAttribute, singleSendStatus, toSingleSend, waitingAttribute, type SendWaiting, type SingleSend, type SingleSendContent } from './record';
+import { readSendState, versionAttribute, withState } from './state';
 
 /** The waits about a send's sender: `unverified` ends by itself when the sender is confirmed; `deleted` needs an update. */
 export const senderWaitReason = { unverified: 'sender-unverified', deleted: 'sender-deleted' } as const;
@@ -73,53 +76,75 @@ export interface ReleasedSend {
 
 export type SenderDetailsCopy = Pick<SingleSendContent, 'from_sender' | 'reply_to' | 'sender_name' | 'sender_address'>;
 
+/** The sender's details set on the record (`#d<i>` names, `:d<i>` values added to those given). */
+function detailsSet(details: SenderDetailsCopy, names: Record<string, string>, values: Record<string, unknown>): string {
+  return Object.entries(details)
+    .map(([name, value], i) => {
+      names[`#d${i}`] = name;
+      values[`:d${i}`] = value;
+      return `#d${i} = :d${i}`;
+    })
+    .join(', ');
+}
+
+type TransactUpdate = NonNullable<TransactionItem['Update']>;
+
+/** A change of the content and the state together; false when a condition failed. */
+async function changeTogether(record: TransactUpdate, state: TransactUpdate): Promise<boolean> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: record }, { Update: state }] }));
+    return true;
+  } catch (error) {
+    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) return false;
+    throw error;
+  }
+}
+
 /**
  * Release a send that waits for this sender: the wait ends, the sender's details (its address as just
  * confirmed) are copied again, and a draft (0) becomes ready (1); a ready or running send keeps its
  * status. Conditional on the send, as read, still waiting for this sender; undefined otherwise.
  */
 export async function releaseSenderWait(accountId: number, utr: string, senderId: number, details: SenderDetailsCopy): Promise<ReleasedSend | undefined> {
-  const read = await db().send(new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true }));
+  const [read, state] = await Promise.all([
+    db().send(new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true })),
+    readSendState(accountId, utr),
+  ]);
   const item = read.Item;
-  const waiting = item?.[waitingAttribute] as { reason?: unknown; since?: unknown } | undefined;
-  if (!item || Number(item.sender_id) !== senderId || waiting?.reason !== senderWaitReason.unverified) return undefined;
-  const status = Number(item.status);
-  const names: Record<string, string> = { '#status': 'status', '#waiting': waitingAttribute };
-  const values: Record<string, unknown> = {
-    ':read': status,
-    ':since': waiting.since,
-    ':sender': senderId,
-    ':next': status === singleSendStatus.initiate ? singleSendStatus.ready : status,
-    ':now': isoTimestamp(),
+  const waiting = state?.[waitingAttribute] as { reason?: unknown; since?: unknown } | undefined;
+  if (!item || !state || Number(item.sender_id) !== senderId || waiting?.reason !== senderWaitReason.unverified) return undefined;
+  const status = Number(state.status);
+  const next = status === singleSendStatus.initiate ? singleSendStatus.ready : status;
+  const now = isoTimestamp();
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':sender': senderId, ':now': now };
+  const released = await changeTogether(
+    {
+      TableName: tableName(),
+      Key: singleSendKey(accountId, utr),
+      UpdateExpression: `SET updated_at = :now, ${detailsSet(details, names, values)}`,
+      ConditionExpression: 'sender_id = :sender',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+    {
+      TableName: tableName(),
+      Key: singleSendStateKey(accountId, utr),
+      UpdateExpression: 'SET #status = :next, updated_at = :now REMOVE #waiting ADD #version :one',
+      ConditionExpression: '#status = :read AND #waiting.since = :since',
+      ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute, '#version': versionAttribute },
+      ExpressionAttributeValues: { ':read': status, ':since': waiting.since, ':next': next, ':now': now, ':one': 1 },
+    },
+  );
+  if (!released) return undefined;
+  const { [waitingAttribute]: _ended, ...stateAfter } = state;
+  const stored = withState({ ...item, ...details, updated_at: now }, { ...stateAfter, status: next, updated_at: now });
+  const dispatchAt = stored[dispatchAtAttribute];
+  return {
+    singleSend: toSingleSend(stored),
+    dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined,
+    before: { status, waiting: waiting as Record<string, unknown> },
   };
-  const sets = Object.entries(details).map(([name, value], i) => {
-    names[`#d${i}`] = name;
-    values[`:d${i}`] = value;
-    return `#d${i} = :d${i}`;
-  });
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
-        UpdateExpression: `SET #status = :next, updated_at = :now, ${sets.join(', ')} REMOVE #waiting`,
-        ConditionExpression: '#status = :read AND sender_id = :sender AND #waiting.since = :since',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const stored = result.Attributes ?? {};
-    const dispatchAt = stored[dispatchAtAttribute];
-    return {
-      singleSend: toSingleSend(stored),
-      dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined,
-      before: { status, waiting: waiting as Record<string, unknown> },
-    };
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
 }
 
 /**
@@ -131,7 +156,7 @@ export async function restoreSenderWait(accountId: number, released: ReleasedSen
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: singleSendKey(accountId, released.singleSend.utr),
+        Key: singleSendStateKey(accountId, released.singleSend.utr),
         UpdateExpression: 'SET #status = :before, #waiting = :waiting',
         ConditionExpression: '#status = :released AND attribute_not_exists(#waiting) AND updated_at = :updated',
         ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute },
@@ -151,17 +176,29 @@ export async function restoreSenderWait(accountId: number, released: ReleasedSen
 /**
  * Copy the sender's current details into a send that has not completed, while it still holds the
  * from address `readFrom`: the sender's address changed and the new one is verified. False when the
- * send changed meanwhile.
+ * send changed meanwhile. The content's version goes up, so containers that keep it read it again.
  */
 export async function recopySenderDetails(accountId: number, utr: string, readFrom: string, details: SenderDetailsCopy): Promise<boolean> {
-  const changed = await updateExistingItem(
-    singleSendKey(accountId, utr),
-    { updated_at: isoTimestamp(), ...details },
+  if (!(await readSendState(accountId, utr))) return false;
+  const now = isoTimestamp();
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':readFrom': readFrom, ':now': now };
+  return changeTogether(
     {
-      condition: 'from_sender = :readFrom AND #status IN (:ready, :running)',
-      names: { '#status': 'status' },
-      values: { ':readFrom': readFrom, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running },
+      TableName: tableName(),
+      Key: singleSendKey(accountId, utr),
+      UpdateExpression: `SET updated_at = :now, ${detailsSet(details, names, values)}`,
+      ConditionExpression: 'attribute_exists(pk) AND from_sender = :readFrom',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+    {
+      TableName: tableName(),
+      Key: singleSendStateKey(accountId, utr),
+      UpdateExpression: 'SET updated_at = :now ADD #version :one',
+      ConditionExpression: '#status IN (:ready, :running)',
+      ExpressionAttributeNames: { '#status': 'status', '#version': versionAttribute },
+      ExpressionAttributeValues: { ':now': now, ':one': 1, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running },
     },
   );
-  return changed !== undefined;
 }

@@ -9,13 +9,14 @@ import { cancellationCodes } from '../table/transactions';
 import {
   parseStallWatchSortKey,
   singleSendDispatchKey,
-  singleSendKey,
+  singleSendStateKey,
   stallWatchPartition,
   stallWatchShard,
   stallWatchShards,
   stallWatchSortKey,
 } from './keys';
 import { failureAttribute, singleSendStatus, waitingAttribute, type SendFailure } from './record';
+import { readSendState } from './state';
 
 /** A send on the watch that has not been heard of since `heardAt`. */
 export interface SilentSend {
@@ -134,6 +135,7 @@ export async function rewatch(accountId: number, utr: string): Promise<void> {
  * was no longer running (it completed, or was deleted, meanwhile).
  */
 export async function failSingleSend(accountId: number, utr: string, failure: Omit<SendFailure, 'at'>): Promise<boolean> {
+  if (!(await readSendState(accountId, utr))) return false;
   const now = currentTime();
   try {
     await db().send(
@@ -142,7 +144,7 @@ export async function failSingleSend(accountId: number, utr: string, failure: Om
           {
             Update: {
               TableName: tableName(),
-              Key: singleSendKey(accountId, utr),
+              Key: singleSendStateKey(accountId, utr),
               UpdateExpression: 'SET #status = :failed, #failure = :failure, updated_at = :now REMOVE #waiting',
               ConditionExpression: '#status = :running',
               ExpressionAttributeNames: { '#status': 'status', '#failure': failureAttribute, '#waiting': waitingAttribute },

@@ -1,11 +1,12 @@
-// Why a send is not progressing, on the send's own item: set by a hold (the watchdog's, or a send held
+// Why a send is not progressing, on the send's state item: set by a hold (the watchdog's, or a send held
 // while something it needs is not ready), cleared by the progress that ends it, and shown only while
 // it is true: any page or settled batch after `since` means the send is moving again.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../table/client';
 import { isConditionFailure } from '../table/records';
-import { singleSendKey } from './keys';
+import { singleSendStateKey } from './keys';
 import { getDispatchState } from './progress';
+import { readSendState } from './state';
 import { senderWaitReason } from './sender-waits';
 import { reputationPauseReason, singleSendStatus, waitingAttribute, type SendWaiting, type SingleSend } from './record';
 
@@ -14,11 +15,12 @@ import { reputationPauseReason, singleSendStatus, waitingAttribute, type SendWai
  * reputation (that pause says why it waits until its owner resumes it; no other wait replaces it).
  */
 export async function setWaiting(accountId: number, utr: string, waiting: SendWaiting): Promise<boolean> {
+  if (!(await readSendState(accountId, utr))) return false;
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
+        Key: singleSendStateKey(accountId, utr),
         UpdateExpression: 'SET #waiting = :waiting',
         ConditionExpression: 'attribute_exists(pk) AND #status IN (:ready, :running) AND (attribute_not_exists(#waiting) OR #waiting.reason <> :paused)',
         ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status' },
@@ -34,11 +36,12 @@ export async function setWaiting(accountId: number, utr: string, waiting: SendWa
 
 /** Clear the send's wait; with `since`, only that wait (a newer one, set meanwhile, stays). */
 export async function clearWaiting(accountId: number, utr: string, since?: string): Promise<void> {
+  if (!(await readSendState(accountId, utr))) return;
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: singleSendKey(accountId, utr),
+        Key: singleSendStateKey(accountId, utr),
         UpdateExpression: 'REMOVE #waiting',
         ConditionExpression: since === undefined ? 'attribute_exists(#waiting)' : '#waiting.since = :since',
         ExpressionAttributeNames: { '#waiting': waitingAttribute },

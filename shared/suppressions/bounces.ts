@@ -64,11 +64,12 @@ export async function addBouncedAddress(accountId: number, email: string, kind: 
 }
 
 /** The addresses (lower-cased) among `addresses` that bounced hard or complained: one BatchGetItem per 100. */
-export async function bouncedAmong(accountId: number, addresses: readonly string[]): Promise<Set<string>> {
+export async function bouncedAmong(accountId: number, addresses: readonly string[], reads: { consistent?: boolean } = {}): Promise<Set<string>> {
   const distinct = [...new Set(addresses.map((address) => address.trim().toLowerCase()).filter((address) => address !== ''))];
   const items = await batchGetAll(
     distinct.map((address) => bouncedAddressKey(accountId, address)),
-    { consistentRead: true, projection: { expression: 'sk' } },
+    // Strongly consistent unless the caller takes eventual reads (the send path: suppressions/repository.ts, ReadConsistency).
+    { consistentRead: reads.consistent ?? true, projection: { expression: 'sk' } },
   );
   return new Set(items.map((item) => String(item.sk)));
 }

@@ -80,9 +80,9 @@ function pause(attempt: number): Promise<void> {
   return new Promise((resume) => setTimeout(resume, Math.min(1000, 25 * 2 ** attempt)));
 }
 
-/** Address items that exist among `keys` (strongly consistent: a fresh unsubscribe must count). */
-function existingAddressItems(keys: Key[]): Promise<Item[]> {
-  return batchGetAll(keys, { consistentRead: true, projection: { expression: '#email', names: { '#email': 'email_address' } } });
+/** Address items that exist among `keys` (strongly consistent unless asked otherwise: a fresh unsubscribe must count). */
+function existingAddressItems(keys: Key[], consistent = true): Promise<Item[]> {
+  return batchGetAll(keys, { consistentRead: consistent, projection: { expression: '#email', names: { '#email': 'email_address' } } });
 }
 
 /** Lower-cased, distinct: the form address items are keyed by, and BatchGetItem refuses duplicate keys. */
@@ -96,15 +96,24 @@ function distinctAddresses(addresses: readonly string[]): Map<string, string> {
 }
 
 /**
+ * How a look-up reads: strongly consistent unless `consistent` is false (the send path: each look is
+ * made once per mail at send time, and an unsubscribe of the last second costs half as much to miss
+ * as every mail costs to read strongly).
+ */
+export interface ReadConsistency {
+  consistent?: boolean;
+}
+
+/**
  * The addresses (lower-cased) among `addresses` that the account has unsubscribed globally or, when
  * `groupId` is given, from that group: what a send must skip. One BatchGetItem per 100 keys (one
  * key per address and list).
  */
-export async function suppressedAmong(accountId: number, addresses: readonly string[], groupId: number | null = null): Promise<Set<string>> {
+export async function suppressedAmong(accountId: number, addresses: readonly string[], groupId: number | null = null, reads: ReadConsistency = {}): Promise<Set<string>> {
   const distinct = [...distinctAddresses(addresses).keys()];
   const keys = distinct.map((address) => addressKey(accountId, null, address));
   if (groupId !== null) keys.push(...distinct.map((address) => addressKey(accountId, groupId, address)));
-  const items = await existingAddressItems(keys);
+  const items = await existingAddressItems(keys, reads.consistent ?? true);
   return new Set(items.map((item) => String(item.email_address).toLowerCase()));
 }
 

@@ -43,8 +43,8 @@ function itemKey(write: ConditionalWrite): string {
   return JSON.stringify([String(target?.pk), String(target?.sk)]);
 }
 
-/** The write as a request of its own: true when written, false when its condition failed. */
-async function writeAlone(write: ConditionalWrite): Promise<boolean> {
+/** The write as a plain request of its own (billed as a plain write): true when written, false when its condition failed. */
+export async function writeAlone(write: ConditionalWrite): Promise<boolean> {
   try {
     if ('Put' in write) await db().send(new PutCommand(write.Put));
     else if ('Update' in write) await db().send(new UpdateCommand(write.Update));

@@ -1,0 +1,105 @@
+// What one single send with a large design costs DynamoDB on `npm start`'s runtime (in process, with
+// its own SES sink, whose delivery events ses-events counts): the capacity meter
+// (lib/capacity-meter.ts) watches from the API's create answer (the create's one write of the design
+// is the API's) to the send's status 3 with every delivery event counted. Prints JSON: write units
+// per mail in all (indexes included), on the busiest item, and the reads of the design.
+// Run: `npx tsx bench/send-capacity.ts [recipients]` (BENCH_CAPACITY_DESIGN_KB, default 300).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalStack } from '../infra/local/local-stack';
+import { addContactType } from '../shared/contact-types/repository';
+import { importContactRows } from '../shared/contacts/contact-service';
+import type { ImportRow } from '../shared/contacts/import-writes';
+import { addSender, confirmSenderAddress } from '../shared/senders/repository';
+import { singleSendKey } from '../shared/single-sends/keys';
+import { getSingleSend } from '../shared/single-sends/repository';
+import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
+import { sendCapacity, startCapacityMeter } from './lib/capacity-meter';
+import { drainSink } from './lib/sink-drain';
+
+const recipients = Number(process.argv[2] ?? 1_000);
+const designBytes = Number(process.env.BENCH_CAPACITY_DESIGN_KB ?? 300) * 1000;
+
+/** A newsletter design of about `bytes` bytes, personalised at the top. */
+function largeDesign(bytes: number): string {
+  const paragraph = '<p style="margin:0 0 12px 0;font-family:Arial,sans-serif;color:#333">Spring brings new arrivals to the shop, and readers like you get them first.</p>\n';
+  return `<!DOCTYPE html><html><head><title>News</title></head><body><p>Dear ((full_name)),</p>\n${paragraph.repeat(Math.ceil(bytes / paragraph.length))}</body></html>`;
+}
+
+async function main(): Promise<void> {
+  process.env.LOG_LEVEL = 'silent';
+  process.env.ACCOUNT_RATE_LIMIT ??= '1000000';
+  const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
+  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true });
+  // The mails are tallied and dropped as they land: the sink's memory stays flat.
+  const drain = drainSink(/^capacity-\d{6}@example\.com$/, 250);
+  try {
+    const accountId = stack.demoAccount.account_id;
+    const headers = { PublicKey: stack.demoAccount.public_key, SecretKey: stack.demoAccount.secret_key };
+    const type = await addContactType(accountId, 'Capacity');
+    const emails = Array.from({ length: recipients }, (_, i) => `capacity-${String(i).padStart(6, '0')}@example.com`);
+    for (let start = 0; start < emails.length; start += 500) {
+      const rows: ImportRow[] = emails.slice(start, start + 500).map((email, index) => ({
+        line: index + 2,
+        fields: { contact_type_id: type.id, first_name: 'Bench', last_name: 'Reader', email, alt_email: null, country: '233', state: '', city: 'Springfield', address_line1: '', address_line2: '', state_province_region: '', postal_code: '' },
+        customValues: {},
+      }));
+      await importContactRows(accountId, type.id, rows, new Set(['first_name', 'last_name', 'email', 'country', 'city']));
+    }
+    const sender = await addSender(accountId, {
+      from_name: 'Bench News',
+      from_email: 'bench@acme.example',
+      reply_to_email: 'support@acme.example',
+      country_id: 233,
+      state_id: null,
+      city_id: null,
+      zip_code: null,
+      company_address: '1 Main Street',
+      company_address2: null,
+      nickname: 'Bench',
+    });
+    await confirmSenderAddress(accountId, sender.id, sender.from_email);
+    const group = await addUnsubscribeGroup(accountId, { group_name: 'Capacity', description: 'Capacity', is_display: 1 });
+    const form = new URLSearchParams({
+      template_id: '2',
+      sender_id: String(sender.id),
+      unsubscribe_group_id: String(group.id),
+      single_send_name: 'Capacity',
+      subject: 'Hello ((first_name))',
+      preheader: 'Bench run',
+      'recipient_id[0]': `contacts_${type.id}`,
+      schedule_type: '0',
+      template_html: largeDesign(designBytes),
+    });
+    const started = Date.now();
+    // Served by the local gateway in its own request context: the meter starts once the create has answered.
+    const created = await fetch(`${stack.urls.api}single/send/create`, { method: 'POST', headers, body: form });
+    const meter = startCapacityMeter();
+    const answer = (await created.json()) as { message?: { utr?: string } };
+    const utr = answer.message?.utr;
+    if (!utr) throw new Error(`single/send/create answered ${created.status}: ${JSON.stringify(answer).slice(0, 400)}`);
+    const message = { utr };
+    for (;;) {
+      const send = await meter.unmetered(() => getSingleSend(accountId, message.utr));
+      if (send.status === 3 && send.delivered >= recipients) break;
+      if (Date.now() - started > 30 * 60_000) throw new Error(`not complete after 30 minutes: ${JSON.stringify({ ...send, template_html: undefined })}`);
+      await new Promise((done) => setTimeout(done, 250));
+    }
+    meter.stop();
+    const tally = drain.stop();
+    const send = await getSingleSend(accountId, message.utr);
+    const capacity = sendCapacity(meter, recipients, singleSendKey(accountId, message.utr));
+    console.log(JSON.stringify({ ...capacity, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
+    if (send.triggered !== recipients || tally.addresses.size !== recipients) process.exitCode = 1;
+  } finally {
+    drain.stop();
+    await stack.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

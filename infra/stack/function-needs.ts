@@ -110,7 +110,9 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // through a marker item; a sender confirmation updates the sender, then releases the single sends
   // that waited for it and books their dispatch jobs. No batch writes. An open, an unsubscribe or a
   // click also queues a delivery for each webhook subscribed to it.
-  'public-pages': { table: [...readWrite, 'BatchGetItem'], schedules: true, enqueue: ['webhooks'] },
+  // Counting an event (an open, a click, an unsubscribe) creates the send's counter shard only while
+  // the send's state item exists (ConditionCheckItem), as do the deliverer and SES feedback.
+  'public-pages': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], schedules: true, enqueue: ['webhooks'] },
   // Deleting a mailed send starts the background purge of its link-click items. Resuming a send paused
   // for its reputation queues its parked batches again (removing their items in batches) and books its dispatch.
   'single-sends': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, enqueue: ['jobs', 'deliveries'] },
@@ -131,17 +133,19 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // The deliverer re-queues recipients SES throttled on a message's last receive, and the last batch
   // of a send mails its summary to the notification recipients.
   // It sends under the account's tenant, from the tenant recorded on the account (no tenant call).
-  'send-deliver': { table: [...readWrite, 'BatchGetItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries'], tenants: 'send' },
+  'send-deliver': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries'], tenants: 'send' },
   // Records statistics and suppressions from SES's events; it reads only the account's webhooks
   // (Query, cached a minute) to queue a delivery for each one subscribed to the event. A bounce or
   // complaint reads its send's counters (GetItem) and may pause it, mailing the notification
   // recipients not on the suppression lists (BatchGetItem) as system mail.
-  'ses-events': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem'], mail: true, systemMail: true, enqueue: ['webhooks'] },
+  'ses-events': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem', 'ConditionCheckItem'], mail: true, systemMail: true, enqueue: ['webhooks'] },
   // Like the dispatcher, it makes and reads the account's SES tenant (a paused one keeps the steps due).
   'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, accountMail: true, schedules: true, tenants: 'manage' },
   // Books a stalled send's dispatch job, and cancels the job of a send it ends. A silent send's
   // account tenant is read from SES (GetTenant) and its status recorded: a paused tenant is no stall.
-  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, signingKey: false, tenants: 'read' },
+  // Ending a stalled send copies an old send's state into its own item first (PutItem) and sums its
+  // counter shards (BatchGetItem).
+  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'BatchGetItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, signingKey: false, tenants: 'read' },
   // Reads the pending index (gsi1) and refreshes each entry from SES: a domain's status (UpdateItem),
   // a sender verified (UpdateItem) whose waiting single sends are released and booked; a domain found
   // verified reads the claims above its senders' addresses (BatchGetItem). It deletes the address

@@ -7,7 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { meterInvocations } from '../infra/local/function-modules';
 import { startLocalStack } from '../infra/local/local-stack';
+import { functionMemoryMb } from '../infra/stack/service-functions';
+import { queueConsumers } from '../shared/queue/queues';
 import { addContactType } from '../shared/contact-types/repository';
 import { importContactRows } from '../shared/contacts/contact-service';
 import type { ImportRow } from '../shared/contacts/import-writes';
@@ -15,7 +18,8 @@ import { addSender, confirmSenderAddress } from '../shared/senders/repository';
 import { singleSendKey } from '../shared/single-sends/keys';
 import { getSingleSend } from '../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
-import { sendCapacity, startCapacityMeter } from './lib/capacity-meter';
+import { sendCapacity, startCapacityMeter, writesByKind } from './lib/capacity-meter';
+import { costPerMillion, pricesAsOf } from './lib/prices';
 import { drainSink } from './lib/sink-drain';
 
 const recipients = Number(process.argv[2] ?? 1_000);
@@ -76,6 +80,7 @@ async function main(): Promise<void> {
     // Served by the local gateway in its own request context: the meter starts once the create has answered.
     const created = await fetch(`${stack.urls.api}single/send/create`, { method: 'POST', headers, body: form });
     const meter = startCapacityMeter();
+    const invocations = meterInvocations();
     const answer = (await created.json()) as { message?: { utr?: string } };
     const utr = answer.message?.utr;
     if (!utr) throw new Error(`single/send/create answered ${created.status}: ${JSON.stringify(answer).slice(0, 400)}`);
@@ -87,10 +92,19 @@ async function main(): Promise<void> {
       await new Promise((done) => setTimeout(done, 250));
     }
     meter.stop();
+    invocations.stop();
     const tally = drain.stop();
     const send = await getSingleSend(accountId, message.utr);
     const capacity = sendCapacity(meter, recipients, singleSendKey(accountId, message.utr));
-    console.log(JSON.stringify({ ...capacity, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
+    // Each function's invocations, their wall time (overlapping ones apart, as separate containers
+    // would be billed) and its deployed memory; SQS requests at most one SendMessageBatch, one
+    // ReceiveMessage and one DeleteMessageBatch per batch a queue consumer took.
+    const functions = [...invocations.read()].map(([name, tally]) => ({ name, invocations: tally.invocations, milliseconds: Math.round(tally.milliseconds), memoryMb: functionMemoryMb(name) }));
+    const consumers = new Set(Object.values(queueConsumers));
+    const sqsRequests = functions.filter((fn) => consumers.has(fn.name)).reduce((sum, fn) => sum + 3 * fn.invocations, 0);
+    const totals = meter.totals();
+    const cost = costPerMillion({ mails: recipients, writeUnits: totals.writeUnits, readUnits: totals.readUnits, invocations: functions, sqsRequests });
+    console.log(JSON.stringify({ ...capacity, write_units_per_mail_by_kind: writesByKind(meter, recipients), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
     if (send.triggered !== recipients || tally.addresses.size !== recipients) process.exitCode = 1;
   } finally {
     drain.stop();

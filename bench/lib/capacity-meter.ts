@@ -205,3 +205,18 @@ export function sendCapacity(meter: CapacityMeter, mails: number, designKey: { p
     design_read_units_per_mail: per(design.readShare, mails),
   };
 }
+
+/** An item's kind: its key with ids, uuids, emails and numbers taken out, so items of one kind add up. */
+export function itemKind(key: string): string {
+  return key
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+    .replace(/[^|#]+@[^|#]+/g, '<email>')
+    .replace(/\d+/g, 'N');
+}
+
+/** Write units per mail by item kind (whole transactions charged), most first. */
+export function writesByKind(meter: CapacityMeter, mails: number, top = 12): Record<string, number> {
+  const kinds = new Map<string, number>();
+  for (const item of meter.items()) kinds.set(itemKind(item.key), (kinds.get(itemKind(item.key)) ?? 0) + item.writeShare);
+  return Object.fromEntries([...kinds].sort(([, a], [, b]) => b - a).slice(0, top).map(([kind, units]) => [kind, per(units, mails)]));
+}

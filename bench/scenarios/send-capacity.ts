@@ -16,6 +16,7 @@ export async function scenarioSendCapacity(): Promise<void> {
     hottest_item_even_share: { write_units_per_mail: number };
     design_reads: number;
     design_read_units_per_mail: number;
+    cost_per_million_mails_usd: { dynamodb_writes: number; dynamodb_reads: number; lambda: number; sqs: number; total: number };
   };
   details.send_capacity = { ...json, wall_seconds: round(run.wallMs / 1000) };
   row(scenario, `single send ${recipients}, 300 KB design: write units per mail, indexes included`, json.write_units_per_mail, 'WCU', { op: '<=', limit: 6 });
@@ -24,4 +25,6 @@ export async function scenarioSendCapacity(): Promise<void> {
   row(scenario, `single send ${recipients}: read units per mail`, json.read_units_per_mail, 'RCU');
   row(scenario, `single send ${recipients}: reads of the design, whole send`, json.design_reads, 'reads');
   row(scenario, `single send ${recipients}: read units of the design per mail`, json.design_read_units_per_mail, 'RCU');
+  const cost = json.cost_per_million_mails_usd;
+  row(scenario, `single send ${recipients}: cost per million mails beyond SES (DynamoDB writes ${cost.dynamodb_writes}, reads ${cost.dynamodb_reads}, Lambda ${cost.lambda}, SQS ${cost.sqs})`, cost.total, 'USD', { op: '<=', limit: 2.5 });
 }

@@ -65,6 +65,11 @@ const shapeOf = (name: string): FunctionShape => ({
   ...(eventShapes[name] ?? { memorySize: 512, description: `Queue consumer: ${name}` }),
 });
 
+/** A function's memory in MB as deployed (the bench prices its invocations by it). */
+export function functionMemoryMb(name: string): number {
+  return shapeOf(name).memorySize;
+}
+
 /** The queue the deliverer consumes; its consumer's rate is held under the SES quota. */
 export const deliveryQueue: QueueName = 'deliveries';
 

@@ -96,6 +96,26 @@ async function poll<T>(read: () => Promise<T>, done: (value: T) => boolean, time
   }
 }
 
+/**
+ * Poll while `progress` of what is read keeps growing: gives up only after `stalledMs` without any,
+ * so a busy machine that counts slowly is waited for, and a count that stopped is not.
+ */
+async function pollWhileGrowing<T>(read: () => Promise<T>, done: (value: T) => boolean, progress: (value: T) => number, stalledMs: number): Promise<T> {
+  let best = -Infinity;
+  let grewAt = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (progress(value) > best) {
+      best = progress(value);
+      grewAt = Date.now();
+    } else if (Date.now() - grewAt > stalledMs) {
+      return value;
+    }
+    await sleep(250);
+  }
+}
+
 async function sinkMails(): Promise<SinkMail[]> {
   const store = (await (await fetch(`http://localhost:${ports.ses}/store`)).json()) as { emails: SinkMail[] };
   return store.emails;
@@ -196,7 +216,7 @@ beforeAll(async () => {
   await sleep(500);
   const mails = await sendMails();
   // SES's delivery events may still be arriving once the send is complete.
-  const { delivered } = await poll(() => sendDetails(utr), (send) => send.delivered >= mails.length - 1, 60_000);
+  const { delivered } = await pollWhileGrowing(() => sendDetails(utr), (send) => send.delivered >= mails.length - 1, (send) => send.delivered, 30_000);
   outcome = { mailedBeforeKill: before.length, javaLeftAfterKill, mailedInStoreAfterRestart, details, mails, delivered };
 }, 420_000);
 

@@ -137,11 +137,11 @@ test('an immediate send reaches exactly the 3 mailable contacts, completes with 
   expect(mails.map((mail) => mail.destination.to[0]).sort()).toEqual([audience.people.ada, audience.people.eve, audience.people.inSegment].sort());
   for (const mail of mails) {
     expect(mail.subject).toMatch(/^Hello (ada|eve|inSegment)$/);
-    expect(mail.headers?.find((header) => header.name === 'List-Unsubscribe')?.value).toMatch(/^<http:\/\/localhost:\d+\/api\/public\/unsubscribe\?token=.+>$/);
+    expect(mail.headers?.find((header) => header.name === 'List-Unsubscribe')?.value).toMatch(/^<http:\/\/localhost:\d+\/links\/api\/public\/unsubscribe\?token=.+>$/);
     expect(mail.headers?.find((header) => header.name === 'List-Unsubscribe-Post')?.value).toBe('List-Unsubscribe=One-Click');
-    expect(mail.body.html).toMatch(/<img src="http:\/\/localhost:\d+\/api\/public\/open\?token=[^"]+" width="1" height="1" alt=""/);
+    expect(mail.body.html).toMatch(/<img src="http:\/\/localhost:\d+\/links\/api\/public\/open\?token=[^"]+" width="1" height="1" alt=""/);
     expect(mail.body.html).toContain('1 Main Street');
-    expect(mail.body.html).toMatch(/href="http:\/\/localhost:\d+\/api\/public\/preferences\?token=/);
+    expect(mail.body.html).toMatch(/href="http:\/\/localhost:\d+\/links\/api\/public\/preferences\?token=/);
   }
   // The pixel works through the gateway: fetching it counts an open.
   const pixel = /<img src="([^"]+\/public\/open\?token=[^"]+)"/.exec(mails[0]?.body.html ?? '')?.[1] as string;

@@ -1,0 +1,56 @@
+// Published on-demand prices the bench turns measured use into money with: us-east-1, as AWS's
+// pricing pages give them (DynamoDB's after its 2024-11-01 on-demand reduction), read 2026-11-28.
+// SES's own price ($0.10 per 1,000 mails) is left out: the cost is what this service adds to it.
+
+export const pricesAsOf = { region: 'us-east-1', read: '2026-11-28' } as const;
+
+export const prices = {
+  /** DynamoDB on-demand, per write request unit (1 KB of an item written; twice that in a transaction). */
+  dynamoWriteUnit: 0.625 / 1e6,
+  /** DynamoDB on-demand, per read request unit (4 KB read strongly consistent; half that eventually). */
+  dynamoReadUnit: 0.125 / 1e6,
+  /** Lambda (x86), per GB-second of billed duration. */
+  lambdaGbSecond: 0.0000166667,
+  /** Lambda, per request. */
+  lambdaRequest: 0.2 / 1e6,
+  /** SQS standard queue, per request (a batch of up to 10 messages is one request). */
+  sqsRequest: 0.4 / 1e6,
+} as const;
+
+export interface MeasuredUse {
+  mails: number;
+  writeUnits: number;
+  readUnits: number;
+  /** Per function: invocations, their summed wall time and the function's memory. */
+  invocations: { name: string; invocations: number; milliseconds: number; memoryMb: number }[];
+  sqsRequests: number;
+}
+
+export interface CostPerMillion {
+  dynamodb_writes: number;
+  dynamodb_reads: number;
+  lambda: number;
+  sqs: number;
+  total: number;
+}
+
+const cents = (dollars: number) => Math.round(dollars * 100) / 100;
+
+/** Dollars per million mails beyond SES's own price, from what one measured send used. */
+export function costPerMillion(use: MeasuredUse): CostPerMillion {
+  const scale = 1e6 / use.mails;
+  const lambda = use.invocations.reduce((sum, fn) => sum + (fn.milliseconds / 1000) * (fn.memoryMb / 1024) * prices.lambdaGbSecond + fn.invocations * prices.lambdaRequest, 0);
+  const parts = {
+    dynamodb_writes: use.writeUnits * prices.dynamoWriteUnit * scale,
+    dynamodb_reads: use.readUnits * prices.dynamoReadUnit * scale,
+    lambda: lambda * scale,
+    sqs: use.sqsRequests * prices.sqsRequest * scale,
+  };
+  return {
+    dynamodb_writes: cents(parts.dynamodb_writes),
+    dynamodb_reads: cents(parts.dynamodb_reads),
+    lambda: cents(parts.lambda),
+    sqs: cents(parts.sqs),
+    total: cents(parts.dynamodb_writes + parts.dynamodb_reads + parts.lambda + parts.sqs),
+  };
+}

@@ -1,8 +1,8 @@
 // Single send operations: list, create, duplicate, details, statistics, update, delete, bulk delete,
 // and resume (of a send paused for its bounces or complaints).
+import { deleteSingleSend } from '../../shared/single-sends/deletion';
 import {
   createSingleSend,
-  deleteSingleSend,
   duplicateSingleSend,
   getSingleSend,
   listSingleSendsPage,

@@ -7,13 +7,8 @@ import { getJobState, isFinished, newJobPut, type NewJob } from '../jobs/reposit
 import { deleteLinkClicksPage } from '../sending/link-clicks';
 import { RecordNotFound } from '../table/errors';
 import type { TransactionItem } from '../table/bulk-delete';
-import {
-  commitSingleSendDeletion,
-  deleteSingleSends,
-  singleSendDeletion,
-  singleSendStatus,
-  type SingleSend,
-} from './repository';
+import { commitSingleSendDeletion, deleteSingleSends, singleSendDeletion } from './deletion';
+import { singleSendStatus, type SingleSend } from './repository';
 
 /**
  * Whether the send may own link items: only a send the dispatcher has started (running, then

@@ -16,7 +16,7 @@ import { mostClickedLinks } from '../../shared/sending/link-clicks';
 import { encodeSendRef, type SendRef } from '../../shared/sending/send-ref';
 import { recordClick } from '../../shared/sending/statistics';
 import { singleSendKey } from '../../shared/single-sends/keys';
-import { deleteSingleSend } from '../../shared/single-sends/repository';
+import { deleteSingleSend } from '../../shared/single-sends/deletion';
 import { getItem } from '../../shared/table/records';
 import { newAccount } from '../support/accounts';
 import { apiEvent, type Keys } from '../support/events';

@@ -3,7 +3,8 @@
 import { addAutomation, getAutomation } from '../../shared/automations/repository';
 import { getItem } from '../../shared/table/records';
 import { singleSendKey } from '../../shared/single-sends/keys';
-import { deleteSingleSend, getSingleSend } from '../../shared/single-sends/repository';
+import { deleteSingleSend } from '../../shared/single-sends/deletion';
+import { getSingleSend } from '../../shared/single-sends/repository';
 import { recordSendEvent } from '../../shared/sending/statistics';
 import type { SendRef } from '../../shared/sending/send-ref';
 import { newAccount } from '../support/accounts';

@@ -199,6 +199,30 @@ function writeResult(response: ServerResponse, result: APIGatewayProxyStructured
 
 class BodyTooLarge extends Error {}
 
+/** What is read and dropped of a refused upload before its connection is cut (more than API Gateway takes at all). */
+const maxDroppedBytes = 16 * 1024 * 1024;
+
+/** Read and drop the rest of a refused request's body; past `maxDroppedBytes`, or 30 s, cut the connection. */
+function dropRest(request: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (request.readableEnded || request.destroyed) return resolve();
+    let dropped = 0;
+    const cut = setTimeout(() => request.destroy(), 30_000);
+    cut.unref();
+    const done = () => {
+      clearTimeout(cut);
+      resolve();
+    };
+    request.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > maxDroppedBytes) request.destroy();
+    });
+    request.once('end', done);
+    request.once('close', done);
+    request.resume();
+  });
+}
+
 function readBody(request: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length'] ?? 0);
@@ -281,9 +305,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       } catch (error) {
         if (!(error instanceof BodyTooLarge)) throw error;
         result = failure(413, bodyTooLargeMessage);
-        // Stop reading the rest of an oversized upload; the connection closes after the answer.
+        // The answer waits until the rest of the upload is read and dropped: a connection closed
+        // under a client still writing resets it before it reads the answer. It closes after.
         response.setHeader('connection', 'close');
-        response.once('finish', () => request.destroy());
+        await dropRest(request);
       }
     }
     writeResult(response, result, requestId);

@@ -12,15 +12,13 @@ import { startLocalStack } from '../infra/local/local-stack';
 import { functionMemoryMb } from '../infra/stack/service-functions';
 import { queueConsumers } from '../shared/queue/queues';
 import { addContactType } from '../shared/contact-types/repository';
-import { importContactRows } from '../shared/contacts/contact-service';
-import type { ImportRow } from '../shared/contacts/import-writes';
-import { addSender, confirmSenderAddress } from '../shared/senders/repository';
 import { singleSendKey } from '../shared/single-sends/keys';
 import { getSingleSend } from '../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
 import { sendCapacity, startCapacityMeter, writesByKind } from './lib/capacity-meter';
 import { costPerMillion, pricesAsOf } from './lib/prices';
 import { drainSink } from './lib/sink-drain';
+import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 
 const recipients = Number(process.argv[2] ?? 1_000);
 const designBytes = Number(process.env.BENCH_CAPACITY_DESIGN_KB ?? 300) * 1000;
@@ -43,27 +41,8 @@ async function main(): Promise<void> {
     const headers = { PublicKey: stack.demoAccount.public_key, SecretKey: stack.demoAccount.secret_key };
     const type = await addContactType(accountId, 'Capacity');
     const emails = Array.from({ length: recipients }, (_, i) => `capacity-${String(i).padStart(6, '0')}@example.com`);
-    for (let start = 0; start < emails.length; start += 500) {
-      const rows: ImportRow[] = emails.slice(start, start + 500).map((email, index) => ({
-        line: index + 2,
-        fields: { contact_type_id: type.id, first_name: 'Bench', last_name: 'Reader', email, alt_email: null, country: '233', state: '', city: 'Springfield', address_line1: '', address_line2: '', state_province_region: '', postal_code: '' },
-        customValues: {},
-      }));
-      await importContactRows(accountId, type.id, rows, new Set(['first_name', 'last_name', 'email', 'country', 'city']));
-    }
-    const sender = await addSender(accountId, {
-      from_name: 'Bench News',
-      from_email: 'bench@acme.example',
-      reply_to_email: 'support@acme.example',
-      country_id: 233,
-      state_id: null,
-      city_id: null,
-      zip_code: null,
-      company_address: '1 Main Street',
-      company_address2: null,
-      nickname: 'Bench',
-    });
-    await confirmSenderAddress(accountId, sender.id, sender.from_email);
+    await importBenchContacts(accountId, type.id, emails);
+    const sender = await confirmedBenchSender(accountId, 'bench@acme.example');
     const group = await addUnsubscribeGroup(accountId, { group_name: 'Capacity', description: 'Capacity', is_display: 1 });
     const form = new URLSearchParams({
       template_id: '2',

@@ -16,12 +16,10 @@ import { renderMail } from '../shared/sending/render';
 import { findDesignTemplate } from '../shared/templates/repository';
 import { conditionalPutRate, ledgerPairRate, sinkRate } from './lib/store-limits';
 import { cpuMeter, perUnit } from './lib/cpu-meter';
+import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 import { sendingSettings } from '../shared/sending/settings';
 import { db } from '../shared/table/client';
 import { addContactType } from '../shared/contact-types/repository';
-import { importContactRows } from '../shared/contacts/contact-service';
-import type { ImportRow } from '../shared/contacts/import-writes';
-import { addSender, confirmSenderAddress } from '../shared/senders/repository';
 import { getSingleSend } from '../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
 
@@ -102,32 +100,8 @@ async function main(): Promise<void> {
     // Through the CSV import's write path, 500 rows a call, 4 calls at a time: a contacts/add per
     // contact (six round trips each) made the setup of a 100,000-recipient run take longer than the send.
     const emails = Array.from({ length: recipients }, (_, i) => `bench-${String(i).padStart(6, '0')}@example.com`);
-    const chunks = Array.from({ length: Math.ceil(recipients / 500) }, (_, i) => emails.slice(i * 500, i * 500 + 500));
-    await Promise.all(
-      Array.from({ length: 4 }, async () => {
-        for (let chunk = chunks.shift(); chunk; chunk = chunks.shift()) {
-          const rows: ImportRow[] = chunk.map((email, index) => ({
-            line: index + 2,
-            fields: { contact_type_id: type.id, first_name: 'Bench', last_name: 'Reader', email, alt_email: null, country: '233', state: '', city: 'Springfield', address_line1: '', address_line2: '', state_province_region: '', postal_code: '' },
-            customValues: {},
-          }));
-          await importContactRows(accountId, type.id, rows, new Set(['first_name', 'last_name', 'email', 'country', 'city']));
-        }
-      }),
-    );
-    const sender = await addSender(accountId, {
-      from_name: 'Bench News',
-      from_email: 'bench@acme.example',
-      reply_to_email: 'support@acme.example',
-      country_id: 233,
-      state_id: null,
-      city_id: null,
-      zip_code: null,
-      company_address: '1 Main Street',
-      company_address2: null,
-      nickname: 'Bench',
-    });
-    await confirmSenderAddress(accountId, sender.id, sender.from_email);
+    await importBenchContacts(accountId, type.id, emails, 4);
+    const sender = await confirmedBenchSender(accountId, 'bench@acme.example');
     const group = await addUnsubscribeGroup(accountId, { group_name: 'Bench', description: 'Bench', is_display: 1 });
     const setupMs = Date.now() - setupStarted;
 

@@ -5,13 +5,13 @@
 // on disk before the sender is answered and removed only once its consumer succeeded, so after a crash
 // the messages that were waiting or in flight are delivered again, receive counts kept, as SQS would.
 // Without one, messages live in memory and a restart drops them.
-// Like an SQS fair queue, messages carry a message group (the account): each group is a FIFO of its
-// own and batches are filled round-robin across groups, so one group's backlog does not hold up the
-// others. Messages sent without a group form one default group.
+// Like an SQS fair queue, messages carry a message group (the account), served round-robin
+// (fair-groups.ts).
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { standIn } from '../aws-call-watch';
 import { log } from '../log';
+import { FairGroups } from './fair-groups';
 import { openQueueJournal, type QueueJournal } from './local-queue-journal';
 import { toRecord, type LocalMessage } from './local-message';
 import { maxBatchSize, maxReceiveCount, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
@@ -50,9 +50,8 @@ interface QueueState {
   /** Every message not yet deleted or dead-lettered (pending, in flight or waiting), in the order sent. */
   live: Map<string, LocalMessage>;
   journal: QueueJournal | undefined;
-  /** Pending messages per group key, in the order groups are next served (a served group moves last). */
-  pending: Map<string, LocalMessage[]>;
-  pendingCount: number;
+  /** Visible messages not yet taken, by message group. */
+  pending: FairGroups;
   waiting: Set<Waiting>;
   inFlight: number;
   pumpScheduled: boolean;
@@ -78,7 +77,7 @@ let redelivering = true;
 function stateOf(queue: QueueName): QueueState {
   let state = states.get(queue);
   if (!state) {
-    state = { live: new Map(), journal: undefined, pending: new Map(), pendingCount: 0, waiting: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
+    state = { live: new Map(), journal: undefined, pending: new FairGroups(), waiting: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
     states.set(queue, state);
   }
   return state;
@@ -86,7 +85,7 @@ function stateOf(queue: QueueName): QueueState {
 
 function isIdle(): boolean {
   for (const state of states.values()) {
-    if (state.pendingCount > 0 || state.inFlight > 0 || state.waiting.size > 0) return false;
+    if (state.pending.size > 0 || state.inFlight > 0 || state.waiting.size > 0) return false;
   }
   return true;
 }
@@ -165,26 +164,10 @@ export function localQueueIdle(): Promise<void> {
   return new Promise((resolve) => idleWaiters.push(resolve));
 }
 
-/** The key of the default group: messages sent without a message group. */
-const defaultGroup = '\u0000default';
-
-function makeVisible(state: QueueState, messages: LocalMessage[]): void {
-  for (const message of messages) {
-    const key = message.group ?? defaultGroup;
-    let fifo = state.pending.get(key);
-    if (!fifo) {
-      fifo = [];
-      state.pending.set(key, fifo);
-    }
-    fifo.push(message);
-    state.pendingCount++;
-  }
-}
-
 /** Make messages visible once `delayMs` has passed (at once when it has). */
 function makeVisibleAfter(queue: QueueName, state: QueueState, messages: LocalMessage[], delayMs: number): void {
   if (delayMs <= 0) {
-    makeVisible(state, messages);
+    state.pending.add(messages);
     schedulePump(queue, state);
     return;
   }
@@ -192,29 +175,11 @@ function makeVisibleAfter(queue: QueueName, state: QueueState, messages: LocalMe
     messages,
     timer: setTimeout(() => {
       state.waiting.delete(waiting);
-      makeVisible(state, messages);
+      state.pending.add(messages);
       schedulePump(queue, state);
     }, delayMs),
   };
   state.waiting.add(waiting);
-}
-
-/** Up to `size` messages, one at a time from each group in turn; each group keeps its own order. */
-function takeBatch(state: QueueState, size: number): LocalMessage[] {
-  const batch: LocalMessage[] = [];
-  while (batch.length < size) {
-    const next = state.pending.entries().next();
-    if (next.done) break;
-    const [key, fifo] = next.value;
-    const message = fifo.shift();
-    state.pending.delete(key);
-    if (!message) continue;
-    state.pendingCount--;
-    batch.push(message);
-    // The group just served goes to the back of the rotation.
-    if (fifo.length > 0) state.pending.set(key, fifo);
-  }
-  return batch;
 }
 
 /**
@@ -254,9 +219,7 @@ export interface TakenMessage {
  */
 export function takeLocalMessages(queue: QueueName): TakenMessage[] {
   const state = stateOf(queue);
-  const taken = [...state.pending.values()].flat();
-  state.pending.clear();
-  state.pendingCount = 0;
+  const taken = state.pending.takeAll();
   for (const waiting of state.waiting) {
     clearTimeout(waiting.timer);
     taken.push(...waiting.messages);
@@ -279,8 +242,7 @@ export async function stopLocalQueues(timeoutMs = 5_000): Promise<void> {
   for (const state of states.values()) {
     for (const waiting of state.waiting) clearTimeout(waiting.timer);
     state.waiting.clear();
-    state.pending.clear();
-    state.pendingCount = 0;
+    state.pending.takeAll();
   }
   const inFlight = [...states.values()].some((state) => state.inFlight > 0);
   if (inFlight) {
@@ -304,8 +266,8 @@ function schedulePump(queue: QueueName, state: QueueState): void {
 }
 
 function pump(queue: QueueName, state: QueueState): void {
-  while (state.inFlight < settings.concurrency && state.pendingCount > 0) {
-    const batch = takeBatch(state, settings.batchSize);
+  while (state.inFlight < settings.concurrency && state.pending.size > 0) {
+    const batch = state.pending.take(settings.batchSize);
     state.inFlight++;
     void deliver(queue, state, batch).finally(() => {
       state.inFlight--;

@@ -1,31 +1,64 @@
-// The layering the code keeps, checked by `npm run lint` (dependency-cruiser resolves every import):
-//   handlers (functions/<family>) -> application services -> entity repositories -> table primitives
-// with the foundation (configuration, logging, time, tracing, AWS clients, tokens) beneath them all.
-// A repository never triggers sending, enrolment, scheduling or queueing: only services do.
+// The layering the code keeps, checked by `npm run lint` (dependency-cruiser resolves every import,
+// type imports included). Each first-level folder of shared/ sits in one layer and imports only its
+// own layer's folders or the layers below it; no two folders import each other, even through others:
+//   functions/<family>            handlers: parse, call, answer
+//   shared/http, shared/auth      the request pipeline
+//   capabilities                  work that spans entities: delivery, orchestration, feedback, ...
+//   entities                      one folder per entity: keys, record, repository, pure rules
+//   foundation                    table primitives, validation, rendering, ports (queue, scheduler,
+//                                 mail), configuration, logging, time, tokens, errors
+// A repository never triggers sending, enrolment, scheduling or queueing: entity folders cannot
+// import the ports that act (queue, scheduling, mail); capabilities call them.
 
-/** The entity folders: keys, record shapes, repositories and domain rules. */
-const entities = '(accounts|contacts|contact-types|custom-fields|segments|suppressions|notification-recipients|senders|templates|single-sends|automations|reference-data|webhooks|identities|tenants)';
+/** Foundation folders of shared/ (the root files of shared/ are foundation too). */
+const foundation = '(table|validation|rendering|csv|queue|scheduling|mail)';
 
-/** Application services inside entity folders: use cases that call across entities and ports. */
-const services = `^shared/${entities}/([a-z-]+-service|import-job|import-queue|runner|going-live|members|step-content|events|delivery|delivery-queue)\\.ts$`;
+/** Entity folders: keys, record shapes, repositories and domain rules. */
+const entities = '(accounts|contacts|contact-types|custom-fields|segments|suppressions|notification-recipients|senders|templates|single-sends|automations|reference-data|webhooks|identities|tenants|jobs|idempotency|system-mail|rate-limits|ledger)';
 
-/** The service layer outside entity folders: delivery, the ports that act (scheduler, queue, mail), the HTTP pipeline. */
-const actingModules = '^shared/(sending|scheduling|queue|mail|http|auth)/';
+/** Capability folders: use cases that span entities and call the ports. */
+const capabilities = '(delivery|public-links|statistics|send-gates|single-send-runs|automation-runs|feedback|test-sends|audience|sender-verification|tenancy|webhook-delivery|background-jobs)';
 
-/**
- * What a repository may still read from those folders: their keys, and the error vocabulary (input
- * rules in entity folders refuse bad input with ValidationError, a leaf module that imports nothing).
- */
-const readableOfActing = '^shared/((sending|scheduling)/keys|http/errors)\\.ts$';
+/** The request pipeline, above every capability. */
+const pipeline = '(http|auth)';
 
 module.exports = {
   forbidden: [
     {
-      name: 'repositories-have-no-side-effects',
-      comment: 'An entity repository or domain module never calls a service, the delivery pipeline, the scheduler, the queue, mail or HTTP: services call them.',
+      name: 'folders-one-way',
+      comment: 'No cycle between the folders of shared/: each first-level folder is one node, and every import (type imports too) an arrow.',
       severity: 'error',
-      from: { path: `^shared/${entities}/`, pathNot: services },
-      to: { path: [services, actingModules], pathNot: readableOfActing },
+      scope: 'folder',
+      from: { path: '^shared/' },
+      to: { circular: true },
+    },
+    {
+      name: 'every-folder-has-a-layer',
+      comment: 'A new folder of shared/ is placed in one of the layers above, so the rules below cover it.',
+      severity: 'error',
+      from: { path: '^shared/[^/]+/', pathNot: `^shared/(${foundation.slice(1, -1)}|${entities.slice(1, -1)}|${capabilities.slice(1, -1)}|${pipeline.slice(1, -1)})/` },
+      to: {},
+    },
+    {
+      name: 'foundation-knows-no-entity',
+      comment: 'Foundation folders import only the foundation.',
+      severity: 'error',
+      from: { path: `^shared/${foundation}/` },
+      to: { path: `^shared/(${entities.slice(1, -1)}|${capabilities.slice(1, -1)}|${pipeline.slice(1, -1)})/` },
+    },
+    {
+      name: 'entities-never-act',
+      comment: 'An entity folder imports the foundation and other entities, never a capability, the pipeline, or a port that acts (queue, scheduler, mail).',
+      severity: 'error',
+      from: { path: `^shared/${entities}/` },
+      to: { path: `^shared/(${capabilities.slice(1, -1)}|${pipeline.slice(1, -1)}|queue|scheduling|mail)/` },
+    },
+    {
+      name: 'capabilities-below-the-pipeline',
+      comment: 'Capabilities never import the request pipeline: handlers turn their results and errors into answers.',
+      severity: 'error',
+      from: { path: `^shared/${capabilities}/` },
+      to: { path: `^shared/${pipeline}/` },
     },
     {
       name: 'table-primitives-know-no-entity',

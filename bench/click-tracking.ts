@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/local-stack';
-import { clickLinkBuilder, clickUrl } from '../shared/sending/click-links';
-import { openPixelUrl, recipientToken } from '../shared/sending/links';
-import { renderMail, type RenderInput } from '../shared/sending/render';
-import type { SendRef } from '../shared/sending/send-ref';
+import { clickLinkBuilder, clickUrl } from '../shared/rendering/click-tracking';
+import { openPixelUrl, recipientToken } from '../shared/public-links/recipient-links';
+import { renderMail, type RenderInput } from '../shared/rendering/render';
+import type { SendRef } from '../shared/ledger/send-ref';
 import { createSingleSend } from '../shared/single-sends/repository';
 import { findDesignTemplate } from '../shared/templates/repository';
 

@@ -5,11 +5,11 @@
 // each Get and BatchGet returned. BENCH_READ_COST_RECIPIENTS (20000) scales the audiences.
 import { createAccount } from '../../shared/accounts/repository';
 import { addContactType } from '../../shared/contact-types/repository';
-import { importContactRows } from '../../shared/contacts/contact-service';
-import type { ImportRow } from '../../shared/contacts/import-writes';
+import { importContactRows } from '../../shared/audience/contact-service';
+import type { ImportRow } from '../../shared/audience/import-writes';
 import { addSegment } from '../../shared/segments/repository';
-import { nextAudiencePage } from '../../shared/sending/recipients';
-import { sendingSettings } from '../../shared/sending/settings';
+import { nextAudiencePage } from '../../shared/single-send-runs/recipients';
+import { sendingSettings } from '../../shared/delivery/settings';
 import type { RecipientEntry } from '../../shared/single-sends/record';
 import { db } from '../../shared/table/client';
 import { details, log, num, round, row } from '../lib/report';

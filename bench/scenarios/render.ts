@@ -5,7 +5,7 @@
 // the former regular expressions quadratic or cubic (unclosed tags, comments and elements, preheader
 // spans and links that never close, runs of `<`), and densely nested tags.
 //
-// Each render is the delivery path's (shared/sending/deliver.ts): the recipient's links tracked, as
+// Each render is the delivery path's (shared/delivery/deliver.ts): the recipient's links tracked, as
 // every marketing mail's are; the normal and the mixed designs are also rendered without tracking,
 // in the details, to compare with runs before tracking was measured.
 //
@@ -14,8 +14,8 @@
 //   BENCH_RENDER_KB (350, the largest design an automation step accepts), BENCH_RENDER_RUNS (21)
 // Standalone: `npx tsx bench/scenarios/render.ts` runs only this and prints its rows.
 import { resetConfig } from '../../shared/config';
-import { clickLinkBuilder } from '../../shared/sending/click-links';
-import { renderMail, type RenderInput } from '../../shared/sending/render';
+import { clickLinkBuilder } from '../../shared/rendering/click-tracking';
+import { renderMail, type RenderInput } from '../../shared/rendering/render';
 import { findDesignTemplate } from '../../shared/templates/repository';
 import { details, log, median, num, printTable, round, row } from '../lib/report';
 

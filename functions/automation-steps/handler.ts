@@ -2,7 +2,7 @@
 // recurring EventBridge schedule fires it; locally each run books the next minute's run on the local
 // scheduler (which only keeps one-time jobs), so the chain keeps itself going.
 import type { Context } from 'aws-lambda';
-import { runDueSteps, type RunSummary } from '../../shared/automations/runner';
+import { runDueSteps, type RunSummary } from '../../shared/automation-runs/runner';
 import { config } from '../../shared/config';
 import { eventHandler } from '../../shared/event-entry';
 import { describeError, log } from '../../shared/log';

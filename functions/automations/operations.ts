@@ -13,14 +13,14 @@ import {
   type AutomationTarget,
   type AutomationTypeName,
 } from '../../shared/automations/repository';
-import { automationWentLive } from '../../shared/automations/going-live';
+import { automationWentLive } from '../../shared/automation-runs/going-live';
 import { clearReputationPause } from '../../shared/automations/reputation-pause';
 import { automationDetails } from '../../shared/automations/sender-hold';
 import { automationStepStatistics } from '../../shared/automations/step-statistics';
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { segmentExists } from '../../shared/segments/repository';
 import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
-import { ConflictError } from '../../shared/http/errors';
+import { ConflictError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -109,7 +109,7 @@ export const setLive = accountOperation(async ({ account, request }) => {
   // One paused for its reputation drops its reason first; its rates are judged afresh from here.
   await clearReputationPause(account.id, utr);
   // Answers at once; a background job resumes parked enrolments and enrols a custom automation's
-  // members (shared/automations/going-live.ts).
+  // members (shared/automation-runs/going-live.ts).
   await automationWentLive(account.id, await setAutomationLive(account.id, utr));
   return ok('Automation has been set live');
 });

@@ -1,6 +1,6 @@
 // Validation with references, Laravel style: each field's own rules, then (for fields that passed)
 // whether the record it names exists, every failing field reported at once in schema order.
-import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { attributeName, format, messages, type Infer, type Schema } from '../../shared/validation';
 
 /** Per field: does the value name a record that exists? Only called when the field's own rules passed. */

@@ -4,8 +4,8 @@ import { getAutomation, type Automation } from '../../shared/automations/reposit
 import { RecordNotFound } from '../../shared/table/errors';
 import { getSender } from '../../shared/senders/repository';
 import { findDesignTemplate } from '../../shared/templates/repository';
-import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/sending/design-links';
-import { ValidationError } from '../../shared/http/errors';
+import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/rendering/design-link-rule';
+import { ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';

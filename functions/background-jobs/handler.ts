@@ -1,12 +1,12 @@
 // The `jobs` queue's consumer (SQS, partial batch failures): runs background jobs from their cursors.
 import type { Context, SQSEvent } from 'aws-lambda';
-import { runContactTypeDeleteJob } from '../../shared/contact-types/contact-type-service';
-import { runAutomationEnrolJob } from '../../shared/automations/going-live';
+import { runContactTypeDeleteJob } from '../../shared/audience/contact-type-service';
+import { runAutomationEnrolJob } from '../../shared/automation-runs/going-live';
 import { eventHandler } from '../../shared/event-entry';
-import { handleJobEvent, type JobRunner } from '../../shared/jobs/job-queue';
+import { handleJobEvent, type JobRunner } from '../../shared/background-jobs/job-queue';
 import type { JobKind } from '../../shared/jobs/repository';
-import { runSegmentPurgeJob, runSegmentRebuildJob } from '../../shared/segments/segment-service';
-import { runLinkPurgeJob } from '../../shared/single-sends/send-cleanup-service';
+import { runSegmentPurgeJob, runSegmentRebuildJob } from '../../shared/audience/segment-service';
+import { runLinkPurgeJob } from '../../shared/single-send-runs/send-cleanup-service';
 
 /** What runs each kind of job. */
 export const jobRunners: Readonly<Record<JobKind, JobRunner>> = {

@@ -5,9 +5,9 @@ import {
   listContactTypesPage,
   renameContactType,
 } from '../../shared/contact-types/repository';
-import { deleteContactType } from '../../shared/contact-types/contact-type-service';
+import { deleteContactType } from '../../shared/audience/contact-type-service';
 import { RecordNotFound } from '../../shared/table/errors';
-import { HttpError } from '../../shared/http/errors';
+import { HttpError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';

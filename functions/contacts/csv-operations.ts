@@ -1,13 +1,13 @@
 // Contact CSV operations: the sample file in the import layout, the import, and an import job's status.
 import { contactColumns } from '../../shared/contacts/input';
-import { runImportJob } from '../../shared/contacts/import-job';
-import { enqueueImport } from '../../shared/contacts/import-queue';
+import { runImportJob } from '../../shared/audience/import-runner';
+import { enqueueImport } from '../../shared/audience/import-queue';
 import { createImportJob, getContactImport } from '../../shared/contacts/import-jobs';
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { listCustomFields, type CustomField } from '../../shared/custom-fields/repository';
 import { tableRows } from '../../shared/contacts/import-rows';
 import { csvLimits, CsvTooLarge, CsvUnreadable, readCsvTable, type CsvLimit } from '../../shared/csv/read-csv';
-import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { jsonResult, ok, raw } from '../../shared/http/reply';
 import { file, format, integer, messages, validate } from '../../shared/validation';

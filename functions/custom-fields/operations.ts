@@ -1,7 +1,7 @@
 // Field operations: the reserved fields every contact has, and the account's custom fields.
 import { addCustomField, customFieldTypes, CustomFieldNameTaken, deleteCustomField, listCustomFieldsPage } from '../../shared/custom-fields/repository';
 import { isReservedFieldName, reservedFields } from '../../shared/custom-fields/reserved-fields';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';

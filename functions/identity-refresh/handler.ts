@@ -6,7 +6,7 @@
 // watchdog does not. It stops looking while enough of its time is left for the call under way.
 import type { Context } from 'aws-lambda';
 import { eventHandler } from '../../shared/event-entry';
-import { refreshPendingIdentities, type RefreshRun } from '../../shared/identities/refresh-service';
+import { refreshPendingIdentities, type RefreshRun } from '../../shared/sender-verification/refresh-service';
 import { describeError, log } from '../../shared/log';
 
 /**

@@ -5,7 +5,7 @@ import {
   deleteNotificationRecipients,
   listNotificationRecipientsPage,
 } from '../../shared/notification-recipients/repository';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';

@@ -4,12 +4,12 @@
 import { describeError, log } from '../../shared/log';
 import { raw } from '../../shared/http/reply';
 import { publicOperation } from '../../shared/http/pipeline';
-import { takeLinkRequest } from '../../shared/rate-limits/link-limit';
-import { isHttpTarget, isSignedClick } from '../../shared/sending/click-links';
-import type { RecipientClaims } from '../../shared/sending/links';
-import { encodeSendRef } from '../../shared/sending/send-ref';
-import { recordClick } from '../../shared/sending/statistics';
-import { emitWebhookEvent } from '../../shared/webhooks/events';
+import { takeLinkRequest } from '../../shared/public-links/page-limits';
+import { isHttpTarget, isSignedClick } from '../../shared/rendering/click-tracking';
+import type { RecipientClaims } from '../../shared/public-links/recipient-links';
+import { encodeSendRef } from '../../shared/ledger/send-ref';
+import { recordClick } from '../../shared/statistics/event-counts';
+import { emitWebhookEvent } from '../../shared/webhook-delivery/events';
 import { invalidLinkPage, readRecipientLink } from './recipient-link';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');

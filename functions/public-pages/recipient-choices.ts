@@ -8,7 +8,7 @@ import {
   removeFromUnsubscribeGroup,
 } from '../../shared/suppressions/repository';
 import { listDisplayedUnsubscribeGroups, type UnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
-import type { RecipientClaims } from '../../shared/sending/links';
+import type { RecipientClaims } from '../../shared/public-links/recipient-links';
 import { countRecipientEvent } from './recipient-link';
 
 export interface GroupChoice {

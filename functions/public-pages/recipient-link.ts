@@ -1,11 +1,11 @@
 // What the recipient pages share: reading the signed token from a link, the page for a refused link,
 // the partly hidden address, and counting a recipient's unsubscribe on the send the link came from.
 import { describeError, log } from '../../shared/log';
-import { takeLinkRequest, type LinkAdmission } from '../../shared/rate-limits/link-limit';
-import { verifyRecipientToken, type RecipientClaims } from '../../shared/sending/links';
-import { recordSendEvent, type SendEvent } from '../../shared/sending/statistics';
-import { encodeSendRef } from '../../shared/sending/send-ref';
-import { emitWebhookEvent } from '../../shared/webhooks/events';
+import { takeLinkRequest, type LinkAdmission } from '../../shared/public-links/page-limits';
+import { verifyRecipientToken, type RecipientClaims } from '../../shared/public-links/recipient-links';
+import { recordSendEvent, type SendEvent } from '../../shared/statistics/event-counts';
+import { encodeSendRef } from '../../shared/ledger/send-ref';
+import { emitWebhookEvent } from '../../shared/webhook-delivery/events';
 import { raw, type Reply } from '../../shared/http/reply';
 import { htmlPage } from './page';
 

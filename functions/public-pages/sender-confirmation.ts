@@ -2,10 +2,10 @@
 // button's form POSTs the token back and that verifies the sender. Mail scanners and link previews
 // fetch links but do not submit forms, so they can no longer confirm an address for its owner.
 import { readSenderConfirmation, type SenderConfirmationClaims } from '../../shared/senders/confirmation';
-import { takeAccountLinkRequest } from '../../shared/rate-limits/link-limit';
+import { takeAccountLinkRequest } from '../../shared/public-links/page-limits';
 import { RecordNotFound } from '../../shared/table/errors';
 import { getSender } from '../../shared/senders/repository';
-import { verifySender } from '../../shared/senders/confirmation-service';
+import { verifySender } from '../../shared/sender-verification/confirmation-service';
 import { publicOperation } from '../../shared/http/pipeline';
 import type { Reply } from '../../shared/http/reply';
 import { escapeHtml } from '../../shared/mail/templates/html';

@@ -7,7 +7,7 @@ import {
   listCountriesAndStates,
   type City,
 } from '../../shared/reference-data/repository';
-import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';
 import { attributeName, format, integer, messages, validate } from '../../shared/validation';

@@ -4,9 +4,9 @@
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { listCustomFields } from '../../shared/custom-fields/repository';
 import { reservedFieldNames } from '../../shared/custom-fields/reserved-fields';
-import { deleteSegment, saveSegment, updateSegmentRules } from '../../shared/segments/segment-service';
+import { deleteSegment, saveSegment, updateSegmentRules } from '../../shared/audience/segment-service';
 import { listSegmentsPage, type SegmentInput } from '../../shared/segments/repository';
-import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';

@@ -2,7 +2,7 @@
 import { SegmentChanged, applyMembershipChanges } from '../../shared/segments/recipient-changes';
 import { deleteSegmentRecipient, listSegmentRecipientsPage, manualEntry } from '../../shared/segments/recipients';
 import { getSegment, segmentExists } from '../../shared/segments/repository';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';

@@ -3,7 +3,7 @@
 import type { Context } from 'aws-lambda';
 import { eventHandler } from '../../shared/event-entry';
 import { describeError, log } from '../../shared/log';
-import { dispatchSingleSend } from '../../shared/sending/dispatch';
+import { dispatchSingleSend } from '../../shared/single-send-runs/dispatch';
 
 export interface DispatchPayload {
   accountId: number;

@@ -3,7 +3,7 @@
 // stopped progressing and ends, visibly, those that cannot be resumed.
 import { eventHandler } from '../../shared/event-entry';
 import { describeError, log } from '../../shared/log';
-import { watchStalledSends, type WatchdogRun } from '../../shared/sending/stall-watchdog';
+import { watchStalledSends, type WatchdogRun } from '../../shared/single-send-runs/stall-watchdog';
 
 async function watch(): Promise<WatchdogRun> {
   try {

@@ -1,10 +1,10 @@
 // Sender domain operations: list, save (Easy DKIM records to publish), details (status refreshed from
 // the identity port) and delete.
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';
 import { listSenderDomains, type ClaimRefusal } from '../../shared/identities/domain-repository';
-import { refreshSenderDomain, registerSenderDomain, removeSenderDomain } from '../../shared/identities/domain-service';
+import { refreshSenderDomain, registerSenderDomain, removeSenderDomain } from '../../shared/sender-verification/domain-service';
 import { string, validate } from '../../shared/validation';
 
 /** A DNS name of two labels or more, each 1-63 letters, digits or inner hyphens, ending in a letters-only TLD. */

@@ -1,6 +1,6 @@
 // Sender operations: list, save, details, update, delete and resend of the verification mail.
 import { addSender, deleteSender, getSender, listSendersPage, secondsUntilNextMail, updateSender, type SenderInput } from '../../shared/senders/repository';
-import { TooManyRequestsError } from '../../shared/http/errors';
+import { TooManyRequestsError } from '../../shared/errors';
 import { claimSystemMail } from '../../shared/system-mail/budget';
 import { log } from '../../shared/log';
 import { accountOperation } from '../../shared/http/pipeline';
@@ -9,8 +9,8 @@ import { ok, okInErrors } from '../../shared/http/reply';
 import { validate } from '../../shared/validation';
 import { readSenderInput, senderId } from './sender-input';
 import { alignmentOf, onVerifiedDomainOf } from '../../shared/identities/alignment';
-import { verifySender } from '../../shared/senders/confirmation-service';
-import { refreshSenderVerification, releaseAddressIfUnused } from '../../shared/identities/address-service';
+import { verifySender } from '../../shared/sender-verification/confirmation-service';
+import { refreshSenderVerification, releaseAddressIfUnused } from '../../shared/sender-verification/address-service';
 import { claimVerificationBudget, resendIntervalSeconds, resendTooSoonMessage, sendVerificationMail, sendVerificationMailAfterChange, withVerificationBudget } from './verification';
 
 export const list = accountOperation(async ({ account, request }) =>

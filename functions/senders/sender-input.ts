@@ -2,7 +2,7 @@
 // every failing field reported together in field order, as Laravel does.
 import { cityBelongsTo, findCountry, stateBelongsTo } from '../../shared/reference-data/repository';
 import type { SenderInput } from '../../shared/senders/repository';
-import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { onServiceDomain } from '../../shared/identities/service-domain';
 import { email, format, integer, messages, string, type Infer, type Schema } from '../../shared/validation';
 

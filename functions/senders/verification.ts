@@ -6,11 +6,11 @@
 // strangers in bulk; past the budget, and inside a resend's minimum interval, the answer is 429.
 import { senderConfirmationValidHours, signSenderConfirmation } from '../../shared/senders/confirmation';
 import { config } from '../../shared/config';
-import { TooManyRequestsError } from '../../shared/http/errors';
+import { TooManyRequestsError } from '../../shared/errors';
 import { claimVerificationMail, releaseVerificationMail, type Sender } from '../../shared/senders/repository';
 import { claimSystemMail, releaseSystemMail, type SystemMailClaim } from '../../shared/system-mail/budget';
 import { describeError, log } from '../../shared/log';
-import { registerSenderAddress } from '../../shared/identities/address-service';
+import { registerSenderAddress } from '../../shared/sender-verification/address-service';
 import { sendMail } from '../../shared/mail/mailer';
 import { senderVerificationMail } from '../../shared/mail/templates/sender-verification';
 

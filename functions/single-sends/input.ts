@@ -7,9 +7,9 @@ import { getSender, type Sender } from '../../shared/senders/repository';
 import { senderDetails } from '../../shared/single-sends/sender';
 import type { RecipientEntry, SingleSendContent } from '../../shared/single-sends/record';
 import { findDesignTemplate } from '../../shared/templates/repository';
-import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/sending/design-links';
+import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/rendering/design-link-rule';
 import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
-import { ValidationError, type FieldErrors } from '../../shared/http/errors';
+import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { currentTime } from '../../shared/time';
 import { flag, format, integer, messages, string, type Field, type Infer } from '../../shared/validation';
 import {

@@ -10,13 +10,13 @@ import {
   SingleSendLocked,
   updateSingleSend,
 } from '../../shared/single-sends/repository';
-import { deleteSend, deleteSends } from '../../shared/single-sends/send-cleanup-service';
-import { settleSenderWait, waitForSender } from '../../shared/single-sends/sender-gate-service';
+import { deleteSend, deleteSends } from '../../shared/single-send-runs/send-cleanup-service';
+import { settleSenderWait, waitForSender } from '../../shared/send-gates/sender-gate-service';
 import { getDispatchState } from '../../shared/single-sends/progress';
-import { resumeSingleSend } from '../../shared/sending/reputation-resume';
-import { sendProgress, singleSendStats } from '../../shared/sending/stats-report';
+import { resumeSingleSend } from '../../shared/single-send-runs/reputation-resume';
+import { sendProgress, singleSendStats } from '../../shared/statistics/report';
 import { withCurrentWaiting } from '../../shared/single-sends/waiting';
-import { ConflictError, ValidationError } from '../../shared/http/errors';
+import { ConflictError, ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';

@@ -3,7 +3,7 @@
 // off SES's account-level suppression list too).
 // Global unsubscribes and unsubscribe groups keep their own families, as the spec has them.
 import { bounceKinds, listBouncedAddressesPage, type BouncedAddress } from '../../shared/suppressions/bounces';
-import { removeBouncedAddress } from '../../shared/suppressions/suppression-service';
+import { removeBouncedAddress } from '../../shared/feedback/suppression-removal';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';

@@ -1,6 +1,6 @@
 // Templates and dynamic content: the design library, the placeholder names, and the library's preview images.
 import { createHash } from 'node:crypto';
-import { dynamicContentNames } from '../../shared/templates/dynamic-content';
+import { dynamicContentNames } from '../../shared/rendering/dynamic-content';
 import { RecordNotFound } from '../../shared/table/errors';
 import { designByPreviewFile, listDesignTemplates } from '../../shared/templates/repository';
 import { accountOperation, publicOperation } from '../../shared/http/pipeline';

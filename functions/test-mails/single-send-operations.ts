@@ -1,9 +1,9 @@
 // A single send's test mail and preview: the mail one person would get, with a contact's values or
-// samples (shared/sending/test-send.ts). Both answer `Record not found` for an unknown utr.
+// samples (shared/test-sends/test-send.ts). Both answer `Record not found` for an unknown utr.
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';
-import { previewMail, sendTestMails, singleSendSubject, testSendHttpError } from '../../shared/sending/test-send';
-import { testAddressesField, testContactField, testPersona, testSendTargets } from '../../shared/sending/test-send-input';
+import { previewMail, sendTestMails, singleSendSubject, testSendHttpError } from '../../shared/test-sends/test-send';
+import { testAddressesField, testContactField, testPersona, testSendTargets } from '../../shared/test-sends/test-send-input';
 import { string, validate } from '../../shared/validation';
 
 const utr = string().required().max(64);

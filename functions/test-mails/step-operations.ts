@@ -1,10 +1,10 @@
 // An automation step's test mail: the step's mail to the tester's addresses, with a contact's values
-// or samples (shared/sending/test-send.ts). `schedule_id` is the step's utr, as the schedule list and
+// or samples (shared/test-sends/test-send.ts). `schedule_id` is the step's utr, as the schedule list and
 // `automations/schedule/delete` name it; an unknown one answers `Record not found`.
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';
-import { automationStepSubject, sendTestMails, testSendHttpError } from '../../shared/sending/test-send';
-import { testAddressesField, testContactField, testSendTargets } from '../../shared/sending/test-send-input';
+import { automationStepSubject, sendTestMails, testSendHttpError } from '../../shared/test-sends/test-send';
+import { testAddressesField, testContactField, testSendTargets } from '../../shared/test-sends/test-send-input';
 import { string, validate } from '../../shared/validation';
 
 /** What `POST automations/schedule/test` reads from its body. */

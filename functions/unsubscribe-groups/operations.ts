@@ -14,7 +14,7 @@ import {
   updateUnsubscribeGroup,
 } from '../../shared/suppressions/unsubscribe-groups';
 import { RecordNotFound } from '../../shared/table/errors';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';

@@ -14,7 +14,7 @@ import {
   type ClaimedJob,
 } from '../../shared/scheduling/local-scheduler';
 import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
-import { identityRefreshIntervalMinutes } from '../../shared/identities/refresh-service';
+import { identityRefreshIntervalMinutes } from '../../shared/sender-verification/refresh-service';
 import { loadFunctionHandler } from './function-modules';
 import { lambdaContext } from './lambda-context';
 

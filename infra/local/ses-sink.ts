@@ -169,7 +169,7 @@ export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
   }
   // Node closes an idle keep-alive connection after 5 s; a client that picks that socket from its pool
   // in the same instant gets ECONNRESET, and a mail whose outcome is unknown is, by design, never sent
-  // again (shared/sending/deliver.ts). On loopback there is no reason to close idle connections at
+  // again (shared/delivery/deliver.ts). On loopback there is no reason to close idle connections at
   // all, so the sink keeps them until stop() (0 turns the idle timeout off).
   listener.keepAliveTimeout = 0;
   const feed: SesEventFeed | undefined =

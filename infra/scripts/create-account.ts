@@ -3,7 +3,7 @@
 // stack (found through `$DATA_DIR/local-endpoints.json`); with --table, to that deployed table using
 // the ordinary AWS credentials.
 import { parseArgs } from 'node:util';
-import { openAccount } from '../../shared/accounts/account-service';
+import { openAccount } from '../../shared/tenancy/account-service';
 import { chooseTarget, explain, runScript } from './script-target';
 
 const usage = 'usage: npm run --silent account:create -- --name NAME [--table TABLE [--region REGION]]';

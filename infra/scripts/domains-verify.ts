@@ -5,7 +5,7 @@
 // only (found through `$DATA_DIR/local-endpoints.json`): deployed, DNS and SES decide.
 import { parseArgs } from 'node:util';
 import { domainHolder } from '../../shared/identities/domain-repository';
-import { refreshSenderDomain } from '../../shared/identities/domain-service';
+import { refreshSenderDomain } from '../../shared/sender-verification/domain-service';
 import { markLocalIdentityVerified } from '../../shared/identities/local-identities';
 import { chooseTarget, explain, runScript } from './script-target';
 

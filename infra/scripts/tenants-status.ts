@@ -5,7 +5,7 @@
 // it is enabled again. It prints `{"account_id": N, "tenant": ..., "status": ...}`. Local stack only
 // (found through `$DATA_DIR/local-endpoints.json`): deployed, SES decides.
 import { parseArgs } from 'node:util';
-import { ensureAccountTenant } from '../../shared/tenants/tenant-service';
+import { ensureAccountTenant } from '../../shared/tenancy/tenant-service';
 import { setLocalTenantStatus } from '../../shared/tenants/local-tenants';
 import { recheckTenantStatus } from '../../shared/tenants/tenant-status-port';
 import type { TenantSendingStatus } from '../../shared/tenants/tenants';

@@ -14,7 +14,7 @@ import { Construct } from 'constructs';
 import { maxBatchSize, queueConsumers, queueNames, queueUrlEnvName } from '../../shared/queue/queues';
 import { scheduleDeadLetterArnEnvName } from '../../shared/scheduling/aws-scheduler';
 import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
-import { identityRefreshIntervalMinutes } from '../../shared/identities/refresh-service';
+import { identityRefreshIntervalMinutes } from '../../shared/sender-verification/refresh-service';
 import { queueConsumerCap } from './concurrency';
 import { needsOf } from './function-needs';
 import type { Platform } from './platform';

@@ -71,7 +71,7 @@ const readWrite: readonly TableAction[] = read;
 
 export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // HTTP families. A change of contacts or segment membership enrols contacts in automations, which
-  // schedules an immediate automation-steps run (shared/automations/enrolment-service.ts).
+  // schedules an immediate automation-steps run (shared/automation-runs/enrolment-service.ts).
   // Deleting a type, saving or deleting a segment and setting an automation live start background jobs.
   'contact-types': { table: readWrite, schedules: true, enqueue: ['jobs'] },
   // The CSV upload also queues an import job; bulk deletes batch-write, sharded type lists query gsi1.

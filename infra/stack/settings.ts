@@ -50,7 +50,7 @@ export interface StackSettings {
   /** Requests per minute per recipient link on the public pages (PUBLIC_RATE_LIMIT); unset keeps the default. */
   publicRateLimit?: number;
   /**
-   * When a single send or automation pauses itself (shared/sending/reputation.ts): its bounce and
+   * When a single send or automation pauses itself (shared/feedback/reputation.ts): its bounce and
    * complaint rates (fractions) and the mails SES must have reported on first. Unset keeps 5%, 0.1%, 100.
    */
   bouncePauseRate?: number;

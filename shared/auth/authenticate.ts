@@ -2,7 +2,7 @@
 // in the container (see credential-cache.ts); the secret is compared in constant time on every request.
 import { config } from '../config';
 import { findCredential, type StoredCredential } from '../accounts/repository';
-import { UnauthorizedError, type FieldErrors } from '../http/errors';
+import { UnauthorizedError, type FieldErrors } from '../errors';
 import { secretMatches } from '../accounts/credentials';
 import { credentialCache } from './credential-cache';
 

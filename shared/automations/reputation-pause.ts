@@ -1,5 +1,5 @@
 // A live automation paused for its reputation (too many bounces or complaints, judged in
-// shared/sending/reputation.ts): the ordinary paused status (its due enrolments are parked where they
+// shared/feedback/reputation.ts): the ordinary paused status (its due enrolments are parked where they
 // are, runner.ts) plus `paused_reason`, set by one conditional write so exactly one caller pauses it
 // (and mails the notice). Setting it live again clears the reason and records the counters it resumed
 // at (`reputation_base`): its rates are judged again on what it mails afterwards.

@@ -12,3 +12,6 @@ export function contactTypeKey(accountId: number, id: number): Key {
 export function contactTypePartition(accountId: number): string {
   return entityPartition(accountId, CONTACT_TYPE);
 }
+
+/** Set on a contact type while its deletion removes its contacts; no contact may join it then. */
+export const contactTypeClosingAttribute = 'closing';

@@ -1,11 +1,10 @@
 // Contact types (the spec's lists of contacts): every table access for them.
 import { isoTimestamp } from '../time';
-import { contactTypeClosingAttribute } from '../contacts/repository';
 import type { TransactionItem } from '../table/bulk-delete';
 import { tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
-import { CONTACT_TYPE, contactTypeKey, contactTypePartition } from './keys';
+import { CONTACT_TYPE, contactTypeClosingAttribute, contactTypeKey, contactTypePartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { deleteExistingItem, getItem, getItems, putNewItem, updateExistingItem, withoutKeys, type Item } from '../table/records';
 

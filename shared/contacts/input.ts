@@ -3,7 +3,7 @@
 import type { ContactFields, CustomValues } from './repository';
 import type { CustomField } from '../custom-fields/repository';
 import { reservedFieldNames } from '../custom-fields/reserved-fields';
-import { ValidationError, type FieldErrors } from '../http/errors';
+import { ValidationError, type FieldErrors } from '../errors';
 import { email, format, integer, messages, record, string, type Schema } from '../validation';
 
 /** Longest text accepted in a standard contact field, and in a text custom field. */

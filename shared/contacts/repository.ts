@@ -8,10 +8,10 @@ import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMess
 import type { ContactRecord } from './record';
 import { listCustomFields, type CustomField } from '../custom-fields/repository';
 import { RecordNotFound } from '../table/errors';
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../errors';
 import { nextId } from '../table/ids';
 import { CONTACT, contactEmailKey, contactKey, contactPartition, contactShards, contactsOfTypeShardPartition } from './keys';
-import { contactTypeKey } from '../contact-types/keys';
+import { contactTypeClosingAttribute, contactTypeKey } from '../contact-types/keys';
 import { idSortKey } from '../table/keys';
 import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, getItems, queryPage, queryPageAfter, type Item } from '../table/records';
@@ -22,9 +22,6 @@ export type { ContactFields, CustomValues } from './items';
 
 /** Conflicting transactions are retried this many times before the request fails. */
 const maxConflictRetries = 6;
-
-/** Set on a contact type while its deletion removes its contacts; no contact may join it then. */
-export const contactTypeClosingAttribute = 'closing';
 
 /** The email is already used by another contact of the same type (compared without case). */
 export class ContactEmailTaken extends Error {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { claimIdempotencyKey, keepAnswer, releaseIdempotencyKey, type StoredAnswer } from '../idempotency/repository';
 import { currentTime } from '../time';
-import { ConflictError, ValidationError } from './errors';
+import { ConflictError, ValidationError } from '../errors';
 import type { ApiRequest } from './request';
 
 export const idempotencyHeader = 'Idempotency-Key';

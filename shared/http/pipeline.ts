@@ -12,7 +12,7 @@ import { routesOf, type HttpFamily, type Route } from '../routes';
 import { loadSecrets } from '../secrets';
 import { traceInvocation } from '../tracing';
 import { rateLimitHeaders, takeAccountRequest, type RateLimitState } from '../rate-limits/account-limit';
-import { HttpError, ServiceUnavailableError, TooManyRequestsError, ValidationError } from './errors';
+import { HttpError, ServiceUnavailableError, TooManyRequestsError, ValidationError } from '../errors';
 import { runIdempotently } from './idempotency';
 import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';

@@ -79,7 +79,7 @@ export interface IdentityAdapter {
   /**
    * The address's own identity as SES reports it; undefined when SES has none. Its
    * `verifiedForSending` includes inheritance from a verified domain above it, so it never proves on
-   * its own that anybody clicked (shared/identities/address-service.ts decides when it counts).
+   * its own that anybody clicked (shared/sender-verification/address-service.ts decides when it counts).
    */
   addressIdentity(address: string): Promise<AddressIdentity | undefined>;
   /** Forget an address identity; forgetting one that does not exist is not an error. */

@@ -29,7 +29,7 @@ export const maxReceiveCount = 5;
 /**
  * Queues whose messages are received more often than `maxReceiveCount` before they dead-letter. A
  * webhook message comes back only when its consumer failed (its retries are new messages,
- * shared/webhooks/delivery-queue.ts); a probe or drain lost there would leave a webhook's parked
+ * shared/webhook-delivery/delivery-queue.ts); a probe or drain lost there would leave a webhook's parked
  * deliveries waiting, so it is given more tries.
  */
 export const queueMaxReceiveCounts: Partial<Record<QueueName, number>> = { webhooks: 8 };

@@ -1,7 +1,7 @@
 // Reading a segment's conditions from the save/update input: the three aligned arrays
 // `select_field[i]`, `select_operator[i]`, `value[i]`, checked with Laravel-style messages keyed
 // like Laravel's array rules (`select_field.0`).
-import type { FieldErrors } from '../http/errors';
+import type { FieldErrors } from '../errors';
 import { format, messages } from '../validation/messages';
 import {
   comparesByType,

@@ -6,7 +6,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
-import { deliveryBatchKey } from '../sending/keys';
+import { deliveryBatchKey } from '../ledger/keys';
 import { singleSendDispatchKey, singleSendKey, singleSendStateKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
 import { type Key } from '../table/keys';
 import { isConditionFailure } from '../table/records';

@@ -102,7 +102,7 @@ export interface SingleSend extends SingleSendContent, SingleSendStatistics {
   paused_reason?: string;
 }
 
-/** The `waiting.reason` of a running send paused for its reputation (shared/sending/reputation.ts). */
+/** The `waiting.reason` of a running send paused for its reputation (shared/feedback/reputation.ts). */
 export const reputationPauseReason = 'reputation';
 
 /**

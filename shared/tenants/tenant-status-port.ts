@@ -1,6 +1,6 @@
 // The tenant port's read side, chosen from the runtime: GetTenant deployed, the table's stand-in
 // locally. Creating and associating live in tenant-port.ts. The delivery function bundles neither:
-// a tenant paused in the middle of a send is read by the stall watchdog (shared/sending/stall-watchdog.ts).
+// a tenant paused in the middle of a send is read by the stall watchdog (shared/single-send-runs/stall-watchdog.ts).
 import { config } from '../config';
 import { currentTime } from '../time';
 import { localTenantStatus } from './local-tenant-status';

@@ -1,7 +1,14 @@
 // Field rules: a typed builder (`integer().required().min(1)`) whose parse coerces form text to the
 // field's type and answers the first failing rule's Laravel message.
-import type { UploadedFile } from '../http/body';
 import { attributeName, format, messages, type MessageKey } from './messages';
+
+/** A file of a multipart body, as the HTTP layer reads it. */
+export interface UploadedFile {
+  field: string;
+  filename: string;
+  mimeType: string;
+  content: Buffer;
+}
 
 // eslint-disable-next-line no-control-regex -- the rule is about control characters
 const controlCharacters = /[\u0000-\u001f\u007f]/;

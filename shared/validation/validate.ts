@@ -1,6 +1,6 @@
 // Validate an input object against a schema of fields: the typed values, or one ValidationError
 // listing every failing field (in schema order) with its message.
-import { ValidationError, type FieldErrors } from '../http/errors';
+import { ValidationError, type FieldErrors } from '../errors';
 import type { Field } from './field';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a schema mixes fields of every type

@@ -1,6 +1,6 @@
 // Saving and deleting an account's webhooks: the target checks (form, then deployed, the addresses
 // its host resolves to), the secret made and encrypted, and the per-account limit.
-import { ValidationError } from '../http/errors';
+import { ValidationError } from '../errors';
 import { forgetCachedWebhooks } from './webhook-cache';
 import { addWebhook, deleteWebhook, webhookEvents, type WebhookEvent } from './repository';
 import { encryptSecret, newWebhookSecret } from './secret';

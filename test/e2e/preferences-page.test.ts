@@ -3,14 +3,14 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { getSingleSend } from '../../shared/single-sends/repository';
-import { openPixelUrl, preferencesUrl, recipientToken } from '../../shared/sending/links';
-import type { SendRef } from '../../shared/sending/send-ref';
+import { openPixelUrl, preferencesUrl, recipientToken } from '../../shared/public-links/recipient-links';
+import type { SendRef } from '../../shared/ledger/send-ref';
 import { chromiumArgs, chromiumPath } from '../support/chromium';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { storedSingleSend } from '../support/recipient-pages';
 import { contactFields, type SinkMail } from '../support/sending';
 import { newSendingAccount, sendFields, type SendingAccount } from '../support/single-sends';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 
 const screenshotPath = '/tmp/preferences.png';
 

@@ -3,7 +3,7 @@
 // tokens gets WAF's 429 envelope, another address is still served, and the old links (below /api/) work.
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { transparentGif } from '../../functions/public-pages/open-pixel';
-import { openPixelUrl } from '../../shared/sending/links';
+import { openPixelUrl } from '../../shared/public-links/recipient-links';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 // Two client addresses as the gateway sees them: connections from two loopback addresses (Linux routes

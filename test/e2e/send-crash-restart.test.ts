@@ -259,6 +259,6 @@ test('every recipient is mailed or counted as uncertain in the details, never mo
 
 test('every mail the sink took is counted delivered, those whose events the kill interrupted included', () => {
   // The events go to the feedback function one at a time: the one it was counting when killed may be
-  // lost (its once-per-recipient marker written, its counter not: shared/sending/statistics.ts).
+  // lost (its once-per-recipient marker written, its counter not: shared/statistics/event-counts.ts).
   expect([outcome.mails.length - 1, outcome.mails.length]).toContain(outcome.delivered);
 });

@@ -6,8 +6,8 @@
 import { getStoreReadonly } from 'aws-ses-v2-local/dist/store';
 import { createAccount, type NewAccount } from '../../shared/accounts/repository';
 import { addContactType } from '../../shared/contact-types/repository';
-import { importContactRows } from '../../shared/contacts/contact-service';
-import type { ImportRow } from '../../shared/contacts/import-writes';
+import { importContactRows } from '../../shared/audience/contact-service';
+import type { ImportRow } from '../../shared/audience/import-writes';
 import { confirmSenderAddress } from '../../shared/senders/repository';
 import { startTestStack, type TestStack } from '../support/local-stack';
 

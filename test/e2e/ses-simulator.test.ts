@@ -7,7 +7,7 @@
 // over 5%; the 20-contact send's 3 bounces stop nothing. The stack fans out 25 recipients a batch and
 // mails 25 a second, one batch at a time: the bounces in the second batch are counted while it is
 // mailed, the pause stops it within about a second, and the third and fourth batches wait.
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { confirmSenderAddress } from '../../shared/senders/repository';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { contactFields } from '../support/sending';

@@ -1,7 +1,7 @@
 // Outbound webhooks on the whole local stack (`npm start` in process): a webhook saved through the
 // API, an open of a mail through the public pixel, and the event received by a real HTTP receiver
 // with a valid signature. Also reports the delay from the event to the receiver.
-import { openPixelUrl, recipientToken } from '../../shared/sending/links';
+import { openPixelUrl, recipientToken } from '../../shared/public-links/recipient-links';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { storedSingleSend } from '../support/recipient-pages';
 import { hasValidSignature, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';

@@ -11,15 +11,15 @@ import { httpFamilies } from '../../shared/routes';
 const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules' | 'enqueue' | 'systemMail' | 'identities' | 'identityCount' | 'suppressionList' | 'webhookKey', RegExp> = {
   mail: /^shared\/mail\/mailer\.ts$/,
   // Where an account's mail gets its From: the account's sender (recipientMail).
-  accountMail: /^shared\/sending\/deliver\.ts$/,
+  accountMail: /^shared\/delivery\/deliver\.ts$/,
   identities: /^shared\/identities\/ses-identities\.ts$/,
   identityCount: /^shared\/identities\/identity-count\.ts$/,
   suppressionList: /^shared\/mail\/suppression-list\.ts$/,
   schedules: /^shared\/scheduling\/aws-scheduler\.ts$/,
   // The modules that cancel a job (`cancel` of shared/scheduling/scheduler.ts): every other scheduler books only.
-  cancelsSchedules: /^(shared\/sending\/stall-watchdog|functions\/single-sends\/dispatch-schedule)\.ts$/,
+  cancelsSchedules: /^(shared\/single-send-runs\/stall-watchdog|functions\/single-sends\/dispatch-schedule)\.ts$/,
   enqueue: /^shared\/queue\/aws-queue\.ts$/,
-  systemMail: /^(shared\/sending\/(send-summary|reputation-notice)|functions\/senders\/verification)\.ts$/,
+  systemMail: /^(shared\/(single-send-runs\/send-summary|feedback\/reputation-notice)|functions\/senders\/verification)\.ts$/,
   webhookKey: /^shared\/webhooks\/secret\.ts$/,
 };
 

@@ -4,7 +4,7 @@
 // failure envelope. The header names and the 429 body are checked against what the code sends.
 import Ajv2020 from 'ajv/dist/2020';
 import { openApiDocument } from '../../infra/openapi/openapi-document';
-import { TooManyRequestsError } from '../../shared/http/errors';
+import { TooManyRequestsError } from '../../shared/errors';
 import { errorResult } from '../../shared/http/pipeline';
 import { rateLimitHeaders } from '../../shared/rate-limits/account-limit';
 import { apiPrefix, routeKey, routes, type Route } from '../../shared/routes';

@@ -12,7 +12,7 @@ import { requestFields } from '../../infra/openapi/request-schemas';
 import { recordSchemas } from '../../infra/openapi/record-schemas';
 import { successSchemas } from '../../infra/openapi/response-schemas';
 import { RecordNotFound } from '../../shared/table/errors';
-import { ConflictError, UnauthorizedError, ValidationError } from '../../shared/http/errors';
+import { ConflictError, UnauthorizedError, ValidationError } from '../../shared/errors';
 import { errorResult } from '../../shared/http/pipeline';
 import { ok, okInErrors, toResult } from '../../shared/http/reply';
 import { apiPrefix, routeKey, routes, type Route } from '../../shared/routes';

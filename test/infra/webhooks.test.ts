@@ -3,7 +3,7 @@
 // and the key webhook secrets are sealed with, read only where they are sealed and opened.
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { functionTimeoutSeconds } from '../../infra/function-timeouts';
-import { drainSweepDelaySeconds } from '../../shared/webhooks/webhook-circuit-service';
+import { drainSweepDelaySeconds } from '../../shared/webhook-delivery/circuit-service';
 import { maxDelaySeconds, maxReceiveCountOf, queueUrlEnvName } from '../../shared/queue/queues';
 import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';

@@ -1,7 +1,7 @@
 // The automation engine on DynamoDB Local with the SES sink in process: enrolment by the contacts
 // API, CSV import and segment membership; steps sent by the runner as a simulated clock advances;
 // pause and resume; unsubscribes; at most one enrolment and one mail per step; delete.
-import { runDueSteps } from '../../shared/automations/runner';
+import { runDueSteps } from '../../shared/automation-runs/runner';
 import { addContactType } from '../../shared/contact-types/repository';
 import { addSegment } from '../../shared/segments/repository';
 import { enrolContacts, getEnrolment, listEnrolments } from '../../shared/automations/enrolments';

@@ -1,7 +1,7 @@
 // Automation steps are never mailed from an unverified sender: the step runner holds a step whose
 // sender is not verified (its enrolments stay due, nothing is skipped), the automation's details say
 // so, and the held mails go out, from the verified address, once the sender is verified again.
-import { runDueSteps } from '../../shared/automations/runner';
+import { runDueSteps } from '../../shared/automation-runs/runner';
 import { listEnrolments } from '../../shared/automations/enrolments';
 import { addSender, confirmSenderAddress, getSender, updateSender } from '../../shared/senders/repository';
 import { addStep, automationWorld, call, createAutomation, detailsOf, type AutomationWorld } from '../support/automations';

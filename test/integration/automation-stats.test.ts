@@ -4,8 +4,8 @@
 import { automationStepUtrKey } from '../../shared/automations/keys';
 import { getAutomation } from '../../shared/automations/repository';
 import { getItem } from '../../shared/table/records';
-import { recordClick, recordSendEvent } from '../../shared/sending/statistics';
-import type { SendRef } from '../../shared/sending/send-ref';
+import { recordClick, recordSendEvent } from '../../shared/statistics/event-counts';
+import type { SendRef } from '../../shared/ledger/send-ref';
 import { newAccount } from '../support/accounts';
 import { addStep, automationWorld, call, createAutomation, schedulesOf, type AutomationWorld } from '../support/automations';
 import { useTestTable, type TestTable } from '../support/local-stack';

@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import { handler as testMailsHandler } from '../../functions/test-mails/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { seedReferenceData } from '../../shared/reference-data/repository';
-import { ledgerEntriesAmong } from '../../shared/sending/ledger';
+import { ledgerEntriesAmong } from '../../shared/ledger/repository';
 import { addSender } from '../../shared/senders/repository';
 import { automationWorld, addStep, createAutomation, detailsOf, schedulesOf, type AutomationWorld } from '../support/automations';
 import { handlerCaller, multipart } from '../support/events';

@@ -6,9 +6,9 @@ import { handler as jobsHandler } from '../../functions/jobs/handler';
 import { handler as segmentsHandler } from '../../functions/segments/handler';
 import { jobRunners } from '../../functions/background-jobs/handler';
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact, importContactRows } from '../../shared/contacts/contact-service';
+import { addContact, importContactRows } from '../../shared/audience/contact-service';
 import { listEnrolments } from '../../shared/automations/enrolments';
-import { runJob, type JobMessage } from '../../shared/jobs/job-queue';
+import { runJob, type JobMessage } from '../../shared/background-jobs/job-queue';
 import { isFinished } from '../../shared/jobs/repository';
 import { registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
 import { segmentRecipientPartition } from '../../shared/segments/keys';
@@ -20,8 +20,8 @@ import { addStep, automationWorld, createAutomation } from '../support/automatio
 import { handlerCaller, multipart, timestampPattern } from '../support/events';
 import { jobsOf, runJobsInProcess } from '../support/jobs';
 import { callSingleSends, indexed, newSendingAccount, sendFields } from '../support/single-sends';
-import { dispatchSingleSend } from '../../shared/sending/dispatch';
-import { updateSegmentRules } from '../../shared/segments/segment-service';
+import { dispatchSingleSend } from '../../shared/single-send-runs/dispatch';
+import { updateSegmentRules } from '../../shared/audience/segment-service';
 import { segmentContact, segmentForm } from '../support/segments';
 
 const segments = handlerCaller(segmentsHandler);

@@ -4,8 +4,8 @@
 // and the same request sent again finishing the delete.
 import { GetCommand, PutCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { contactTypeKey } from '../../shared/contact-types/keys';
-import { importContactRows, updateContact } from '../../shared/contacts/contact-service';
-import type { ImportRow } from '../../shared/contacts/import-writes';
+import { importContactRows, updateContact } from '../../shared/audience/contact-service';
+import type { ImportRow } from '../../shared/audience/import-writes';
 import { removeContacts, type ContactFields } from '../../shared/contacts/repository';
 import { segmentDepartures } from '../../shared/segments/departures';
 import { db, tableName } from '../../shared/table/client';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { handler as importHandler } from '../../functions/contact-import/handler';
 import { handler } from '../../functions/contacts/handler';
 import { lambdaContext } from '../../infra/local/lambda-context';
-import { importChunkRows, runImportJob } from '../../shared/contacts/import-job';
+import { importChunkRows, runImportJob } from '../../shared/audience/import-runner';
 import { tableRows } from '../../shared/contacts/import-rows';
 import { readCsvTable } from '../../shared/csv/read-csv';
 import { createImportJob } from '../../shared/contacts/import-jobs';

@@ -2,7 +2,7 @@
 // also records which emails the next chunk (already looked up) will create, so the next chunk's
 // writes start without a round trip of their own. A run that stops between chunks leaves no such
 // record behind, and a crash after it still counts every row once.
-import { importChunkRows, runImportJob } from '../../shared/contacts/import-job';
+import { importChunkRows, runImportJob } from '../../shared/audience/import-runner';
 import { contactImportKey } from '../../shared/contacts/import-keys';
 import { createImportJob, getImportJob } from '../../shared/contacts/import-jobs';
 import { tableRows } from '../../shared/contacts/import-rows';

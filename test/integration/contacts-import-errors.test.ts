@@ -1,7 +1,7 @@
 // An import's row errors are kept however many messages its rows have: a chunk's errors are stored
 // in as many items as DynamoDB's 400 KB item limit needs, so a file whose every cell is wrong still
 // ends `completed` with its errors to read, never stuck `running` on a write the store refuses.
-import { importChunkRows, runImportJob } from '../../shared/contacts/import-job';
+import { importChunkRows, runImportJob } from '../../shared/audience/import-runner';
 import { createImportJob, getContactImport } from '../../shared/contacts/import-jobs';
 import { tableRows } from '../../shared/contacts/import-rows';
 import { readCsvTable } from '../../shared/csv/read-csv';

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { handler as importHandler } from '../../functions/contact-import/handler';
 import { lambdaContext } from '../../infra/local/lambda-context';
-import { importChunkRows } from '../../shared/contacts/import-job';
+import { importChunkRows } from '../../shared/audience/import-runner';
 import { loadImportRows } from '../../shared/contacts/import-file';
 import { createImportJob, getContactImport } from '../../shared/contacts/import-jobs';
 import { tableRows } from '../../shared/contacts/import-rows';

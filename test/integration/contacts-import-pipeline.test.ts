@@ -1,8 +1,8 @@
 // An import job reads and looks up its next chunk while the current chunk writes. What another
 // request does to the next chunk's contacts in the meantime still wins, and the counts still say
 // what the import did: the conditional writes decide, not the lookup made ahead.
-import { addContact, deleteContact } from '../../shared/contacts/contact-service';
-import { importChunkRows, runImportJob } from '../../shared/contacts/import-job';
+import { addContact, deleteContact } from '../../shared/audience/contact-service';
+import { importChunkRows, runImportJob } from '../../shared/audience/import-runner';
 import { createImportJob, getContactImport } from '../../shared/contacts/import-jobs';
 import { getContact } from '../../shared/contacts/repository';
 import { tableRows } from '../../shared/contacts/import-rows';

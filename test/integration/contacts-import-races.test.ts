@@ -2,8 +2,8 @@
 // its write: a contact deleted meanwhile stays deleted, and one moved to another type stays there.
 // The race is made deterministic with the import's own hook, which runs after the lookup and before
 // any write.
-import { addContact, deleteContact, importContactRows, updateContact } from '../../shared/contacts/contact-service';
-import type { ImportRow } from '../../shared/contacts/import-writes';
+import { addContact, deleteContact, importContactRows, updateContact } from '../../shared/audience/contact-service';
+import type { ImportRow } from '../../shared/audience/import-writes';
 import { getContact, type ContactFields } from '../../shared/contacts/repository';
 import { findCountryByCode, seedReferenceData } from '../../shared/reference-data/repository';
 import { RecordNotFound } from '../../shared/table/errors';

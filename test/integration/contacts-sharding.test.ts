@@ -3,10 +3,10 @@
 // them: contacts/list pages (large and small limits, after deletions skew a shard), the by-type
 // readers, old-format list cursors, the email claim within a type, and the contact-type cascade.
 import { signToken } from '../../shared/signed-token';
-import { importContactRows } from '../../shared/contacts/contact-service';
-import type { ImportRow } from '../../shared/contacts/import-writes';
+import { importContactRows } from '../../shared/audience/contact-service';
+import type { ImportRow } from '../../shared/audience/import-writes';
 import { ContactEmailTaken, contactsOfTypePage, forEachContactOfType, type ContactFields } from '../../shared/contacts/repository';
-import { addContact, deleteContacts } from '../../shared/contacts/contact-service';
+import { addContact, deleteContacts } from '../../shared/audience/contact-service';
 import { contactEmailKey, contactPartition, contactShardPartition, contactShards, contactsOfTypeShardPartition } from '../../shared/contacts/keys';
 import { entityPartition, idSortKey, shardPartition } from '../../shared/table/keys';
 import { queryAll, type Item } from '../../shared/table/records';

@@ -7,7 +7,7 @@ import type { Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { handler as refreshHandler, refreshReserveMs } from '../../functions/identity-refresh/handler';
 import { handler as sendersHandler } from '../../functions/senders/handler';
-import { pendingSenderHours, type RefreshRun } from '../../shared/identities/refresh-service';
+import { pendingSenderHours, type RefreshRun } from '../../shared/sender-verification/refresh-service';
 import { resetSesControlPacer } from '../../shared/rate-limits/ses-control';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { resetClock, setClock } from '../../shared/time';

@@ -10,7 +10,7 @@ import { handler as refreshHandler } from '../../functions/identity-refresh/hand
 import { handler as sendersHandler } from '../../functions/senders/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
 import { localIdentities, markLocalIdentityVerified } from '../../shared/identities/local-identities';
-import { pendingSenderHours, refreshPendingIdentities, type RefreshRun } from '../../shared/identities/refresh-service';
+import { pendingSenderHours, refreshPendingIdentities, type RefreshRun } from '../../shared/sender-verification/refresh-service';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { localIdentityKey } from '../../shared/identities/keys';
 import { queryAll } from '../../shared/table/records';

@@ -4,8 +4,8 @@
 // other link alone. The clock is fixed, so each test's requests fall in one window.
 import { resetConfig } from '../../shared/config';
 import { getItem } from '../../shared/table/records';
-import { sendEventMarkerKey } from '../../shared/sending/keys';
-import { encodeSendRef } from '../../shared/sending/send-ref';
+import { sendEventMarkerKey } from '../../shared/ledger/keys';
+import { encodeSendRef } from '../../shared/ledger/send-ref';
 import { isGloballyUnsubscribed } from '../../shared/suppressions/repository';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';

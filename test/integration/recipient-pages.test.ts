@@ -2,14 +2,14 @@
 // image bytes and headers whatever the token, opens counted (unique once, total at most hourly), and a
 // one-click POST that leaves the send's group (or everything) once, however often it is repeated.
 import { isGloballyUnsubscribed, isInUnsubscribeGroup, listSuppressionList } from '../../shared/suppressions/repository';
-import type { SendRef } from '../../shared/sending/send-ref';
+import type { SendRef } from '../../shared/ledger/send-ref';
 import { newAccount } from '../support/accounts';
 import { expectHtmlPage, newGroup, oneClick, openPage, recipientToken, retargeted, sendStatistics, storedSingleSend } from '../support/recipient-pages';
 
 // Lets one test make the statistics write fail, to prove the image never depends on it.
 const mockRecording = { fail: false };
-jest.mock('../../shared/sending/statistics', () => {
-  const actual = jest.requireActual('../../shared/sending/statistics');
+jest.mock('../../shared/statistics/event-counts', () => {
+  const actual = jest.requireActual('../../shared/statistics/event-counts');
   return {
     ...actual,
     recordSendEvent: (...args: unknown[]) => (mockRecording.fail ? Promise.reject(new Error('statistics table unavailable')) : actual.recordSendEvent(...args)),

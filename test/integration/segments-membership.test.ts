@@ -5,7 +5,7 @@ import { settlingJobs } from '../support/jobs';
 import type { ContactRecord } from '../../shared/contacts/record';
 import { addContactType } from '../../shared/contact-types/repository';
 import { type ContactFields } from '../../shared/contacts/repository';
-import { addContact, deleteContact, deleteContacts, deleteContactsOfType, updateContact } from '../../shared/contacts/contact-service';
+import { addContact, deleteContact, deleteContacts, deleteContactsOfType, updateContact } from '../../shared/audience/contact-service';
 import { addCustomField } from '../../shared/custom-fields/repository';
 import { forEachSegmentRecipient, syncContactSegmentsBatch } from '../../shared/segments/membership';
 import { newAccount } from '../support/accounts';

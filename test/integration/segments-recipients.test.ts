@@ -3,7 +3,7 @@
 import { handler } from '../../functions/segments/handler';
 import { addContactType } from '../../shared/contact-types/repository';
 import { type ContactFields } from '../../shared/contacts/repository';
-import { addContact, updateContact } from '../../shared/contacts/contact-service';
+import { addContact, updateContact } from '../../shared/audience/contact-service';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, type Keys, multipart, timestampPattern } from '../support/events';
 import { settlingJobs } from '../support/jobs';

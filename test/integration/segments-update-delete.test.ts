@@ -1,6 +1,6 @@
 // Segments through the Lambda handler on DynamoDB Local: update and delete, exact bodies.
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { newAccount } from '../support/accounts';
 import { callSegments, listSegments, segmentContact as contact, segmentForm } from '../support/segments';
 import { type Keys, multipart } from '../support/events';

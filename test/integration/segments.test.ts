@@ -1,6 +1,6 @@
 // Segments through the Lambda handler on DynamoDB Local: list and save (exact bodies, validation) and credentials.
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { addCustomField } from '../../shared/custom-fields/repository';
 import { newAccount } from '../support/accounts';
 import { callSegments, listSegments, segmentContact as contact, segmentForm, type Rule } from '../support/segments';

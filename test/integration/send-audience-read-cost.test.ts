@@ -4,16 +4,16 @@
 // document client: ScannedCount of each Query, the items of each Get and BatchGet.
 import type { SQSEvent } from 'aws-lambda';
 import { addContactType } from '../../shared/contact-types/repository';
-import { importContactRows } from '../../shared/contacts/contact-service';
-import type { ImportRow } from '../../shared/contacts/import-writes';
+import { importContactRows } from '../../shared/audience/contact-service';
+import type { ImportRow } from '../../shared/audience/import-writes';
 import { configureLocalQueue, registerLocalConsumer, stopLocalQueues, localQueueIdle } from '../../shared/queue/local-queue';
 import { contactsOfTypePartition } from '../../shared/contacts/keys';
 import { segmentRecipientPartition } from '../../shared/segments/keys';
 import { applyMembershipChanges } from '../../shared/segments/recipient-changes';
 import { addSegment } from '../../shared/segments/repository';
-import type { DeliveryRecipient } from '../../shared/sending/delivery-message';
-import { dispatchSingleSend } from '../../shared/sending/dispatch';
-import { nextAudiencePage } from '../../shared/sending/recipients';
+import type { DeliveryRecipient } from '../../shared/delivery/delivery-message';
+import { dispatchSingleSend } from '../../shared/single-send-runs/dispatch';
+import { nextAudiencePage } from '../../shared/single-send-runs/recipients';
 import { getDispatchState } from '../../shared/single-sends/progress';
 import type { RecipientEntry } from '../../shared/single-sends/record';
 import { db } from '../../shared/table/client';

@@ -6,7 +6,7 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import { resetConfig } from '../../shared/config';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { startDispatch } from '../../shared/single-sends/progress';
-import { resetSendingSettings } from '../../shared/sending/settings';
+import { resetSendingSettings } from '../../shared/delivery/settings';
 import { newAccount } from '../support/accounts';
 import { sleep } from '../support/local-stack';
 import { mailsTo, readySend, sqsEvent, startSendingEnvironment, startSesProxy, type SendingEnvironment } from '../support/sending';

@@ -8,15 +8,15 @@ import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-
 import { maxBatchBytes } from '../../shared/queue/queues';
 import { getDispatchState } from '../../shared/single-sends/progress';
 import { getSingleSend } from '../../shared/single-sends/repository';
-import * as recipients from '../../shared/sending/recipients';
+import * as recipients from '../../shared/single-send-runs/recipients';
 import { accountWithContacts, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment } from '../support/sending';
 
 /** Addresses (lower-cased) whose page entries get a ~10 KB custom field, and the one given a field no message could hold. */
 const padded = new Set<string>();
 let oversized = '';
 
-jest.mock('../../shared/sending/recipients', () => {
-  const actual = jest.requireActual<typeof recipients>('../../shared/sending/recipients');
+jest.mock('../../shared/single-send-runs/recipients', () => {
+  const actual = jest.requireActual<typeof recipients>('../../shared/single-send-runs/recipients');
   return {
     ...actual,
     nextAudiencePage: jest.fn(async (...args: Parameters<typeof actual.nextAudiencePage>) => {

@@ -7,7 +7,7 @@ import * as progress from '../../shared/single-sends/progress';
 import { getSingleSend, singleSendJobName } from '../../shared/single-sends/repository';
 import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
 import { claimLocalJob, completeLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
-import { resetSendingSettings } from '../../shared/sending/settings';
+import { resetSendingSettings } from '../../shared/delivery/settings';
 import { accountWithContacts, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment } from '../support/sending';
 
 // The real progress module, with its page write observable so a test can make one fail (a crash).

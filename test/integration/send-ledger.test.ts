@@ -4,7 +4,7 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import { resetConfig } from '../../shared/config';
 import { getDispatchState, startDispatch } from '../../shared/single-sends/progress';
 import { getSingleSend } from '../../shared/single-sends/repository';
-import { resetSendingSettings } from '../../shared/sending/settings';
+import { resetSendingSettings } from '../../shared/delivery/settings';
 import { newAccount } from '../support/accounts';
 import { waitFor } from '../support/local-stack';
 import { mailsTo, readySend, sqsEvent, startSendingEnvironment, startSesProxy, type SendingEnvironment } from '../support/sending';

@@ -4,7 +4,7 @@
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { addCustomField } from '../../shared/custom-fields/repository';
 import { addNotificationRecipient } from '../../shared/notification-recipients/repository';
 import { addSegment } from '../../shared/segments/repository';
@@ -12,7 +12,7 @@ import { deleteSingleSend } from '../../shared/single-sends/deletion';
 import { createSingleSend, duplicateSingleSend, getSingleSend } from '../../shared/single-sends/repository';
 import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/repository';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
-import { verifyRecipientToken } from '../../shared/sending/links';
+import { verifyRecipientToken } from '../../shared/public-links/recipient-links';
 import { localQueueIdle } from '../../shared/queue/local-queue';
 import { getDispatchState, startDispatch } from '../../shared/single-sends/progress';
 import { newAccount } from '../support/accounts';

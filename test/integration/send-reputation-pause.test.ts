@@ -8,12 +8,12 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { resetConfig } from '../../shared/config';
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { addNotificationRecipient } from '../../shared/notification-recipients/repository';
 import { configureLocalQueue, localQueueDefaults, localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
 import { seedReferenceData } from '../../shared/reference-data/repository';
-import { resetSendingSettings } from '../../shared/sending/settings';
-import { singleSendStats } from '../../shared/sending/stats-report';
+import { resetSendingSettings } from '../../shared/delivery/settings';
+import { singleSendStats } from '../../shared/statistics/report';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { listBouncedAddresses } from '../../shared/suppressions/bounces';
 import { newAccount } from '../support/accounts';

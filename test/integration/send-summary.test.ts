@@ -6,7 +6,7 @@ import { handler as dispatchHandler } from '../../functions/send-dispatch/handle
 import { handler as senders } from '../../functions/senders/handler';
 import { resetConfig } from '../../shared/config';
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { addNotificationRecipient } from '../../shared/notification-recipients/repository';
 import { localQueueIdle } from '../../shared/queue/local-queue';
 import { seedReferenceData } from '../../shared/reference-data/repository';

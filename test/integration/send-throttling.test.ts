@@ -7,8 +7,8 @@ import { getSingleSend } from '../../shared/single-sends/repository';
 import { localDeadLetters, localQueueIdle } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
 import { maxReceiveCount } from '../../shared/queue/queues';
-import { resetSendBucket } from '../../shared/sending/deliver';
-import { resetSendingSettings } from '../../shared/sending/settings';
+import { resetSendBucket } from '../../shared/delivery/deliver';
+import { resetSendingSettings } from '../../shared/delivery/settings';
 import { newAccount } from '../support/accounts';
 import { mailsTo, readySend, sqsEvent, startSendingEnvironment, startSesProxy, type SesBehaviour, type SesProxy, type SendingEnvironment } from '../support/sending';
 

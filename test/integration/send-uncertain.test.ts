@@ -6,9 +6,9 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import { resetConfig } from '../../shared/config';
 import { getDispatchState, startDispatch } from '../../shared/single-sends/progress';
 import { getSingleSend } from '../../shared/single-sends/repository';
-import { claimRecipient, markRecipientSent } from '../../shared/sending/ledger';
-import type { SendRef } from '../../shared/sending/send-ref';
-import { resetSendingSettings } from '../../shared/sending/settings';
+import { claimRecipient, markRecipientSent } from '../../shared/ledger/repository';
+import type { SendRef } from '../../shared/ledger/send-ref';
+import { resetSendingSettings } from '../../shared/delivery/settings';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
 import { waitFor } from '../support/local-stack';

@@ -9,8 +9,8 @@ import { listBouncedAddresses } from '../../shared/suppressions/bounces';
 import { startDispatch } from '../../shared/single-sends/progress';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { localQueueIdle } from '../../shared/queue/local-queue';
-import { encodeSendRef, type SendRef } from '../../shared/sending/send-ref';
-import type { SesEventRecord } from '../../shared/sending/ses-feedback';
+import { encodeSendRef, type SendRef } from '../../shared/ledger/send-ref';
+import type { SesEventRecord } from '../../shared/feedback/ses-feedback';
 import { accountWithContacts, mailsTo, readySend, sqsEvent, startSendingEnvironment, type SendingEnvironment } from '../support/sending';
 
 let env: SendingEnvironment;

@@ -6,11 +6,11 @@ import { handler as dispatchHandler } from '../../functions/send-dispatch/handle
 import { startSesSink } from '../../infra/local/ses-sink';
 import type { SesEventBridgeEvent } from '../../infra/local/ses-simulator';
 import { addContactType } from '../../shared/contact-types/repository';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { localQueueIdle } from '../../shared/queue/local-queue';
-import { deliverToRecipients } from '../../shared/sending/deliver';
-import { singleSendContent } from '../../shared/sending/send-content';
-import { singleSendStats } from '../../shared/sending/stats-report';
+import { deliverToRecipients } from '../../shared/delivery/deliver';
+import { singleSendContent } from '../../shared/delivery/send-content';
+import { singleSendStats } from '../../shared/statistics/report';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { listBouncedAddresses } from '../../shared/suppressions/bounces';
 import { newAccount } from '../support/accounts';

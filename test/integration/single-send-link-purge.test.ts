@@ -3,12 +3,12 @@
 // the job deletes the send's link items page by page from its cursor until the partition is empty.
 import { handler as jobsHandler } from '../../functions/jobs/handler';
 import { jobRunners } from '../../functions/background-jobs/handler';
-import { runJob, type JobMessage } from '../../shared/jobs/job-queue';
+import { runJob, type JobMessage } from '../../shared/background-jobs/job-queue';
 import { getJobState } from '../../shared/jobs/repository';
 import { registerLocalConsumer } from '../../shared/queue/local-queue';
-import { encodeSendRef, type SendRef } from '../../shared/sending/send-ref';
-import { recordClick } from '../../shared/sending/statistics';
-import { holdSend } from '../../shared/single-sends/hold-service';
+import { encodeSendRef, type SendRef } from '../../shared/ledger/send-ref';
+import { recordClick } from '../../shared/statistics/event-counts';
+import { holdSend } from '../../shared/send-gates/hold-service';
 import { startDispatch } from '../../shared/single-sends/progress';
 import { batchWriteAll, putRequest } from '../../shared/table/batch';
 import { entityPartition } from '../../shared/table/keys';

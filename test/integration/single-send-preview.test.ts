@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { handler as testMailsHandler } from '../../functions/test-mails/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { seedReferenceData } from '../../shared/reference-data/repository';
-import { deliverToRecipients, resetSendBucket } from '../../shared/sending/deliver';
-import { contactFields as placeholderValues } from '../../shared/sending/recipients';
-import { singleSendContent } from '../../shared/sending/send-content';
+import { deliverToRecipients, resetSendBucket } from '../../shared/delivery/deliver';
+import { contactFields as placeholderValues } from '../../shared/contacts/merge-fields';
+import { singleSendContent } from '../../shared/delivery/send-content';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { startMailSink, stopMailSink } from '../support/senders';
 import { contactFields, mailsTo } from '../support/sending';

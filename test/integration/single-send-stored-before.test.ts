@@ -4,8 +4,8 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { localQueueIdle } from '../../shared/queue/local-queue';
-import { recordSendEvent } from '../../shared/sending/statistics';
-import { singleSendStats } from '../../shared/sending/stats-report';
+import { recordSendEvent } from '../../shared/statistics/event-counts';
+import { singleSendStats } from '../../shared/statistics/report';
 import { singleSendKey, singleSendStateKey } from '../../shared/single-sends/keys';
 import { getSingleSend, listSingleSendsPage } from '../../shared/single-sends/repository';
 import { db, tableName } from '../../shared/table/client';

@@ -7,9 +7,9 @@ import { handler as testMailsHandler } from '../../functions/test-mails/handler'
 import { handler as suppressionsHandler } from '../../functions/suppressions/handler';
 import type { SesSink } from '../../infra/local/ses-sink';
 import { resetConfig } from '../../shared/config';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { seedReferenceData } from '../../shared/reference-data/repository';
-import { ledgerEntriesAmong } from '../../shared/sending/ledger';
+import { ledgerEntriesAmong } from '../../shared/ledger/repository';
 import { addBouncedAddress } from '../../shared/suppressions/bounces';
 import { isGloballyUnsubscribed, isInUnsubscribeGroup } from '../../shared/suppressions/repository';
 import { resetClock, setClock } from '../../shared/time';

@@ -6,16 +6,16 @@
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { handler as publicPages } from '../../functions/public-pages/handler';
 import { handler as senders } from '../../functions/senders/handler';
-import { addContact } from '../../shared/contacts/contact-service';
+import { addContact } from '../../shared/audience/contact-service';
 import { localQueueIdle } from '../../shared/queue/local-queue';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { signSenderConfirmation } from '../../shared/senders/confirmation';
 import { deleteSender, getSender } from '../../shared/senders/repository';
-import { dispatchSingleSend } from '../../shared/sending/dispatch';
+import { dispatchSingleSend } from '../../shared/single-send-runs/dispatch';
 import { resetClock, setClock } from '../../shared/time';
 import { apiEvent, authHeaders, multipart, parsed, urlencoded, type Keys } from '../support/events';
 import { contactFields, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment } from '../support/sending';
-import { holdSend } from '../../shared/single-sends/hold-service';
+import { holdSend } from '../../shared/send-gates/hold-service';
 import { saveDispatchPage, startDispatch } from '../../shared/single-sends/progress';
 import { senderInput, uniqueAddress } from '../support/senders';
 import {

@@ -6,7 +6,7 @@
 import type { SuppressionListAdapter } from '../../shared/mail/suppression-list';
 import { RecordNotFound } from '../../shared/table/errors';
 import { addBouncedAddress, bouncedAmong } from '../../shared/suppressions/bounces';
-import { removeBouncedAddress } from '../../shared/suppressions/suppression-service';
+import { removeBouncedAddress } from '../../shared/feedback/suppression-removal';
 import { newAccount } from '../support/accounts';
 
 /** An adapter that records each address, and fails while `failure` is set. */

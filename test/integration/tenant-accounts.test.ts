@@ -5,14 +5,14 @@
 import type { SQSEvent } from 'aws-lambda';
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
-import { openAccount } from '../../shared/accounts/account-service';
+import { openAccount } from '../../shared/tenancy/account-service';
 import { createAccount } from '../../shared/accounts/repository';
-import { registerSenderDomain } from '../../shared/identities/domain-service';
+import { registerSenderDomain } from '../../shared/sender-verification/domain-service';
 import { localQueueIdle, registerLocalConsumer } from '../../shared/queue/local-queue';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { getAccountTenant } from '../../shared/tenants/repository';
 import { localTenantResources, setLocalTenantStatus } from '../../shared/tenants/local-tenants';
-import { associateIdentity, ensureAccountTenant } from '../../shared/tenants/tenant-service';
+import { associateIdentity, ensureAccountTenant } from '../../shared/tenancy/tenant-service';
 import { accountWithContacts, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment } from '../support/sending';
 
 let env: SendingEnvironment;

@@ -1,7 +1,7 @@
 // A live automation of an account whose SES tenant is paused: its due steps stay due (nothing
 // skipped, nothing mailed), its details say `held: tenant-paused`, another account's automation goes
 // on, and once SES enables the tenant the held steps go out under the tenant.
-import { runDueSteps } from '../../shared/automations/runner';
+import { runDueSteps } from '../../shared/automation-runs/runner';
 import { listEnrolments } from '../../shared/automations/enrolments';
 import { setAccountTenantStatus } from '../../infra/scripts/tenants-status';
 import { addStep, automationWorld, call, createAutomation, detailsOf, type AutomationWorld } from '../support/automations';

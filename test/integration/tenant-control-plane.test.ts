@@ -4,14 +4,14 @@
 // and the next dispatch associates it); SES refusing a new tenant for the quota is remembered for an
 // hour by every container, instead of being asked again at every dispatch.
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
-import { openAccount } from '../../shared/accounts/account-service';
+import { openAccount } from '../../shared/tenancy/account-service';
 import { createAccount } from '../../shared/accounts/repository';
 import { localQueueIdle } from '../../shared/queue/local-queue';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { localTenants } from '../../shared/tenants/local-tenants';
 import { getAccountTenant } from '../../shared/tenants/repository';
 import { TenantLimitError } from '../../shared/tenants/tenants';
-import { ensureAccountTenant, forgetTenantLimit, tenantLimitRetryMs } from '../../shared/tenants/tenant-service';
+import { ensureAccountTenant, forgetTenantLimit, tenantLimitRetryMs } from '../../shared/tenancy/tenant-service';
 import { resetClock, setClock } from '../../shared/time';
 import { sesError } from '../support/fake-ses';
 import { accountWithContacts, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment } from '../support/sending';

@@ -5,7 +5,7 @@ import { handler as testMailsHandler } from '../../functions/test-mails/handler'
 import type { SesSink } from '../../infra/local/ses-sink';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { setLocalTenantStatus } from '../../shared/tenants/local-tenants';
-import { associateIdentity, ensureAccountTenant } from '../../shared/tenants/tenant-service';
+import { associateIdentity, ensureAccountTenant } from '../../shared/tenancy/tenant-service';
 import { apiEvent, authHeaders, multipart } from '../support/events';
 import { startMailSink, stopMailSink } from '../support/senders';
 import { mailsTo } from '../support/sending';

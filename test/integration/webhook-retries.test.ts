@@ -4,11 +4,11 @@
 // deliveries are parked in the table and probed on a slow schedule, and drained when it answers,
 // while other accounts' webhooks go on at once. Every attempt keeps the Standard Webhooks signature.
 import { getCircuit } from '../../shared/webhooks/circuit';
-import { maxDeliveryAttempts, retryDelaysSeconds } from '../../shared/webhooks/delivery';
-import { emitWebhookEvent } from '../../shared/webhooks/events';
+import { maxDeliveryAttempts, retryDelaysSeconds } from '../../shared/webhook-delivery/delivery';
+import { emitWebhookEvent } from '../../shared/webhook-delivery/events';
 import { parkedDeliveryShards } from '../../shared/webhooks/keys';
 import { parkedDeliveries, parkedRetentionSeconds } from '../../shared/webhooks/parked-deliveries';
-import { circuitFailureThreshold, probeDelaysSeconds } from '../../shared/webhooks/webhook-circuit-service';
+import { circuitFailureThreshold, probeDelaysSeconds } from '../../shared/webhook-delivery/circuit-service';
 import { saveWebhook } from '../../shared/webhooks/webhook-service';
 import { newAccount } from '../support/accounts';
 import { startWebhookReceiver, verifyAsReceiver, type WebhookReceiver } from '../support/webhook-receiver';

@@ -4,8 +4,8 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as publicPages } from '../../functions/public-pages/handler';
 import { createSingleSend, getSingleSend, type SingleSendStatistics } from '../../shared/single-sends/repository';
 import { addUnsubscribeGroup, type UnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
-import { recipientToken } from '../../shared/sending/links';
-import type { SendRef } from '../../shared/sending/send-ref';
+import { recipientToken } from '../../shared/public-links/recipient-links';
+import type { SendRef } from '../../shared/ledger/send-ref';
 import { apiEvent, urlencoded } from './events';
 import { tamperedClaims } from './token-tampering';
 

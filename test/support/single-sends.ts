@@ -5,7 +5,7 @@ import { addContactType } from '../../shared/contact-types/repository';
 import { scheduledJobDueKey } from '../../shared/scheduling/keys';
 import { addSegment } from '../../shared/segments/repository';
 import { addSender, confirmSenderAddress, type Sender } from '../../shared/senders/repository';
-import type { SendRef } from '../../shared/sending/send-ref';
+import type { SendRef } from '../../shared/ledger/send-ref';
 import { createSingleSend } from '../../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { claimLocalJob, completeLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';

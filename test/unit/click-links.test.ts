@@ -1,8 +1,8 @@
 // Click links: which targets are tracked, how an `<a>` tag is rewritten (as a browser reads the HTML),
 // the signature binding a target to a token, the rendered mail's HTML and text, and SES click events.
-import { clickLinkBuilder, clickUrl, isSignedClick, isTrackedTarget, linkHash, maxTrackedLinks, trackLinks } from '../../shared/sending/click-links';
-import { renderMail } from '../../shared/sending/render';
-import { feedbackOf } from '../../shared/sending/ses-feedback';
+import { clickLinkBuilder, clickUrl, isSignedClick, isTrackedTarget, linkHash, maxTrackedLinks, trackLinks } from '../../shared/rendering/click-tracking';
+import { renderMail } from '../../shared/rendering/render';
+import { feedbackOf } from '../../shared/feedback/ses-feedback';
 import { config, resetConfig } from '../../shared/config';
 
 beforeAll(() => {

@@ -1,7 +1,7 @@
 // Reading a chunk of rows is CPU work on promises that are already settled; an import job reads the
 // next chunk while the current one writes, so the reader must let the event loop turn now and then
 // (the replies of the writes, the job's checkpoint) instead of holding it for the whole chunk.
-import { csvRowReader } from '../../shared/contacts/csv-rows';
+import { csvRowReader } from '../../shared/audience/csv-rows';
 import { tableRows } from '../../shared/contacts/import-rows';
 import { eventLoopTurnsDuring } from '../support/event-loop';
 

@@ -1,6 +1,6 @@
 // The rows of a contact CSV file as the import reads them: which row of a repeated email is kept,
 // which rows are refused with which messages and in what order, in any chunking, and in linear time.
-import { csvRowReader } from '../../shared/contacts/csv-rows';
+import { csvRowReader } from '../../shared/audience/csv-rows';
 import { tableRows, type ImportRows } from '../../shared/contacts/import-rows';
 
 // No I/O: the account has one custom field and the only country is id 1 (code US).

@@ -11,8 +11,8 @@ import {
   type DeliveryMessage,
   type DeliveryRecipient,
   type TrimmedRecipient,
-} from '../../shared/sending/delivery-message';
-import { encodeSendRef } from '../../shared/sending/send-ref';
+} from '../../shared/delivery/delivery-message';
+import { encodeSendRef } from '../../shared/ledger/send-ref';
 
 const message: DeliveryMessage = {
   ref: { kind: 'single-send', accountId: 3, utr: '0b7c6a43-3d1e-4b0e-9a55-4f5bb0c1c2d3' },

@@ -1,5 +1,5 @@
 // The dynamic-content names and placeholder helpers.
-import { dynamicContentNames, isDynamicContentName, placeholder, placeholdersIn } from '../../shared/templates/dynamic-content';
+import { dynamicContentNames, isDynamicContentName, placeholder, placeholdersIn } from '../../shared/rendering/dynamic-content';
 import { reservedFieldNames } from '../../shared/custom-fields/reserved-fields';
 
 describe('dynamic content', () => {

@@ -8,8 +8,8 @@
 //     (newlines included) are one space, as a browser shows them;
 //   - head, title, style, script, comments and hidden elements (the preheader, `display:none`,
 //     `hidden`) are left out, and so are images.
-import { decodeEntities } from '../../shared/sending/html-entities';
-import { htmlToText } from '../../shared/sending/html-text';
+import { decodeEntities } from '../../shared/rendering/html-entities';
+import { htmlToText } from '../../shared/rendering/html-text';
 
 describe('entities', () => {
   test('named entities beyond the basic six are decoded', () => {

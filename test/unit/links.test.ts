@@ -4,8 +4,8 @@ import { createHmac } from 'node:crypto';
 import { signSenderConfirmation } from '../../shared/senders/confirmation';
 import { signToken, verifyToken } from '../../shared/signed-token';
 import { resetConfig } from '../../shared/config';
-import { openPixelUrl, oneClickUnsubscribeUrl, preferencesUrl, recipientToken, verifyRecipientToken } from '../../shared/sending/links';
-import type { SendRef } from '../../shared/sending/send-ref';
+import { openPixelUrl, oneClickUnsubscribeUrl, preferencesUrl, recipientToken, verifyRecipientToken } from '../../shared/public-links/recipient-links';
+import type { SendRef } from '../../shared/ledger/send-ref';
 import { resetClock, setClock } from '../../shared/time';
 
 const signingKey = 'unit-test-links-key';

@@ -3,8 +3,8 @@
 // longer the current one; tokens mailed before sealing (format v1) keep working too.
 import { createHmac } from 'node:crypto';
 import { resetConfig } from '../../shared/config';
-import { recipientToken, verifyRecipientToken } from '../../shared/sending/links';
-import type { SendRef } from '../../shared/sending/send-ref';
+import { recipientToken, verifyRecipientToken } from '../../shared/public-links/recipient-links';
+import type { SendRef } from '../../shared/ledger/send-ref';
 import { isLinkMac, linkMac, parseTokenKeys, signToken, verifyToken } from '../../shared/signed-token';
 
 const oldKey = 'old-signing-key-0123456789abcdef0123456789';

@@ -1,6 +1,6 @@
 // Error mapping of the pipeline: client errors keep their text, the rest is a generic 500.
 import { RecordNotFound } from '../../shared/table/errors';
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { errorResult } from '../../shared/http/pipeline';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute, maxCredentialLength, refuseOverlongCredentials } from '../../shared/http/request';

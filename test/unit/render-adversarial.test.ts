@@ -10,8 +10,8 @@
 // per case, on the function the case is aimed at); linear code needs a few milliseconds, so even a
 // busy machine stays far inside it.
 import { runInNewContext } from 'node:vm';
-import { htmlToText } from '../../shared/sending/html-text';
-import { renderMail, type RenderInput } from '../../shared/sending/render';
+import { htmlToText } from '../../shared/rendering/html-text';
+import { renderMail, type RenderInput } from '../../shared/rendering/render';
 
 const size = 300 * 1024;
 const budgetMs = 2_000;

@@ -3,10 +3,10 @@
 // result is the mail that tracking the links first (click-links.ts, a scan of its own) and then
 // adding the preheader and the pixel would make, and the text is the text of that mail, whatever the
 // design holds: `</body>` where no tag is, links past the tracking limit, a design ending inside a tag.
-import { maxTrackedLinks, trackLinks } from '../../shared/sending/click-links';
-import { LandmarkFinder, parseStartTag, scanHtml } from '../../shared/sending/html-scanner';
-import { htmlToText } from '../../shared/sending/html-text';
-import { renderMail, type RenderInput } from '../../shared/sending/render';
+import { maxTrackedLinks, trackLinks } from '../../shared/rendering/click-tracking';
+import { LandmarkFinder, parseStartTag, scanHtml } from '../../shared/rendering/html-scanner';
+import { htmlToText } from '../../shared/rendering/html-text';
+import { renderMail, type RenderInput } from '../../shared/rendering/render';
 
 /** Tracks every absolute http(s) link but our own pages, as click-links.ts does; its `"`, `&` and `<` must come out escaped in the href. */
 const track = (target: string) => (/^https?:\/\/(?!mail\.example\.com\/)./i.test(target) ? `https://t.example/c?u=${encodeURIComponent(target)}&n="1"<` : undefined);

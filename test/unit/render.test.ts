@@ -1,9 +1,9 @@
 // Rendering one recipient's mail: every placeholder, escaping, the footer rule, the preheader, the
 // open pixel, the RFC 8058 headers and the text part.
-import { dynamicContentNames } from '../../shared/templates/dynamic-content';
+import { dynamicContentNames } from '../../shared/rendering/dynamic-content';
 import { findDesignTemplate } from '../../shared/templates/repository';
-import { htmlToText } from '../../shared/sending/html-text';
-import { complianceFooter, fillPlaceholders, hasPreferencesLink, renderMail, type RenderInput } from '../../shared/sending/render';
+import { htmlToText } from '../../shared/rendering/html-text';
+import { complianceFooter, fillPlaceholders, hasPreferencesLink, renderMail, type RenderInput } from '../../shared/rendering/render';
 
 const links = {
   preferences: 'https://mail.example.com/api/public/preferences?token=abc.def&x=1',

@@ -1,7 +1,7 @@
 // When a send must stop for its reputation: the rates over the mails SES reported on once the
 // minimum is reached, and, before it, a send whose bounces or complaints already exceed what the
 // limit allows on everything it queued (its rate can then only end over the limit).
-import { certainVerdict, reputationVerdict, type ReputationLimits } from '../../shared/sending/reputation';
+import { certainVerdict, reputationVerdict, type ReputationLimits } from '../../shared/feedback/reputation';
 
 const limits: ReputationLimits = { bounceRate: 0.05, complaintRate: 0.001, minDeliveries: 100 };
 const none = { delivered: 0, bounces: 0, complaints: 0 };

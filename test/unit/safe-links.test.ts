@@ -1,9 +1,9 @@
 // Links that cannot run code: an href a placeholder fills is checked as a URL once filled (contact
 // data may say `javascript:`), a refused scheme left in a stored design is neutralised when the mail
 // is rendered, and designs with such links are refused when saved.
-import { renderMail, type RenderInput } from '../../shared/sending/render';
-import { isRefusedLink, isSafeFilledLink } from '../../shared/sending/safe-url';
-import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/sending/design-links';
+import { renderMail, type RenderInput } from '../../shared/rendering/render';
+import { isRefusedLink, isSafeFilledLink } from '../../shared/rendering/safe-url';
+import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/rendering/design-link-rule';
 
 const links = {
   preferences: 'https://mail.example.com/api/public/preferences?token=abc.def',

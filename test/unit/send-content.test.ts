@@ -1,6 +1,6 @@
 // Which design a send mails: its own HTML, else its own JSON design rendered, else the library template.
 import { findDesignTemplate } from '../../shared/templates/repository';
-import { designHtmlOf } from '../../shared/sending/send-content';
+import { designHtmlOf } from '../../shared/delivery/send-content';
 
 const jsonDesign = JSON.stringify({
   version: 1,

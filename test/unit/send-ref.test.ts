@@ -1,5 +1,5 @@
 // The compact send reference: round trips, SES-tag-safe text, and refusal of anything else.
-import { decodeSendRef, encodeSendRef, sameSendRef, type SendRef } from '../../shared/sending/send-ref';
+import { decodeSendRef, encodeSendRef, sameSendRef, type SendRef } from '../../shared/ledger/send-ref';
 
 const utr = '0b7c6a43-3d1e-4b0e-9a55-4f5bb0c1c2d3';
 const stepUtr = '9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a';

@@ -1,6 +1,6 @@
 // SES configuration-set events from SNS and EventBridge normalised to one shape and classified.
 import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
-import { feedbackOf, sesRecordsOf, type SesEventRecord } from '../../shared/sending/ses-feedback';
+import { feedbackOf, sesRecordsOf, type SesEventRecord } from '../../shared/feedback/ses-feedback';
 
 const utr = '0b7c6a43-3d1e-4b0e-9a55-4f5bb0c1c2d3';
 const ref = { kind: 'single-send', accountId: 5, utr } as const;

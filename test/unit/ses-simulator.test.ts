@@ -2,8 +2,8 @@
 // publishes for each and for an ordinary address (in SES's EventBridge shape), and what the feedback
 // function makes of them.
 import { isMailboxSimulatorAddress, simulatorScenarioOf } from '../../shared/mail/mailbox-simulator';
-import { feedbackOf } from '../../shared/sending/ses-feedback';
-import { encodeSendRef, type SendRef } from '../../shared/sending/send-ref';
+import { feedbackOf } from '../../shared/feedback/ses-feedback';
+import { encodeSendRef, type SendRef } from '../../shared/ledger/send-ref';
 import { eventBridgeEvent, simulatedEvents, type SimulatedMail } from '../../infra/local/ses-simulator';
 
 const origin = { region: 'eu-west-1', account: '000000000000' };

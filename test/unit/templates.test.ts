@@ -1,5 +1,5 @@
 // The design template library: spec fields, the blank template, and email-safe, placeholder-correct HTML.
-import { isDynamicContentName, placeholdersIn } from '../../shared/templates/dynamic-content';
+import { isDynamicContentName, placeholdersIn } from '../../shared/rendering/dynamic-content';
 import { renderDesignHtml, type Design } from '../../shared/templates/design';
 import { BLANK_TEMPLATE_ID, designByPreviewFile, findDesignTemplate, listDesignTemplates } from '../../shared/templates/repository';
 

@@ -2,11 +2,11 @@
 // with no link that acts on the send (every recipient token swapped for a test token the public
 // pages refuse, tracked links back to their targets) and no SES tag naming the send.
 import { resetConfig } from '../../shared/config';
-import { recipientMail } from '../../shared/sending/deliver';
-import { verifyRecipientToken } from '../../shared/sending/links';
-import type { SendContent } from '../../shared/sending/send-content';
-import type { SendRef } from '../../shared/sending/send-ref';
-import { harmlessRecipientMail, sampleFields, testRecipient, testRecipientPurpose } from '../../shared/sending/test-mail';
+import { recipientMail } from '../../shared/delivery/deliver';
+import { verifyRecipientToken } from '../../shared/public-links/recipient-links';
+import type { SendContent } from '../../shared/delivery/send-content';
+import type { SendRef } from '../../shared/ledger/send-ref';
+import { harmlessRecipientMail, sampleFields, testRecipient, testRecipientPurpose } from '../../shared/test-sends/test-mail';
 import { verifyToken } from '../../shared/signed-token';
 
 const ref: SendRef = { kind: 'single-send', accountId: 12, utr: '3f0c1a9e-5b7d-4c2e-9a41-0d6b8e2f7c13' };

@@ -1,6 +1,6 @@
 // The token bucket and backoff, on a simulated clock: the rate holds, bursts are bounded, a pause
 // holds every taker back, a taker whose time is up gets no turn, and backoff doubles with jitter.
-import { backoffDelay, tokenBucket, type Clock } from '../../shared/sending/throttle';
+import { backoffDelay, tokenBucket, type Clock } from '../../shared/delivery/throttle';
 
 /** A clock that only moves when someone sleeps, recording when each take was allowed to start. */
 function simulatedClock(): Clock & { time: number } {

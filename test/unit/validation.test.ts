@@ -1,5 +1,5 @@
 // Field rules coerce form text and answer Laravel's messages.
-import { ValidationError } from '../../shared/http/errors';
+import { ValidationError } from '../../shared/errors';
 import { array, email, flag, integer, numeric, string, validate } from '../../shared/validation';
 
 function errorsOf(run: () => unknown): unknown {

@@ -2,7 +2,7 @@
 // signature (Standard Webhooks, checked against the standardwebhooks library) and the secret's storage form.
 import { createHmac } from 'node:crypto';
 import { resetConfig } from '../../shared/config';
-import { deliverWebhook, maxDeliveryAttempts, retryDelayAfter, retryDelaysSeconds, signedRequest } from '../../shared/webhooks/delivery';
+import { deliverWebhook, maxDeliveryAttempts, retryDelayAfter, retryDelaysSeconds, signedRequest } from '../../shared/webhook-delivery/delivery';
 import { Webhook } from 'standardwebhooks';
 import { openLegacySecret } from '../../shared/webhooks/legacy-secret';
 import { decryptSecret, encryptSecret, isLegacySealed, newWebhookSecret, signingKeyOf, webhookSignature } from '../../shared/webhooks/secret';

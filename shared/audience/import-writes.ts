@@ -1,0 +1,286 @@
+// Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
+// email claimed atomically with its contact and one count change for the whole import.
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isoTimestamp } from '../time';
+import { batchGetAll } from '../table/batch';
+import { db, tableName } from '../table/client';
+import { chunked, inParallel } from '../table/concurrency';
+import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from '../contacts/items';
+import type { ContactRecord } from '../contacts/record';
+import { ContactTypeUnavailable, emailClaim, transact } from '../contacts/repository';
+import { contactTypeClosingAttribute } from '../contact-types/keys';
+import { listCustomFields } from '../custom-fields/repository';
+import { reserveIds } from '../table/ids';
+import { CONTACT, contactEmailKey, contactKey } from '../contacts/keys';
+import { contactTypeKey } from '../contact-types/keys';
+import { type Key } from '../table/keys';
+import { getItem, isConditionFailure, type Item } from '../table/records';
+import type { ContactChange } from '../segments/membership';
+import { cancellationCodes, packTransactions, type TransactionItem } from '../table/transactions';
+
+/** One valid row: its line in the file, its fields, and which standard columns the file has. */
+export interface ImportRow {
+  line: number;
+  fields: ContactFields;
+  customValues: CustomValues;
+}
+
+export interface ImportCounts {
+  imported: number;
+  updated: number;
+  /** Rows refused while writing (an email claimed concurrently by another contact). */
+  refused: { line: number; message: string }[];
+}
+
+export interface ImportResult extends ImportCounts {
+  /** Every contact written, before and after, for segment membership. */
+  changes: ContactChange[];
+  /** The contacts created, for enrolment in the type's live automations. */
+  created: ContactRecord[];
+}
+
+/**
+ * What an import reads before it writes rows: the custom fields, the contacts that already hold the
+ * rows' emails, and whether the type is open. Made by `lookUpImport`; an import job makes its next
+ * chunk's while the current chunk writes, so the store is not idle while it reads.
+ */
+export interface ImportLookup {
+  /** The rows looked up (the same array the write is given). */
+  rows: ImportRow[];
+  fields: ReturnType<typeof fieldsByName>;
+  /** The type's contacts holding the rows' emails, by lower-cased email. */
+  existing: Map<string, ContactRecord>;
+  /** Whether the type existed and was not closing when looked up (the write checks again after). */
+  open: boolean;
+  /** The first of the ids reserved for the rows not in `existing` (0 when none). */
+  firstId: number;
+}
+
+export interface ImportOptions {
+  /** The rows' lookup, made ahead (`lookUpImport` of the same rows); made here when absent. */
+  lookup?: ImportLookup;
+  /**
+   * Called with the lower-cased emails the type does not hold yet, after they are looked up and
+   * before anything is written: an import job records them, so a chunk replayed after a crash still
+   * knows which rows it created.
+   */
+  onClassified?: (freshEmails: string[]) => Promise<void>;
+  /** Leave the type's `contacts_count` to the caller (an import job adds it with its checkpoint). */
+  deferCount?: boolean;
+}
+
+/** Contacts removed per transaction: each is two deletes, 100 actions in all. */
+const newPerTransaction = 50;
+/** Requests in flight at once: fast, without tripping on-demand throttling of a cold table. */
+const concurrency = 16;
+
+/** Items at many keys (missing ones are absent), strongly consistent. */
+function getMany(keys: Key[]): Promise<Item[]> {
+  return batchGetAll(keys, { consistentRead: true, concurrency });
+}
+
+/** The row a contact changed or deleted by another request since the lookup gets: it is left as that request made it. */
+export const changedMeanwhileMessage = 'The contact was changed or deleted while the file was imported; import this row again.';
+
+/**
+ * Write updated contacts, each only if it still has the email and type the import read: a contact
+ * deleted or moved to another type meanwhile is left as the other request made it (a BatchWriteItem
+ * cannot carry a condition, so these are single conditional puts, `concurrency` at a time).
+ * Answers the updates that were written and those refused.
+ */
+async function putUnchanged<T extends { before: ContactRecord; after: ContactRecord }>(updates: T[], fields: ReturnType<typeof fieldsByName>): Promise<{ written: T[]; changed: T[] }> {
+  const written: T[] = [];
+  const changed: T[] = [];
+  await inParallel(updates, concurrency, async (update) => {
+    try {
+      await db().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: contactItem(update.after, fields),
+          ConditionExpression: 'email = :email AND contact_type_id = :type',
+          ExpressionAttributeValues: { ':email': update.before.email, ':type': update.before.contact_type_id },
+        }),
+      );
+      written.push(update);
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      changed.push(update);
+    }
+  });
+  return { written, changed };
+}
+
+/** The email claims of these emails in the type (missing ones are absent). */
+function claimsOf(accountId: number, contactTypeId: number, emails: string[]): Promise<Item[]> {
+  return getMany(emails.map((email) => contactEmailKey(accountId, contactTypeId, email)));
+}
+
+/** The contacts that already hold these emails in the type, by lower-cased email (`claims`: their claims, when already read). */
+async function existingByEmail(accountId: number, contactTypeId: number, emails: string[], fields: ReturnType<typeof fieldsByName>, claims?: Item[]): Promise<Map<string, ContactRecord>> {
+  claims ??= await claimsOf(accountId, contactTypeId, emails);
+  const contacts = await getMany(claims.map((claim) => contactKey(accountId, Number(claim.contact_id))));
+  const byEmail = new Map<string, ContactRecord>();
+  for (const item of contacts) {
+    const contact = toContactRecord(item, fields);
+    if (contact.contact_type_id === contactTypeId) byEmail.set(contact.email.toLowerCase(), contact);
+  }
+  return byEmail;
+}
+
+/**
+ * Create contacts: each group (50, fewer of large contacts) is one transaction of claim + put pairs,
+ * so no contact exists without its claim or the reverse. A group cancelled because some emails were
+ * claimed meanwhile is retried without them; those rows are returned so the caller can treat them as updates.
+ */
+async function createMany(records: { row: ImportRow; record: ContactRecord }[], fields: ReturnType<typeof fieldsByName>) {
+  const created: { row: ImportRow; record: ContactRecord }[] = [];
+  const claimedMeanwhile: ImportRow[] = [];
+  const actionsOf = ({ record }: { record: ContactRecord }): TransactionItem[] => [emailClaim(record), { Put: { TableName: tableName(), Item: contactItem(record, fields) } }];
+  // Packed by size as well: 50 contacts with many custom values can carry more than a transaction's 4 MB.
+  await inParallel(packTransactions(records, actionsOf), concurrency, async (group) => {
+    let pending = group;
+    while (pending.length > 0) {
+      try {
+        await transact(pending.flatMap(actionsOf));
+        created.push(...pending);
+        return;
+      } catch (error) {
+        const codes = cancellationCodes(error);
+        if (!codes) throw error;
+        const taken = new Set(pending.filter((_, index) => codes[index * 2] === 'ConditionalCheckFailed'));
+        if (taken.size === 0) throw error;
+        claimedMeanwhile.push(...[...taken].map(({ row }) => row));
+        pending = pending.filter((entry) => !taken.has(entry));
+      }
+    }
+  });
+  return { created, claimedMeanwhile };
+}
+
+/** Whether contacts may join the type: it exists and is not being deleted. */
+async function typeIsOpen(accountId: number, contactTypeId: number): Promise<boolean> {
+  const type = await getItem(contactTypeKey(accountId, contactTypeId));
+  return type !== undefined && type[contactTypeClosingAttribute] === undefined;
+}
+
+/** Remove what an import wrote when its type began closing meanwhile, so no contact outlives the type. */
+async function removeWritten(accountId: number, records: ContactRecord[]): Promise<void> {
+  await inParallel(chunked(records, newPerTransaction), concurrency, (group) =>
+    transact(group.flatMap((record) => [
+      { Delete: { TableName: tableName(), Key: contactKey(accountId, record.id) } },
+      { Delete: { TableName: tableName(), Key: contactEmailKey(accountId, record.contact_type_id, record.email) } },
+    ])),
+  );
+}
+
+/** A row written over an existing contact: the file's columns replace, columns it lacks keep their values. */
+function updatedRecord(before: ContactRecord, row: ImportRow, columns: ReadonlySet<string>, fields: ReturnType<typeof fieldsByName>, now: string): ContactRecord {
+  const merged = { ...row.fields };
+  for (const name of Object.keys(merged) as (keyof ContactFields)[]) {
+    if (name !== 'contact_type_id' && !columns.has(name)) (merged as Record<string, unknown>)[name] = before[name];
+  }
+  return contactAfterWrite(before.user_id, before.id, merged, row.customValues, fields, now, before);
+}
+
+/**
+ * Upsert rows (unique emails, already validated) into one contact type: an email the type has
+ * updates that contact, a new one creates a contact. `columns` names the standard columns the
+ * file has. Keeps the type's count with one update and segment membership with one batch call.
+ */
+export async function lookUpImport(accountId: number, contactTypeId: number, rows: ImportRow[], knownFields?: ReturnType<typeof fieldsByName>): Promise<ImportLookup> {
+  // Independent reads, one round trip of latency: the custom fields (unless the caller read them:
+  // an import job reads its rows and writes them with the same), the email claims, and the type
+  // (checked before and after the writes, not inside each transaction, where every group would
+  // contend for the type's item: contacts written while the type began closing are removed again).
+  const [claims, fields, open] = await Promise.all([
+    claimsOf(accountId, contactTypeId, rows.map((row) => row.fields.email)),
+    knownFields ?? listCustomFields(accountId).then((customFields) => fieldsByName(customFields)),
+    typeIsOpen(accountId, contactTypeId),
+  ]);
+  const existing = await existingByEmail(accountId, contactTypeId, [], fields, claims);
+  const freshCount = rows.filter((row) => !existing.has(row.fields.email.toLowerCase())).length;
+  // Reserved with the lookup: a lookup not used, or a type found closing, only leaves a gap in the ids.
+  const firstId = open && freshCount > 0 ? await reserveIds(accountId, CONTACT, freshCount) : 0;
+  return { rows, fields, existing, open, firstId };
+}
+
+/** The lower-cased emails of a lookup's rows that the type does not hold: the rows the import will try to create. */
+export function freshEmails(lookup: ImportLookup): string[] {
+  return lookup.rows.filter((row) => !lookup.existing.has(row.fields.email.toLowerCase())).map((row) => row.fields.email.toLowerCase());
+}
+
+export async function importContacts(
+  accountId: number,
+  contactTypeId: number,
+  rows: ImportRow[],
+  columns: ReadonlySet<string>,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
+  if (options.lookup && options.lookup.rows !== rows) throw new Error('The import lookup given is of other rows');
+  const { fields, existing: found, open, firstId } = options.lookup ?? (await lookUpImport(accountId, contactTypeId, rows));
+  if (!open) throw new ContactTypeUnavailable(contactTypeId);
+  const now = isoTimestamp();
+  const changes: ContactChange[] = [];
+  const refused: ImportResult['refused'] = [];
+  let existing = found;
+  const fresh = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()));
+  let toUpdate = rows.filter((row) => existing.has(row.fields.email.toLowerCase()));
+  // Whatever happened since the lookup (a contact added, changed or deleted meanwhile) the
+  // conditional writes below find out; the lookup only decides which rows try to create.
+  await options.onClassified?.(fresh.map((row) => row.fields.email.toLowerCase()));
+
+  let created: { row: ImportRow; record: ContactRecord }[] = [];
+  if (fresh.length > 0) {
+    const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now) }));
+    const tooLarge = records.filter(({ record }) => !contactFitsOneItem(record, fields));
+    refused.push(...tooLarge.map(({ row }) => ({ line: row.line, message: contactTooLargeMessage })));
+    const outcome = await createMany(records.filter((entry) => !tooLarge.includes(entry)), fields);
+    created = outcome.created;
+    if (outcome.claimedMeanwhile.length > 0) {
+      // Another request added these emails since the lookup: update those contacts instead.
+      existing = new Map([...existing, ...(await existingByEmail(accountId, contactTypeId, outcome.claimedMeanwhile.map((row) => row.fields.email), fields))]);
+      for (const row of outcome.claimedMeanwhile) {
+        if (existing.has(row.fields.email.toLowerCase())) toUpdate.push(row);
+        else refused.push({ line: row.line, message: 'The email has already been taken.' });
+      }
+    }
+    changes.push(...created.map(({ record }) => ({ after: record })));
+  }
+
+  toUpdate = toUpdate.sort((a, b) => a.line - b.line);
+  const planned = toUpdate.map((row) => {
+    const before = existing.get(row.fields.email.toLowerCase()) as ContactRecord;
+    return { line: row.line, before, after: updatedRecord(before, row, columns, fields, now) };
+  });
+  const oversized = planned.filter(({ after }) => !contactFitsOneItem(after, fields));
+  refused.push(...oversized.map(({ line }) => ({ line, message: contactTooLargeMessage })));
+  const { written: updates, changed } = await putUnchanged(planned.filter((update) => !oversized.includes(update)), fields);
+  refused.push(...changed.map(({ line }) => ({ line, message: changedMeanwhileMessage })));
+  refused.sort((a, b) => a.line - b.line);
+  changes.push(...updates.map(({ before, after }) => ({ before, after })));
+
+  if (!(await typeIsOpen(accountId, contactTypeId))) {
+    await removeWritten(accountId, [...created.map(({ record }) => record), ...updates.map(({ after }) => after)]);
+    throw new ContactTypeUnavailable(contactTypeId);
+  }
+  if (created.length > 0 && !options.deferCount) await addToCount(accountId, contactTypeId, created.length);
+
+  return { imported: created.length, updated: updates.length, refused, changes, created: created.map(({ record }) => record) };
+}
+
+/** One count change for the whole import; a type deleted meanwhile is left alone (its contacts go with it). */
+async function addToCount(accountId: number, contactTypeId: number, count: number): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: contactTypeKey(accountId, contactTypeId),
+        UpdateExpression: 'ADD contacts_count :count',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':count': count },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}

@@ -1,0 +1,303 @@
+// Delivers one send (or automation step) to a list of recipients: the one code path for single sends
+// and automations. Per recipient: the suppression check at send time, rendering, the rate limit, the
+// ledger claim, SES, and the claim marked sent or uncertain by SES's answer (or its absence). The claim is taken only once the recipient's turn has come, right before SES, so
+// a delivery stopped (its time up) or killed while waiting holds no claim on anyone it did not mail.
+// A mail SES took is marked sent in the same request as the worker's next claim (ledger.ts), so
+// each worker holds at most one claim whose outcome the ledger does not know.
+// Throttling is retried with backoff and, if it persists, handed back unsent, as is everyone not
+// reached when the caller's time runs out.
+import { bouncedAmong } from '../suppressions/bounces';
+import { suppressedAmong } from '../suppressions/repository';
+import { describeError, log } from '../log';
+import { clickLinkBuilder } from '../rendering/click-tracking';
+import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from '../public-links/recipient-links';
+import type { OutgoingMail } from '../mail/mailer';
+import { countMetric } from '../metrics';
+import type { DeliveryRecipient } from './delivery-message';
+import { outcomeForBatch } from '../ledger/batch-outcome';
+import {
+  claimRecipient,
+  ledgerEntriesAmong,
+  markRecipientSent,
+  markRecipientUncertain,
+  markSentAndClaim,
+  readLedgerEntry,
+  releaseRecipient,
+  type LedgerClaim,
+  type LedgerEntry,
+  type LedgerHolder,
+} from '../ledger/repository';
+import { renderMail } from '../rendering/render';
+import type { SendContent } from './send-content';
+import { encodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
+import { sendingSettings } from './settings';
+import { addSentCounts } from '../statistics/event-counts';
+import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
+
+export { resetSendBucket } from './pacing';
+
+export interface DeliveryOptions {
+  /**
+   * Asked before each recipient's send (when its turn at the rate limiter comes, and again after the
+   * wait): false once no new mail may start, e.g. the Lambda's time is nearly up. Everyone not yet
+   * handed to SES then comes back in `deferred`, unclaimed. Always true when left out.
+   */
+  keepGoing?: () => boolean;
+  /**
+   * The single send's batch this delivery is a run of (and which receive of its queue message). Its
+   * claims carry it, and the batch's entries left by earlier runs count in this outcome: the caller
+   * counts the batch once, when it settles. Without it (automation steps) the mails are counted here.
+   */
+  batch?: LedgerHolder;
+}
+
+export interface DeliveryOutcome {
+  /** Handed to SES (with a batch: by this run or an earlier run of the batch, as the ledger says). */
+  sent: number;
+  /** Suppressed at send time, a repeated address, or held in the ledger by another batch or an earlier automation run. */
+  skipped: number;
+  /** SES refused them (or they could not be rendered or claimed): not mailed, claims released, may be tried again. */
+  failed: DeliveryRecipient[];
+  /**
+   * SES throttled or paused sending, or the caller's time ran out: not mailed, never counted, not
+   * claimed by this run, to be tried again later (one still held by a live run of the batch is settled by the next run).
+   */
+  deferred: DeliveryRecipient[];
+  /**
+   * The call to SES ended without an answer (network error, server fault, or a run that died between
+   * its claim and SES's answer): the mail may have gone. Their entries stay, marked uncertain, so
+   * they are never mailed again: at most once wins over at least once.
+   */
+  uncertain: number;
+}
+
+/** How often a caller mailing a batch looks whether its send or automation was paused meanwhile. */
+export const pauseWatchMs = 1_000;
+
+/**
+ * Look every second whether the send or automation being mailed was paused meanwhile (ses-events
+ * pauses one whose bounces or complaints pass their limits): `paused()` turns true once `isPaused`
+ * says so, and the caller stops mailing. A failed look changes nothing; the next one asks again.
+ * `stop()` ends the watch.
+ */
+export function watchForPause(isPaused: () => Promise<boolean>): { paused: () => boolean; stop: () => void } {
+  let paused = false;
+  const timer = setInterval(() => void isPaused().then((now) => (paused ||= now), () => undefined), pauseWatchMs);
+  return { paused: () => paused, stop: () => clearInterval(timer) };
+}
+
+/** The recipient's mail, ready for SES. */
+export function recipientMail(ref: SendRef, content: SendContent, recipient: DeliveryRecipient): OutgoingMail {
+  const token = recipientToken(ref, recipient.email, content.unsubscribeGroupId);
+  const mail = renderMail({
+    designHtml: content.designHtml,
+    subject: content.subject,
+    preheader: content.preheader,
+    fields: { ...recipient.fields, email: recipient.fields.email ?? recipient.email },
+    senderName: content.senderName,
+    senderAddress: content.senderAddress,
+    links: {
+      preferences: preferencesUrl(token),
+      oneClickUnsubscribe: oneClickUnsubscribeUrl(token),
+      openPixel: openPixelUrl(token),
+      trackClick: clickLinkBuilder(token),
+    },
+  });
+  return {
+    from: content.senderName ? `${content.senderName} <${content.fromEmail}>` : content.fromEmail,
+    to: [recipient.email],
+    ...(content.replyTo ? { replyTo: [content.replyTo] } : {}),
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
+    headers: mail.headers,
+    configurationSetName: sendingSettings().configurationSetName,
+    tags: [{ name: sendRefTag, value: encodeSendRef(ref) }],
+    ...(content.tenantName ? { tenantName: content.tenantName } : {}),
+  };
+}
+
+/**
+ * Count an automation step's mails as triggered ('delivered' comes from SES's delivery events, the
+ * local sink's included): failures are logged, never undo the sends (the ledger keeps them once).
+ */
+async function countSent(ref: SendRef, sent: number): Promise<void> {
+  try {
+    await addSentCounts(ref, sent);
+  } catch (error) {
+    log.error('sent mails could not be counted', { ref: encodeSendRef(ref), sent, ...describeError(error) });
+  }
+}
+
+const normalized = (email: string) => email.trim().toLowerCase();
+
+/** A worker's last recipient: SES took the mail, the claim is not marked sent yet. */
+interface Carried {
+  recipient: DeliveryRecipient;
+  claim: LedgerClaim;
+}
+
+/**
+ * The addresses among `addresses` that may not be mailed now: unsubscribes, the group, bounces and
+ * complaints. Eventually consistent reads (half the read units): a suppression written in the last
+ * second may be missed by a mail already on its way, as it would be by one sent a moment earlier.
+ */
+async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[]): Promise<Set<string>> {
+  const eventually = { consistent: false };
+  const [unsubscribed, bounced] = await Promise.all([
+    suppressedAmong(ref.accountId, addresses, content.unsubscribeGroupId, eventually),
+    bouncedAmong(ref.accountId, addresses, eventually),
+  ]);
+  return new Set([...unsubscribed, ...bounced]);
+}
+
+/**
+ * Mail each recipient at most once for `ref`. Returns what happened to each; recipients in
+ * `failed` and `deferred` hold no claim and may be delivered again.
+ */
+export async function deliverToRecipients(
+  ref: SendRef,
+  content: SendContent,
+  recipients: readonly DeliveryRecipient[],
+  options: DeliveryOptions = {},
+): Promise<DeliveryOutcome> {
+  const { batch } = options;
+  const distinct = [...new Map(recipients.map((recipient) => [normalized(recipient.email), recipient])).values()];
+  const addresses = distinct.map((recipient) => recipient.email);
+  // The ledger first: a recipient this batch already mailed counts as mailed even if suppressed since.
+  const [inLedger, suppressed] = await Promise.all([ledgerEntriesAmong(ref, addresses), suppressedNow(ref, content, addresses)]);
+  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0 };
+  const countMailed = () => {
+    outcome.sent++;
+  };
+  const refText = encodeSendRef(ref);
+  const keepGoing = options.keepGoing ?? (() => true);
+  // Once SES throttles past the retries, or the caller's time is up, the rest is handed back unsent.
+  let throttled = false;
+  let stopped = false;
+  const mayStart = () => {
+    if (!throttled && !stopped && !keepGoing()) stopped = true;
+    return !throttled && !stopped;
+  };
+  /** Count a recipient the ledger already holds; true when it is absent after all (to be mailed). */
+  const countHeld = async (recipient: DeliveryRecipient, entry: LedgerEntry | undefined): Promise<boolean> => {
+    const held = await outcomeForBatch(ref, recipient.email, entry, batch, keepGoing);
+    if (held === 'sent') countMailed();
+    else if (held === 'uncertain') outcome.uncertain++;
+    else if (held === 'elsewhere') outcome.skipped++;
+    // Another run of this batch still holds it and time is up: the next run of the batch settles it.
+    else if (held === 'in-flight') outcome.deferred.push(recipient);
+    return held === 'absent';
+  };
+  const queue: DeliveryRecipient[] = [];
+  const held: [DeliveryRecipient, LedgerEntry][] = [];
+  for (const recipient of distinct) {
+    const entry = inLedger.get(normalized(recipient.email));
+    if (entry) held.push([recipient, entry]);
+    else if (suppressed.has(normalized(recipient.email))) outcome.skipped++;
+    else queue.push(recipient);
+  }
+  // Recipients the ledger already holds (a redelivered batch) are counted without waiting for a turn.
+  await Promise.all(
+    held.map(async ([recipient, entry]) => {
+      if (!(await countHeld(recipient, entry))) return;
+      if (suppressed.has(normalized(recipient.email))) outcome.skipped++;
+      else queue.push(recipient);
+    }),
+  );
+  /** Count a mail SES took once its claim is marked sent (false: a redelivery took this run for dead and counted it uncertain; so does this run). */
+  const countMarked = async (recipient: DeliveryRecipient, marked: Promise<boolean>): Promise<void> => {
+    const ok = await marked.catch((error: unknown) => {
+      log.error('ledger claim could not be marked sent', { ref: refText, ...describeError(error) });
+      return false;
+    });
+    if (ok) countMailed();
+    else outcome.uncertain++;
+  };
+  const markAlone = (carried: Carried | undefined) => (carried ? countMarked(carried.recipient, markRecipientSent(carried.claim)) : Promise.resolve());
+  // A worker's mark of one recipient goes with its claim of the next (one round trip, never two
+  // unknown claims per worker) while its next turn at the rate limiter comes within about a second
+  // (plus any throttling pause, at most 5 s): inside the 10 s margin after SES's timeouts that
+  // batch-ledger.ts gives a claim before another run takes its holder for dead.
+  const { deliveryConcurrency, maxSendRate } = sendingSettings();
+  const carryMarks = deliveryConcurrency / maxSendRate <= 1;
+  /** Deliver one recipient, after `carried` (the worker's last mail, taken by SES, its claim not yet marked); returns the one to carry on. */
+  const deliverOne = async (recipient: DeliveryRecipient, carried: Carried | undefined): Promise<Carried | undefined> => {
+    if (!mayStart()) {
+      outcome.deferred.push(recipient);
+      return carried;
+    }
+    let mail: OutgoingMail;
+    try {
+      mail = recipientMail(ref, content, recipient);
+    } catch (error) {
+      log.warn('recipient could not be prepared', { ref: refText, ...describeError(error) });
+      outcome.failed.push(recipient);
+      return carried;
+    }
+    // Wait for the turn first, claim after: a wait cut short leaves no claim behind.
+    if (!(await sendBucket().acquire(mayStart))) {
+      outcome.deferred.push(recipient);
+      return carried;
+    }
+    let claim: LedgerClaim | undefined;
+    let marking: Promise<void> | undefined;
+    try {
+      if (carried) {
+        const written = markSentAndClaim(carried.claim, ref, recipient.email, batch);
+        marking = countMarked(carried.recipient, written.marked);
+        claim = await written.claimed;
+      } else {
+        claim = await claimRecipient(ref, recipient.email, batch);
+      }
+    } catch (error) {
+      log.warn('recipient could not be claimed', { ref: refText, ...describeError(error) });
+      outcome.failed.push(recipient);
+      return undefined;
+    } finally {
+      await marking;
+    }
+    if (!claim) {
+      // Someone else holds them: another run of this batch (wait for its outcome) or another batch.
+      // Given back in between: not claimed by us, so they may be tried again later.
+      if (await countHeld(recipient, await readLedgerEntry(ref, recipient.email))) outcome.deferred.push(recipient);
+      return undefined;
+    }
+    await spacedStart();
+    const attempt = await sendWithBackoff(mail, mayStart);
+    if (attempt.result === 'sent') {
+      countMetric('MailsSent');
+      const sent = { recipient, claim };
+      if (carryMarks) return sent;
+      await markAlone(sent);
+      return undefined;
+    }
+    if (attempt.result === 'uncertain') {
+      outcome.uncertain++;
+      log.error('mail outcome unknown; the recipient is not mailed again', { ref: refText, ...describeError(attempt.error) });
+      await markRecipientUncertain(claim).catch((error: unknown) => log.error('ledger claim could not be marked', { ref: refText, ...describeError(error) }));
+      return undefined;
+    }
+    if (attempt.result === 'deferred') throttled = true;
+    else log.warn('SES refused a mail', { ref: refText, ...describeError(attempt.error) });
+    // A claim that cannot be released keeps the recipient out of this send: never risk a second mail.
+    const released = await releaseRecipient(claim).catch((error: unknown) => {
+      log.error('ledger claim could not be released', { ref: refText, ...describeError(error) });
+      return true;
+    });
+    // Not ours any more: a redelivery marked it uncertain meanwhile, and that is how it counts.
+    if (!released) outcome.uncertain++;
+    else if (attempt.result === 'deferred') outcome.deferred.push(recipient);
+    else outcome.failed.push(recipient);
+    return undefined;
+  };
+  const workers = Array.from({ length: Math.min(deliveryConcurrency, queue.length) }, async () => {
+    let carried: Carried | undefined;
+    for (let next = queue.shift(); next; next = queue.shift()) carried = await deliverOne(next, carried);
+    await markAlone(carried);
+  });
+  await Promise.all(workers);
+  // A single send's batch is counted when it settles (delivery-queue.ts), from the ledger, exactly once.
+  if (!batch) await countSent(ref, outcome.sent);
+  return outcome;
+}

@@ -1,0 +1,117 @@
+// Sends that protect the sender's reputation: a single send (or a live automation, judged on its
+// totals over all steps) whose hard bounces or complaints exceed their limits pauses itself, says why
+// in its details (`paused_reason`) and mails the account's notification recipients once. The rates are
+// shares of the mails SES reported an outcome for (delivered or bounced), once there are enough of
+// them: both numbers come from SES's events, so the send is judged as each bounce or complaint is
+// counted (ses-feedback.ts), the events that raise a rate. A single send whose bounces or complaints
+// already exceed what its limit allows on its whole audience stops at once (`certainVerdict`). A
+// send resumed by its owner (reputation-resume.ts; an automation by set-live) is judged again on what
+// SES reports afterwards.
+import { getAutomationReputationView, pauseAutomationForReputation } from '../automations/reputation-pause';
+import { getAutomation } from '../automations/repository';
+import { config } from '../config';
+import { describeError, log } from '../log';
+import { getDispatchState, getSendingSingleSend } from '../single-sends/progress';
+import { getReputationView, pauseForReputation, type ReputationCounts } from '../single-sends/reputation-pause';
+import { unwatch } from '../single-sends/stall-watch';
+import { automationPauseNoticeMail, pauseNoticeMail } from './reputation-notice';
+import { mailNotificationRecipients } from '../single-send-runs/send-summary';
+
+export interface ReputationLimits {
+  bounceRate: number;
+  complaintRate: number;
+  minDeliveries: number;
+}
+
+export function reputationLimits(): ReputationLimits {
+  const { bouncePauseRate, complaintPauseRate, pauseMinDeliveries } = config();
+  return { bounceRate: bouncePauseRate, complaintRate: complaintPauseRate, minDeliveries: pauseMinDeliveries };
+}
+
+const percent = (rate: number) => `${Math.round(rate * 10_000) / 100}%`;
+
+const noCounts: ReputationCounts = { delivered: 0, bounces: 0, complaints: 0 };
+
+/** The two rates a send is judged on, each as its count since `base`, its limit and what it says. */
+function judgedRates(counts: ReputationCounts, base: ReputationCounts, limits: ReputationLimits) {
+  return [
+    [counts.bounces - base.bounces, limits.bounceRate, 'bounced'],
+    [counts.complaints - base.complaints, limits.complaintRate, 'were reported as spam'],
+  ] as const;
+}
+
+const pausedBecause = (count: number, mailed: number, limit: number, what: string) =>
+  `Paused: ${count} of ${mailed} mails ${what} (${percent(count / mailed)}, over the ${percent(limit)} limit).`;
+
+/**
+ * Why mail with these numbers must stop (one sentence for people), judged on the mails reported since
+ * `base` (the counters at the last resume); undefined while it may go on.
+ */
+export function reputationVerdict(counts: ReputationCounts, base: ReputationCounts, limits: ReputationLimits = reputationLimits()): string | undefined {
+  const mailed = counts.delivered + counts.bounces - (base.delivered + base.bounces);
+  if (mailed <= 0 || mailed < limits.minDeliveries) return undefined;
+  for (const [count, limit, what] of judgedRates(counts, base, limits)) {
+    if (count / mailed > limit) return pausedBecause(count, mailed, limit, what);
+  }
+  return undefined;
+}
+
+/**
+ * The verdict that need not wait for the minimum of reported mails: a send that already has more
+ * bounces (or complaints) than its limit allows on all the recipients it queued, and on the minimum
+ * itself, can only end over the limit, however its other mails fare. So a 100-recipient send whose
+ * 6th bounce comes in stops there, not after it has mailed everyone. Only for a send never resumed:
+ * after a resume it is judged on what SES reports since (`reputationVerdict`).
+ */
+export function certainVerdict(counts: ReputationCounts, queued: number, limits: ReputationLimits = reputationLimits()): string | undefined {
+  const mailed = counts.delivered + counts.bounces;
+  if (mailed <= 0) return undefined;
+  const allowedOf = Math.max(queued, limits.minDeliveries);
+  for (const [count, limit, what] of judgedRates(counts, noCounts, limits)) {
+    if (count > limit * allowedOf) return pausedBecause(count, mailed, limit, what);
+  }
+  return undefined;
+}
+
+const neverResumed = (base: ReputationCounts) => base.delivered + base.bounces + base.complaints === 0;
+
+/**
+ * Pause the single send when its rates are over their limits; true when this call paused it. The one
+ * caller that pauses it takes it off the stall watch (a paused send waits for a person, it is not
+ * stalled) and mails the notice; a notice that cannot be sent is logged, the send stays paused.
+ */
+export async function checkSingleSendReputation(accountId: number, utr: string): Promise<boolean> {
+  const view = await getReputationView(accountId, utr);
+  if (!view?.running || view.paused) return false;
+  const reason =
+    reputationVerdict(view.counts, view.base) ??
+    (neverResumed(view.base) ? certainVerdict(view.counts, (await getDispatchState(accountId, utr))?.fannedRecipients ?? 0) : undefined);
+  if (!reason) return false;
+  if (!(await pauseForReputation(accountId, utr, reason))) return false;
+  log.warn('single send paused', { accountId, utr, reason });
+  await unwatch(accountId, utr);
+  const send = await getSendingSingleSend(accountId, utr);
+  await mailNotificationRecipients(accountId, pauseNoticeMail(send?.single_send_name ?? utr, utr, reason), { utr }).catch((error: unknown) =>
+    log.error('pause notice not mailed', { accountId, utr, ...describeError(error) }),
+  );
+  return true;
+}
+
+/**
+ * Pause the live automation when its rates (its totals over every step) are over their limits; true
+ * when this call paused it. Its due enrolments are then parked where they are (runner.ts) until it is
+ * set live again; the one caller that paused it mails the notice.
+ */
+export async function checkAutomationReputation(accountId: number, automationUtr: string): Promise<boolean> {
+  const view = await getAutomationReputationView(accountId, automationUtr);
+  if (!view?.live) return false;
+  const reason = reputationVerdict(view.counts, view.base);
+  if (!reason) return false;
+  if (!(await pauseAutomationForReputation(accountId, automationUtr, reason))) return false;
+  log.warn('automation paused', { accountId, automationUtr, reason });
+  const name = (await getAutomation(accountId, automationUtr).catch(() => undefined))?.automation_name ?? automationUtr;
+  await mailNotificationRecipients(accountId, automationPauseNoticeMail(name, automationUtr, reason), { automationUtr }).catch((error: unknown) =>
+    log.error('pause notice not mailed', { accountId, automationUtr, ...describeError(error) }),
+  );
+  return true;
+}

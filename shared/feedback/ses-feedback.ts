@@ -1,0 +1,131 @@
+// SES configuration-set events (through SNS or EventBridge) turned into statistics and suppressions:
+// deliveries count as delivered, hard bounces count and suppress, complaints count and suppress, and
+// clicks (when a deployment turns SES click tracking on) count as our click endpoint counts them. The
+// send comes back from the `send_ref` message tag set at send time; mail without it (system mail) is ignored.
+import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
+import { addBouncedAddress } from '../suppressions/bounces';
+import { log } from '../log';
+import { isClickLink, isTrackedTarget } from '../rendering/click-tracking';
+import { checkAutomationReputation, checkSingleSendReputation } from './reputation';
+import { decodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
+import { recordClick, recordSendEvent } from '../statistics/event-counts';
+import { emitWebhookEvent, type WebhookEventInput } from '../webhook-delivery/events';
+
+/** The parts of an SES event record we read (the same object in SNS messages and EventBridge details). */
+export interface SesEventRecord {
+  eventType?: string;
+  /** Older identity notifications name the type here instead. */
+  notificationType?: string;
+  mail?: { messageId?: string; destination?: string[]; tags?: Record<string, string[] | undefined> };
+  delivery?: { recipients?: string[] };
+  bounce?: { bounceType?: string; bounceSubType?: string; bouncedRecipients?: { emailAddress?: string }[] };
+  complaint?: { complaintFeedbackType?: string; complainedRecipients?: { emailAddress?: string }[] };
+  click?: { link?: string };
+}
+
+export type SesFeedbackEvent = SNSEvent | EventBridgeEvent<string, SesEventRecord>;
+
+/** What one SES event means for us. */
+export type Feedback =
+  | { kind: 'delivered'; ref: SendRef; recipients: string[] }
+  | { kind: 'hard-bounce'; ref: SendRef; recipients: string[]; detail: string | null }
+  | { kind: 'complaint'; ref: SendRef; recipients: string[]; detail: string | null }
+  | { kind: 'click'; ref: SendRef; recipients: string[]; link: string }
+  | { kind: 'ignored'; reason: string };
+
+function isSnsEvent(event: SesFeedbackEvent): event is SNSEvent {
+  return Array.isArray((event as SNSEvent).Records);
+}
+
+/** The SES event records an invocation carries, from either transport. */
+export function sesRecordsOf(event: SesFeedbackEvent): SesEventRecord[] {
+  if (isSnsEvent(event)) return event.Records.map((record) => JSON.parse(record.Sns.Message) as SesEventRecord);
+  if (event.source !== 'aws.ses' || typeof event.detail !== 'object') throw new Error(`Not an SES event: source '${String(event.source)}'`);
+  return [event.detail];
+}
+
+function addresses(list: { emailAddress?: string }[] | undefined): string[] {
+  return (list ?? []).map((entry) => entry.emailAddress ?? '').filter((address) => address !== '');
+}
+
+/** Classify one SES event record. */
+export function feedbackOf(record: SesEventRecord): Feedback {
+  const type = record.eventType ?? record.notificationType ?? '';
+  const tag = record.mail?.tags?.[sendRefTag]?.[0];
+  if (!tag) return { kind: 'ignored', reason: `no ${sendRefTag} tag` };
+  let ref: SendRef;
+  try {
+    ref = decodeSendRef(tag);
+  } catch {
+    return { kind: 'ignored', reason: `malformed ${sendRefTag} tag '${tag}'` };
+  }
+  switch (type) {
+    case 'Delivery':
+      return { kind: 'delivered', ref, recipients: record.delivery?.recipients ?? record.mail?.destination ?? [] };
+    case 'Bounce':
+      // Transient bounces (mailbox full, auto-replies) are SES's to retry, not a reason to suppress.
+      if (record.bounce?.bounceType !== 'Permanent') return { kind: 'ignored', reason: `${record.bounce?.bounceType ?? 'unknown'} bounce` };
+      return { kind: 'hard-bounce', ref, recipients: addresses(record.bounce.bouncedRecipients), detail: record.bounce.bounceSubType ?? null };
+    case 'Complaint':
+      return { kind: 'complaint', ref, recipients: addresses(record.complaint?.complainedRecipients), detail: record.complaint?.complaintFeedbackType ?? null };
+    case 'Click': {
+      const link = record.click?.link ?? '';
+      // Our click links were counted by our endpoint when followed; our own pages are not clicks.
+      if (isClickLink(link)) return { kind: 'ignored', reason: 'click on our click link' };
+      if (!isTrackedTarget(link)) return { kind: 'ignored', reason: 'click on an untracked link' };
+      return { kind: 'click', ref, recipients: record.mail?.destination ?? [], link };
+    }
+    default:
+      // Opens are counted by our own pixel; sends, rejects and delays change nothing here.
+      return { kind: 'ignored', reason: `${type || 'untyped'} event` };
+  }
+}
+
+export async function applyFeedback(feedback: Feedback): Promise<void> {
+  if (feedback.kind === 'ignored') return;
+  for (const email of feedback.recipients) {
+    if (feedback.kind === 'delivered') {
+      await recordSendEvent(feedback.ref, 'delivered', email);
+    } else if (feedback.kind === 'hard-bounce') {
+      await addBouncedAddress(feedback.ref.accountId, email, 'bounce', feedback.detail);
+      await recordSendEvent(feedback.ref, 'bounce', email);
+    } else if (feedback.kind === 'complaint') {
+      await addBouncedAddress(feedback.ref.accountId, email, 'complaint', feedback.detail);
+      await recordSendEvent(feedback.ref, 'complaint', email);
+    } else {
+      await recordClick(feedback.ref, email, feedback.link);
+    }
+    // Once recorded, the account's webhooks hear of it (never throws; queues nothing when none subscribes).
+    await emitWebhookEvent(webhookEventOf(feedback, email));
+  }
+  // A bounce or complaint may take the send or automation over its limits: it pauses itself (reputation.ts).
+  if (feedback.kind === 'hard-bounce' || feedback.kind === 'complaint') {
+    const { ref } = feedback;
+    if (ref.kind === 'single-send') await checkSingleSendReputation(ref.accountId, ref.utr);
+    else await checkAutomationReputation(ref.accountId, ref.automationUtr);
+  }
+}
+
+/** The webhook event one recipient's feedback is. */
+function webhookEventOf(feedback: Exclude<Feedback, { kind: 'ignored' }>, email: string): WebhookEventInput {
+  const { ref } = feedback;
+  if (feedback.kind === 'hard-bounce') return { event: 'bounce', ref, email };
+  if (feedback.kind === 'click') return { event: 'click', ref, email, url: feedback.link };
+  return { event: feedback.kind, ref, email };
+}
+
+/** Handle one invocation; throws after trying every record when any failed, so the transport retries. */
+export async function handleSesFeedback(event: SesFeedbackEvent): Promise<void> {
+  const failures: unknown[] = [];
+  for (const record of sesRecordsOf(event)) {
+    const feedback = feedbackOf(record);
+    if (feedback.kind === 'ignored') {
+      log.info('SES event ignored', { reason: feedback.reason, messageId: record.mail?.messageId });
+      continue;
+    }
+    // Applying twice is harmless (suppression is idempotent, statistics count once per recipient), except that a
+    // click delivered twice adds twice to the total `clicks` (never to `unique_clicks`).
+    await applyFeedback(feedback).catch((error: unknown) => failures.push(error));
+  }
+  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} SES event(s) could not be applied`);
+}

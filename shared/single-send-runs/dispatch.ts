@@ -1,0 +1,204 @@
+// The dispatcher of a single send: moves it to running, resolves its recipients page by page
+// (audience entries minus exclusions, each address once per page; the deliverer leaves out the
+// suppressed right before each mail) and fans them out to the delivery queue in batches. Resumable: the cursor
+// is written with each page's fan-out, so a run that stops (time budget, crash) continues where the
+// last recorded page ended, and a page replayed after a crash yields the same batch ids.
+import {
+  getDispatchState,
+  getSendingSingleSend,
+  saveDispatchPage,
+  startDispatch,
+  type DispatchCursor,
+  type DispatchState,
+  type SendingSingleSend,
+} from '../single-sends/progress';
+import { reputationPauseReason, singleSendJobName, singleSendStatus } from '../single-sends/record';
+import { clearWaiting } from '../single-sends/waiting';
+import { holdSend } from '../send-gates/hold-service';
+import { checkSender } from '../send-gates/sender-gate-service';
+import { getSendState } from '../single-sends/state';
+import { getSegmentRules } from '../segments/repository';
+import { sendMessages } from '../queue/queue';
+import { scheduleAt } from '../scheduling/scheduler';
+import { currentTime } from '../time';
+import { log } from '../log';
+import { deliveryMessageBody, packRecipients, type DeliveryRecipient } from '../delivery/delivery-message';
+import { excludedAddresses, nextAudiencePage, orderedAudience } from './recipients';
+import type { SendRef } from '../ledger/send-ref';
+import { finishIfComplete } from './send-summary';
+import { sendingSettings } from '../delivery/settings';
+
+export type DispatchOutcome =
+  /** The send no longer exists (deleted before or during dispatch). */
+  | 'gone'
+  /** A draft (0) or an already completed send (3): nothing to do. */
+  | 'not-ready'
+  /** Fired before the send's time: an update moved the send later and a newer job will fire. */
+  | 'not-due'
+  /** Every recipient fanned out (the send completes when the last batch settles). */
+  | 'dispatched'
+  /** Stopped to stay inside the time budget; a resume job continues. */
+  | 'yielded'
+  /** Another dispatcher run of the same send recorded the page first; it carries on. */
+  | 'superseded'
+  /**
+   * Held, its details saying why: a segment of its audience is being rebuilt (tried again shortly),
+   * its sender is unverified (its confirmation releases it) or deleted (an update can name another),
+   * or it is paused for its bounces or complaints (its owner's resume releases it).
+   */
+  | 'held'
+  /** Its sender was deleted while it was running: it ended at status 4. */
+  | 'stopped';
+
+export interface DispatchOptions {
+  /** Asked after each page: true makes the run schedule its resumption and return. */
+  shouldYield?: () => boolean;
+  pageSize?: number;
+}
+
+/** How long a send waits for a segment being rebuilt before it looks again. */
+const segmentWaitMs = 30_000;
+
+/**
+ * Hold the send while the segment its next page would come from is being rebuilt: a half-built
+ * segment is never mailed. True when it was held.
+ */
+async function heldForSegment(accountId: number, utr: string, entry: { table: string; id: string } | undefined): Promise<boolean> {
+  if (entry?.table !== 'segments_') return false;
+  const segment = await getSegmentRules(accountId, Number(entry.id));
+  if (!segment?.building) return false;
+  await holdSend(accountId, utr, {
+    reason: 'segment-rebuilding',
+    message: `Segment ${entry.id} is being rebuilt after its rules changed; the send goes on once it is ready.`,
+    retryAt: new Date(currentTime().getTime() + segmentWaitMs),
+  });
+  return true;
+}
+
+/** A scheduler may fire a moment early; anything earlier than this means the job is stale. */
+const earlyToleranceMs = 2_000;
+
+/**
+ * The page's recipients to queue, each address once. Suppressions are not looked at here: the
+ * deliverer looks them up right before each mail (deliver.ts), which a look now would not spare it.
+ */
+function mailable(recipients: DeliveryRecipient[], excluded: Set<string>): DeliveryRecipient[] {
+  const seen = new Set<string>();
+  return recipients.filter((recipient) => {
+    const address = recipient.email.trim().toLowerCase();
+    if (address === '' || excluded.has(address) || seen.has(address)) return false;
+    seen.add(address);
+    return true;
+  });
+}
+
+/** Whether a ready send's time has come (a job replaced by an update may fire before it). */
+function isDue(send: SendingSingleSend): boolean {
+  return !send.dispatchAt || Date.parse(send.dispatchAt) <= currentTime().getTime() + earlyToleranceMs;
+}
+
+/**
+ * Nothing is mailed from an unverified address: at every run of a send about to go or going, its
+ * sender must be verified at the address the send mails from. The outcome when it may not go on.
+ */
+async function senderStops(send: SendingSingleSend): Promise<DispatchOutcome | undefined> {
+  const goes = send.status === singleSendStatus.running || (send.status === singleSendStatus.ready && isDue(send));
+  if (!goes) return undefined;
+  const gate = await checkSender(send);
+  if (gate === 'usable') return undefined;
+  if (gate === 'changed') return 'not-ready';
+  return gate;
+}
+
+/** Move a ready send to running; the dispatch state of a running one. Undefined: nothing to dispatch. */
+async function claimSend(send: SendingSingleSend): Promise<DispatchState | DispatchOutcome> {
+  if (send.status === singleSendStatus.ready) {
+    if (!isDue(send)) return 'not-due';
+    if (!(await startDispatch(send.user_id, send.utr))) {
+      // Another run started it a moment ago (a duplicate fire), or it was deleted or changed.
+      const again = await getSendingSingleSend(send.user_id, send.utr);
+      if (!again) return 'gone';
+      if (again.status !== singleSendStatus.running) return 'not-ready';
+    }
+  } else if (send.status !== singleSendStatus.running) {
+    return 'not-ready';
+  }
+  return (await getDispatchState(send.user_id, send.utr)) ?? 'not-ready';
+}
+
+async function scheduleResume(send: SendingSingleSend): Promise<void> {
+  // The send's one job name: deleting the send cancels a pending resume like any other of its jobs.
+  await scheduleAt({
+    name: singleSendJobName(send.user_id, send.utr),
+    at: currentTime(),
+    target: 'send-dispatch',
+    payload: { accountId: send.user_id, utr: send.utr, resume: true },
+  });
+}
+
+/** Run (or continue) the dispatch of one single send. */
+export async function dispatchSingleSend(accountId: number, utr: string, options: DispatchOptions = {}): Promise<DispatchOutcome> {
+  const pageSize = options.pageSize ?? sendingSettings().dispatchPageSize;
+  const send = await getSendingSingleSend(accountId, utr);
+  if (!send) return 'gone';
+  // Paused for its reputation: only its owner's resume moves it on (and books this job again).
+  if (send.status === singleSendStatus.running && send.waiting?.reason === reputationPauseReason) return 'held';
+  const stopped = await senderStops(send);
+  if (stopped) return stopped;
+  const claimed = await claimSend(send);
+  if (typeof claimed === 'string') return claimed;
+  const state = claimed;
+  const ref: SendRef = { kind: 'single-send', accountId, utr };
+  const audience = orderedAudience(send.recipient_id);
+  const excluded = state.done ? new Set<string>() : await excludedAddresses(accountId, send.exclude_specific_recipient_id, pageSize);
+  while (!state.done) {
+    const cursor: DispatchCursor = state.cursor;
+    const entry = audience[cursor.source];
+    if (await heldForSegment(accountId, utr, entry)) return 'held';
+    const page = entry ? await nextAudiencePage(accountId, entry, cursor.after, pageSize) : undefined;
+    // A page's batch ids are its page number and position: replaying the page reproduces them.
+    const batches: DeliveryRecipient[][] = [];
+    let next: DispatchCursor;
+    if (page) {
+      const recipients = mailable(page.recipients, excluded);
+      // By count and by serialized size (SQS takes 256 KiB a message): large custom fields mean smaller batches.
+      batches.push(
+        ...packRecipients(ref, recipients, (trimmed) =>
+          // Names only: field values are the contact's data. The mail still goes, those placeholders empty.
+          log.warn('recipient fields too large for a delivery message; largest values left out', { accountId, utr, contactId: trimmed.contactId, droppedFields: trimmed.dropped }),
+        ),
+      );
+      next = { source: cursor.source, after: page.last };
+    } else {
+      next = { source: cursor.source + 1, after: null };
+    }
+    const done = !page && next.source >= audience.length;
+    // Before fanning out: a send deleted meanwhile stops, one paused meanwhile resumes with this page.
+    const view = await getSendState(accountId, utr);
+    if (!view) return 'gone';
+    if (view.paused) return 'held';
+    await sendMessages(
+      'deliveries',
+      batches.map((recipients, index) => deliveryMessageBody({ ref, recipients, batchId: `${state.page}.${index}` })),
+      // One message group per account: SQS serves accounts fairly, so a big send does not starve the others.
+      { group: String(accountId) },
+    );
+    const recipientCount = batches.reduce((sum, batch) => sum + batch.length, 0);
+    const saved = await saveDispatchPage(accountId, utr, { expectedPage: state.page, cursor: next, batches: batches.length, recipients: recipientCount, done });
+    if (!saved) return 'superseded';
+    state.page += 1;
+    state.cursor = next;
+    state.done = done;
+    if (send.waiting) {
+      // Moving again: the wait it showed (a stall being resumed, a hold) is over.
+      await clearWaiting(accountId, utr, send.waiting.since);
+      send.waiting = undefined;
+    }
+    if (!done && options.shouldYield?.()) {
+      await scheduleResume(send);
+      return 'yielded';
+    }
+  }
+  await finishIfComplete(accountId, utr);
+  return 'dispatched';
+}

@@ -1,0 +1,103 @@
+// Who a single send reaches, read page by page so a dispatcher can stop and resume: the contacts of
+// each `contacts_<id>` entry and the recipients of each `segments_<id>` entry, with the placeholder
+// values of each, and the addresses its exclusion entries name.
+import { contactsOfTypePage, forEachContactOfType } from '../contacts/repository';
+import type { ContactRecord } from '../contacts/record';
+import { contactFields } from '../contacts/merge-fields';
+import { findCountry } from '../reference-data/repository';
+import { forEachSegmentRecipient, segmentRecipientsAfter, type SegmentRecipient } from '../segments/recipients';
+import type { RecipientEntry } from '../single-sends/record';
+import type { DeliveryRecipient } from '../delivery/delivery-message';
+
+/** One page of an audience entry, and the key to resume after it. */
+export interface AudiencePage {
+  recipients: DeliveryRecipient[];
+  /** The last contact id (contact types) or lower-cased address (segments) in the page. */
+  last: number | string;
+}
+
+/**
+ * Contact types come before segments: a contact reached both ways is then mailed with its full
+ * contact record (custom fields and all), which a segment recipient does not carry.
+ */
+export function orderedAudience(entries: readonly RecipientEntry[]): RecipientEntry[] {
+  const seen = new Set<string>();
+  const distinct = entries.filter((entry) => {
+    const key = `${entry.table}${entry.id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return [...distinct.filter((entry) => entry.table === 'contacts_'), ...distinct.filter((entry) => entry.table === 'segments_')];
+}
+
+/** Country names by id, for `((country))`; the contact holds the id. Unknown ids (or no reference data) show as stored. */
+async function countryNames(contacts: readonly ContactRecord[]): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const id of new Set(contacts.map((contact) => contact.country))) {
+    if (!/^\d+$/.test(id)) continue;
+    const country = await findCountry(Number(id)).catch(() => undefined);
+    if (country) names.set(id, country.name);
+  }
+  return names;
+}
+
+/** A segment recipient's placeholder values: the fields a segment keeps for each address. */
+export function segmentRecipientFields(recipient: SegmentRecipient): Record<string, string> {
+  const text = (value: string | null | undefined) => value ?? '';
+  return {
+    first_name: text(recipient.first_name),
+    last_name: text(recipient.last_name),
+    email: recipient.email,
+    country: text(recipient.country),
+    state: text(recipient.state),
+    city: text(recipient.city),
+    address_line1: text(recipient.address_line1),
+    full_name: `${text(recipient.first_name)} ${text(recipient.last_name)}`.trim(),
+  };
+}
+
+async function contactPage(accountId: number, contactTypeId: number, after: number | null, pageSize: number): Promise<AudiencePage | undefined> {
+  // The type's contacts in id order from just after the cursor's contact id: the cursor is the same
+  // plain id whether the type's index is sharded or not, so a stored cursor always resumes correctly.
+  const contacts = await contactsOfTypePage(accountId, contactTypeId, after, pageSize);
+  const last = contacts[contacts.length - 1];
+  if (!last) return undefined;
+  const names = await countryNames(contacts);
+  return {
+    recipients: contacts.map((contact) => ({ email: contact.email, contactId: contact.id, fields: contactFields(contact, names.get(contact.country)) })),
+    last: last.id,
+  };
+}
+
+async function segmentPage(accountId: number, segmentId: number, after: string | null, pageSize: number): Promise<AudiencePage | undefined> {
+  // Segment recipients are keyed, and so ordered, by lower-cased address: one Query from just after
+  // the cursor's address reads each recipient once over a whole send, whatever the segment's size.
+  const page = await segmentRecipientsAfter(accountId, segmentId, after, pageSize);
+  if (page.last === undefined) return undefined;
+  return {
+    recipients: page.recipients.map((recipient) => ({ email: recipient.email, contactId: recipient.contact_id, fields: segmentRecipientFields(recipient) })),
+    last: page.last,
+  };
+}
+
+/** The next page of an entry after `after` (null: from the start); undefined when none is left. */
+export function nextAudiencePage(accountId: number, entry: RecipientEntry, after: number | string | null, pageSize: number): Promise<AudiencePage | undefined> {
+  const id = Number(entry.id);
+  if (entry.table === 'contacts_') return contactPage(accountId, id, typeof after === 'number' ? after : null, pageSize);
+  return segmentPage(accountId, id, typeof after === 'string' ? after : null, pageSize);
+}
+
+/** Every address (lower-cased) the exclusion entries reach, each entry read in one pass. */
+export async function excludedAddresses(accountId: number, entries: readonly RecipientEntry[], pageSize: number): Promise<Set<string>> {
+  const excluded = new Set<string>();
+  for (const entry of orderedAudience(entries)) {
+    const id = Number(entry.id);
+    if (entry.table === 'contacts_') {
+      await forEachContactOfType(accountId, id, async (contacts) => contacts.forEach((contact) => excluded.add(contact.email.toLowerCase())), pageSize);
+    } else {
+      await forEachSegmentRecipient(accountId, id, async (recipients) => recipients.forEach((recipient) => excluded.add(recipient.email.toLowerCase())), pageSize);
+    }
+  }
+  return excluded;
+}

@@ -1,6 +1,7 @@
 // The scheduler's target for automations: every minute, send the steps that fell due. Deployed, a
 // recurring EventBridge schedule fires it; locally each run books the next minute's run on the local
 // scheduler (which only keeps one-time jobs), so the chain keeps itself going.
+import { remainingOf, timeLeft } from '../../shared/time-left';
 import type { Context } from 'aws-lambda';
 import { runDueSteps, type RunSummary } from '../../shared/automation-runs/runner';
 import { config } from '../../shared/config';
@@ -27,8 +28,8 @@ async function nextLocalTick(): Promise<void> {
 }
 
 async function runSteps(_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<RunSummary> {
-  const remainingMs = context?.getRemainingTimeInMillis?.bind(context);
-  const keepGoing = remainingMs ? () => remainingMs() > reserveMs : undefined;
+  const remaining = remainingOf(context);
+  const keepGoing = remaining ? timeLeft(remaining, { reserveMs }) : undefined;
   try {
     const summary = await runDueSteps({ keepGoing });
     if (summary.due > 0 || !summary.complete) log.info('automation steps run', { ...summary });

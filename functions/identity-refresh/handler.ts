@@ -4,6 +4,7 @@
 // waited for them, clears the address identities whose verification mail went unclicked, and counts
 // the region's identities. A function of its own: it needs SES's identity calls, which the send
 // watchdog does not. It stops looking while enough of its time is left for the call under way.
+import { remainingOf, timeLeft } from '../../shared/time-left';
 import type { Context } from 'aws-lambda';
 import { eventHandler } from '../../shared/event-entry';
 import { refreshPendingIdentities, type RefreshRun } from '../../shared/sender-verification/refresh-service';
@@ -16,7 +17,7 @@ import { describeError, log } from '../../shared/log';
 export const refreshReserveMs = 20_000;
 
 async function refresh(_event: unknown, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<RefreshRun> {
-  const keepGoing = () => !context?.getRemainingTimeInMillis || context.getRemainingTimeInMillis() > refreshReserveMs;
+  const keepGoing = timeLeft(remainingOf(context), { reserveMs: refreshReserveMs });
   try {
     const run = await refreshPendingIdentities({ keepGoing });
     if (run.domains.checked + run.senders.checked + run.expired.checked > 0 || !run.complete) log.info('identity refresh run', { ...run });

@@ -1,38 +1,22 @@
 // The scheduler's target for single sends: dispatches (or resumes dispatching) one send, stopping in
 // time to hand over to a resume job before Lambda's time limit.
+import { isSendDispatchPayload, type SendDispatchPayload } from '../../shared/send-gates/dispatch-job';
+import { remainingOf, timeLeft } from '../../shared/time-left';
 import type { Context } from 'aws-lambda';
 import { eventHandler } from '../../shared/event-entry';
 import { describeError, log } from '../../shared/log';
 import { dispatchSingleSend } from '../../shared/single-send-runs/dispatch';
 
-export interface DispatchPayload {
-  accountId: number;
-  utr: string;
-  resume?: boolean;
-}
+/** Time kept in hand after a page: 10 s, and the longest page seen so far three times over. */
+const reserveMs = 10_000;
 
-/** Time kept in hand after a page: the longest page seen so far, three times over, and never under 10 s. */
-const minimumReserveMs = 10_000;
-
-function isPayload(payload: unknown): payload is DispatchPayload {
-  const candidate = payload as DispatchPayload;
-  return Number.isSafeInteger(candidate?.accountId) && candidate.accountId > 0 && typeof candidate.utr === 'string' && candidate.utr !== '';
-}
-
-async function dispatch(payload: DispatchPayload, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<void> {
-  if (!isPayload(payload)) {
+async function dispatch(payload: SendDispatchPayload, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<void> {
+  if (!isSendDispatchPayload(payload)) {
     log.error('send-dispatch got a payload without accountId and utr', { payload });
     return;
   }
-  let pageStarted = Date.now();
-  let longestPageMs = 0;
-  const shouldYield = () => {
-    const now = Date.now();
-    longestPageMs = Math.max(longestPageMs, now - pageStarted);
-    pageStarted = now;
-    if (!context) return false;
-    return context.getRemainingTimeInMillis() < Math.max(minimumReserveMs, 3 * longestPageMs);
-  };
+  const pageFits = timeLeft(remainingOf(context), { reserveMs, longestStepTimes: 3 });
+  const shouldYield = () => !pageFits();
   try {
     const outcome = await dispatchSingleSend(payload.accountId, payload.utr, { shouldYield });
     log.info('single send dispatch', { accountId: payload.accountId, utr: payload.utr, resume: payload.resume === true, outcome });

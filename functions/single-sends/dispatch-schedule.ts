@@ -1,29 +1,24 @@
 // A single send's one scheduler job: the dispatcher fires at the send's time (or at once) with
 // `{accountId, utr}`; re-scheduling replaces the job of the same name, deleting the send cancels it
 // (and takes it off its sender's waiting list).
-import { singleSendJobName, singleSendStatus, type SingleSend } from '../../shared/single-sends/record';
-import { cancel, scheduleAt } from '../../shared/scheduling/scheduler';
+import { singleSendStatus, type SingleSend } from '../../shared/single-sends/record';
+import { cancelSendDispatch, scheduleSendDispatch } from '../../shared/send-gates/dispatch-job';
 import { senderWaitReason, unlistSenderWait } from '../../shared/single-sends/sender-waits';
 
 export async function scheduleDispatch(singleSend: SingleSend, at: Date): Promise<void> {
-  await scheduleAt({
-    name: singleSendJobName(singleSend.user_id, singleSend.utr),
-    at,
-    target: 'send-dispatch',
-    payload: { accountId: singleSend.user_id, utr: singleSend.utr },
-  });
+  await scheduleSendDispatch(singleSend.user_id, singleSend.utr, at);
 }
 
 /** Cancel the job of a send that has one: ready sends wait for it, running ones may have a resume job under it. */
 export async function cancelDispatch(singleSend: SingleSend): Promise<void> {
   if (singleSend.status === singleSendStatus.ready || singleSend.status === singleSendStatus.running) {
-    await cancel(singleSendJobName(singleSend.user_id, singleSend.utr));
+    await cancelSendDispatch(singleSend.user_id, singleSend.utr);
   }
 }
 
 /** Cancel the send's job whatever its status: a send that now waits for its sender must not fire. */
 export async function cancelJob(singleSend: SingleSend): Promise<void> {
-  await cancel(singleSendJobName(singleSend.user_id, singleSend.utr));
+  await cancelSendDispatch(singleSend.user_id, singleSend.utr);
 }
 
 /** Take a deleted send off its sender's waiting list (a stale entry would only be dropped at the confirmation). */

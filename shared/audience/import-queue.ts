@@ -1,6 +1,7 @@
 // The `imports` queue: a message names one import job; its consumer runs the job from its checkpoint
 // (on the rows stored at the upload) and, when the Lambda's time runs short, puts the job back on the
 // queue to continue there.
+import { fitsInTime, remainingOf } from '../time-left';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { loadImportRows } from '../contacts/import-file';
 import { getImportJob } from '../contacts/import-jobs';
@@ -33,7 +34,8 @@ export function handleImportEvent(event: SQSEvent, context?: Pick<Context, 'getR
     const queued = await getImportJob(message.accountId, message.importId);
     if (queued.status === 'completed' || queued.status === 'failed') return;
     const rows = await loadImportRows(message.accountId, message.importId, queued.total_rows);
-    const keepGoing = (longestChunkMs: number) => !context?.getRemainingTimeInMillis || context.getRemainingTimeInMillis() > 2 * longestChunkMs + reserveMs;
+    const fits = fitsInTime(remainingOf(context), reserveMs);
+    const keepGoing = (longestChunkMs: number) => fits(2 * longestChunkMs);
     const job = await runImportJob(message.accountId, message.importId, rows, { keepGoing });
     if (job.status === 'running' || job.status === 'queued') await enqueueImport(message);
   });

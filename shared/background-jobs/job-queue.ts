@@ -1,5 +1,6 @@
 // The `jobs` queue: a message names one background job; its consumer runs the job's kind from the
 // job's cursor and, when the Lambda's time runs short, puts the job back on the queue to go on there.
+import { remainingOf, timeLeft, type RemainingMs } from '../time-left';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { db } from '../table/client';
@@ -78,19 +79,13 @@ function parseJobMessage(body: string): JobMessage {
 }
 
 /** Run one job from its cursor until it ends or the time runs short; answers whether it must go on in a new message. */
-export async function runJob(accountId: number, jobId: number, runners: Readonly<Record<JobKind, JobRunner>>, timeLeft?: () => number): Promise<boolean> {
+export async function runJob(accountId: number, jobId: number, runners: Readonly<Record<JobKind, JobRunner>>, remaining?: RemainingMs): Promise<boolean> {
   const job = await getJobState(accountId, jobId);
   if (isFinished(job)) return false;
-  let longest = 0;
-  let pageStarted = Date.now();
   const run: JobRun = {
     accountId,
     job,
-    keepGoing: () => {
-      longest = Math.max(longest, Date.now() - pageStarted);
-      pageStarted = Date.now();
-      return timeLeft === undefined || timeLeft() > 2 * longest + reserveMs;
-    },
+    keepGoing: timeLeft(remaining, { reserveMs, longestStepTimes: 2 }),
     checkpoint: (more, cursor, message) => recordProgress(accountId, jobId, more, cursor, message),
   };
   const outcome = await runners[job.kind](run);
@@ -108,9 +103,8 @@ export function handleJobEvent(
 ): Promise<SQSBatchResponse> {
   return consumeRecords('jobs', event, context, 'background job', async (record) => {
     const message = parseJobMessage(record.body);
-    const timeLeft = context?.getRemainingTimeInMillis ? () => context.getRemainingTimeInMillis() : undefined;
     try {
-      if (await runJob(message.accountId, message.jobId, runners, timeLeft)) await enqueueJob(message);
+      if (await runJob(message.accountId, message.jobId, runners, remainingOf(context))) await enqueueJob(message);
     } catch (error) {
       // The last receive before the dead-letter queue: the job ends visibly failed, not running forever.
       if (Number(record.attributes?.ApproximateReceiveCount) >= maxReceiveCount) {

@@ -1,9 +1,8 @@
 // Holding a send: it waits, says why (`waiting` in its details), and its dispatch job is booked for
 // when it should be tried again. The watchdog holds a stalled send while it resumes it; any use case
 // that must make a send wait (something it needs is not ready yet) holds it the same way.
-import { scheduleAt } from '../scheduling/scheduler';
+import { scheduleSendDispatch } from './dispatch-job';
 import { currentTime } from '../time';
-import { singleSendJobName } from '../single-sends/record';
 import { clearWaiting, setWaiting } from '../single-sends/waiting';
 
 export interface Hold {
@@ -30,7 +29,7 @@ export async function holdSend(accountId: number, utr: string, hold: Hold): Prom
   });
   if (!held) return false;
   if (hold.retryAt) {
-    await scheduleAt({ name: singleSendJobName(accountId, utr), at: hold.retryAt, target: 'send-dispatch', payload: { accountId, utr, resume: true } });
+    await scheduleSendDispatch(accountId, utr, hold.retryAt, { resume: true });
   }
   return true;
 }

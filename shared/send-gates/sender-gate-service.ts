@@ -2,13 +2,13 @@
 // be saved naming an unverified sender and waits (status 0); the dispatcher checks the sender at every
 // run and holds a send whose sender is unverified or gone; the sender's confirmation releases every
 // send waiting for it (an immediate one goes at once, a scheduled one keeps its time).
-import { scheduleAt } from '../scheduling/scheduler';
+import { scheduleSendDispatch } from './dispatch-job';
 import { currentSender, type Sender } from '../senders/repository';
 import { currentTime } from '../time';
 import { log } from '../log';
 import { holdSend } from './hold-service';
 import type { SendingSingleSend } from '../single-sends/progress';
-import { singleSendJobName, singleSendStatus, type SendWaiting } from '../single-sends/record';
+import { singleSendStatus, type SendWaiting } from '../single-sends/record';
 import { senderDetails } from '../single-sends/sender';
 import {
   listSenderWait,
@@ -56,12 +56,7 @@ async function releaseOne(accountId: number, utr: string, sender: Sender): Promi
     const now = currentTime();
     const intended = released.dispatchAt ? new Date(released.dispatchAt) : now;
     try {
-      await scheduleAt({
-        name: singleSendJobName(accountId, utr),
-        at: intended.getTime() > now.getTime() ? intended : now,
-        target: 'send-dispatch',
-        payload: { accountId, utr, ...(running ? { resume: true } : {}) },
-      });
+      await scheduleSendDispatch(accountId, utr, intended.getTime() > now.getTime() ? intended : now, { resume: running });
     } catch (error) {
       // A released send without a job would never go: it waits again, listed, for the next press.
       await restoreSenderWait(accountId, released);

@@ -1,5 +1,6 @@
 // The delivery queue's consumer: each message is one batch of one send. Delivers it, settles it once
 // it is finished (which may complete the send), and answers which messages SQS must redeliver.
+import { remainingOf, timeLeft } from '../time-left';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { getSendingSingleSend, settleDeliveryBatch } from '../single-sends/progress';
 import { parkBatch } from '../single-sends/parked-batches';
@@ -153,7 +154,7 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
 /** Handle one SQS event: every message is tried; the failed ones are reported for redelivery. */
 export function handleDeliveryEvent(event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SQSBatchResponse> {
   const cache: ContentCache = new Map();
-  const keepGoing = () => !context?.getRemainingTimeInMillis || context.getRemainingTimeInMillis() > reserveMs;
+  const keepGoing = timeLeft(remainingOf(context), { reserveMs });
   return consumeRecords('deliveries', event, undefined, 'delivery message', async (record) => {
     if ((await processRecord(record, cache, keepGoing)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
   });

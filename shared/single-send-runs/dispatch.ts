@@ -3,6 +3,7 @@
 // suppressed right before each mail) and fans them out to the delivery queue in batches. Resumable: the cursor
 // is written with each page's fan-out, so a run that stops (time budget, crash) continues where the
 // last recorded page ended, and a page replayed after a crash yields the same batch ids.
+import { scheduleSendDispatch } from '../send-gates/dispatch-job';
 import {
   getDispatchState,
   getSendingSingleSend,
@@ -12,14 +13,13 @@ import {
   type DispatchState,
   type SendingSingleSend,
 } from '../single-sends/progress';
-import { reputationPauseReason, singleSendJobName, singleSendStatus } from '../single-sends/record';
+import { reputationPauseReason, singleSendStatus } from '../single-sends/record';
 import { clearWaiting } from '../single-sends/waiting';
 import { holdSend } from '../send-gates/hold-service';
 import { checkSender } from '../send-gates/sender-gate-service';
 import { getSendState } from '../single-sends/state';
 import { getSegmentRules } from '../segments/repository';
 import { sendMessages } from '../queue/queue';
-import { scheduleAt } from '../scheduling/scheduler';
 import { currentTime } from '../time';
 import { log } from '../log';
 import { deliveryMessageBody, packRecipients, type DeliveryRecipient } from '../delivery/delivery-message';
@@ -128,12 +128,7 @@ async function claimSend(send: SendingSingleSend): Promise<DispatchState | Dispa
 
 async function scheduleResume(send: SendingSingleSend): Promise<void> {
   // The send's one job name: deleting the send cancels a pending resume like any other of its jobs.
-  await scheduleAt({
-    name: singleSendJobName(send.user_id, send.utr),
-    at: currentTime(),
-    target: 'send-dispatch',
-    payload: { accountId: send.user_id, utr: send.utr, resume: true },
-  });
+  await scheduleSendDispatch(send.user_id, send.utr, currentTime(), { resume: true });
 }
 
 /** Run (or continue) the dispatch of one single send. */

@@ -1,11 +1,10 @@
 // Resuming a single send paused for its reputation (reputation.ts): apart, so the functions that only
 // pause (ses-events, send-deliver) do not reach the scheduler.
+import { scheduleSendDispatch } from '../send-gates/dispatch-job';
 import { log } from '../log';
 import { sendMessages } from '../queue/queue';
-import { scheduleAt } from '../scheduling/scheduler';
 import { SINGLE_SEND } from '../single-sends/keys';
 import { getDispatchState } from '../single-sends/progress';
-import { singleSendJobName } from '../single-sends/record';
 import { isSingleSendUtr } from '../single-sends/repository';
 import { listParkedBatches, removeParkedBatches } from '../single-sends/parked-batches';
 import { endReputationPause, getReputationView } from '../single-sends/reputation-pause';
@@ -33,7 +32,7 @@ export async function resumeSingleSend(accountId: number, utr: string): Promise<
   }
   const state = await getDispatchState(accountId, utr);
   if (state && !state.done) {
-    await scheduleAt({ name: singleSendJobName(accountId, utr), at: currentTime(), target: 'send-dispatch', payload: { accountId, utr, resume: true } });
+    await scheduleSendDispatch(accountId, utr, currentTime(), { resume: true });
   }
   log.info('single send resumed after a reputation pause', { accountId, utr, parkedBatches: parked.length });
   return 'resumed';

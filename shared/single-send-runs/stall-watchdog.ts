@@ -3,13 +3,13 @@
 // Scan), and resumes each from its stored cursor through its dispatch job, saying so in its details.
 // A send that does not move after SEND_STALL_MAX_RESUMES resumes, or whose queued batches are never
 // confirmed, ends at status 4 with the reason; a metric alarms on both stalls and failures.
+import { cancelSendDispatch } from '../send-gates/dispatch-job';
 import { config } from '../config';
 import { describeError, log } from '../log';
 import { countMetric } from '../metrics';
-import { cancel } from '../scheduling/scheduler';
 import { holdSend } from '../send-gates/hold-service';
 import { getDispatchState, getSendingSingleSend, type DispatchState } from '../single-sends/progress';
-import { singleSendJobName, singleSendStatus } from '../single-sends/record';
+import { singleSendStatus } from '../single-sends/record';
 import { failSingleSend, recordStallVisit, restartSilence, silentSends, unwatch, type SilentSend } from '../single-sends/stall-watch';
 import { getAccountTenant } from '../tenants/repository';
 import { recheckTenantStatus } from '../tenants/tenant-status-port';
@@ -49,7 +49,7 @@ const minutes = (ms: number) => Math.max(1, Math.round(ms / 60_000));
 async function endSend(entry: SilentSend, reason: string, message: string): Promise<WatchOutcome> {
   if (!(await failSingleSend(entry.accountId, entry.utr, { reason, message }))) return 'left';
   // A resume job still booked would find a failed send and do nothing; cancelled for tidiness.
-  await cancel(singleSendJobName(entry.accountId, entry.utr));
+  await cancelSendDispatch(entry.accountId, entry.utr);
   countMetric('SendsFailed');
   log.error('single send stopped: it could not be resumed', { accountId: entry.accountId, utr: entry.utr, reason, message });
   return 'failed';

@@ -4,6 +4,7 @@
 // (and mails the notice). Setting it live again clears the reason and records the counters it resumed
 // at (`reputation_base`): its rates are judged again on what it mails afterwards.
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { reputationCountsOf, type ReputationCounts } from '../ledger/sendable';
 import { batchGetAll } from '../table/batch';
 import { db, tableName } from '../table/client';
 import { isConditionFailure } from '../table/records';
@@ -12,29 +13,17 @@ import { automationKey, automationStepUtrKey } from './keys';
 import { automationStatus } from './repository';
 import { isUuidUtr, listAutomationSteps } from './steps';
 
-/** The counters a rate is judged on (the same shape as a single send's, reputation-pause.ts there). */
-export interface AutomationReputationCounts {
-  delivered: number;
-  bounces: number;
-  complaints: number;
-}
-
 /** What the pause check reads of an automation. */
 export interface AutomationReputationView {
   live: boolean;
   /** Why it was paused for its reputation; undefined when it was not (or was set live since). */
   pausedReason: string | undefined;
-  counts: AutomationReputationCounts;
-  base: AutomationReputationCounts;
+  counts: ReputationCounts;
+  base: ReputationCounts;
 }
 
 const reasonAttribute = 'paused_reason';
 const baseAttribute = 'reputation_base';
-
-function countsOf(value: unknown): AutomationReputationCounts {
-  const stored = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
-  return { delivered: Number(stored.delivered ?? 0), bounces: Number(stored.bounces ?? 0), complaints: Number(stored.complaints ?? 0) };
-}
 
 /**
  * Complaints are counted per step only (the spec's automation has no complaint total): their sum over
@@ -65,7 +54,7 @@ export async function getAutomationReputationView(accountId: number, automationU
     live: status === automationStatus.live,
     pausedReason: status === automationStatus.paused && typeof item[reasonAttribute] === 'string' ? (item[reasonAttribute] as string) : undefined,
     counts: { delivered: Number(item.total_delivered ?? 0), bounces: Number(item.total_bounces ?? 0), complaints: await complaintsOf(accountId, automationUtr) },
-    base: countsOf(item[baseAttribute]),
+    base: reputationCountsOf(item[baseAttribute]),
   };
 }
 

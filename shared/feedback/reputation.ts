@@ -7,14 +7,12 @@
 // already exceed what its limit allows on its whole audience stops at once (`certainVerdict`). A
 // send resumed by its owner (reputation-resume.ts; an automation by set-live) is judged again on what
 // SES reports afterwards.
-import { getAutomationReputationView, pauseAutomationForReputation } from '../automations/reputation-pause';
-import { getAutomation } from '../automations/repository';
 import { config } from '../config';
+import type { ReputationCounts, ReputationSubject } from '../ledger/sendable';
+import type { SendRef } from '../ledger/send-ref';
 import { describeError, log } from '../log';
-import { getDispatchState, getSendingSingleSend } from '../single-sends/progress';
-import { getReputationView, pauseForReputation, type ReputationCounts } from '../single-sends/reputation-pause';
-import { unwatch } from '../single-sends/stall-watch';
-import { automationPauseNoticeMail, pauseNoticeMail } from './reputation-notice';
+import { sendableOf } from '../statistics/sendable-of';
+import { pauseNoticeMail } from './reputation-notice';
 import { mailNotificationRecipients } from '../single-send-runs/send-summary';
 
 export interface ReputationLimits {
@@ -73,45 +71,26 @@ export function certainVerdict(counts: ReputationCounts, queued: number, limits:
   return undefined;
 }
 
-const neverResumed = (base: ReputationCounts) => base.delivered + base.bounces + base.complaints === 0;
-
 /**
- * Pause the single send when its rates are over their limits; true when this call paused it. The one
- * caller that pauses it takes it off the stall watch (a paused send waits for a person, it is not
- * stalled) and mails the notice; a notice that cannot be sent is logged, the send stays paused.
+ * Pause the single send, or the automation, the reference's mails count toward when its rates are over
+ * their limits; true when this call paused it. The one caller that pauses it does what a pause entails
+ * (a paused send leaves the stall watch: it waits for a person, it is not stalled) and mails the notice;
+ * a notice that cannot be sent is logged, and it stays paused.
  */
-export async function checkSingleSendReputation(accountId: number, utr: string): Promise<boolean> {
-  const view = await getReputationView(accountId, utr);
-  if (!view?.running || view.paused) return false;
-  const reason =
-    reputationVerdict(view.counts, view.base) ??
-    (neverResumed(view.base) ? certainVerdict(view.counts, (await getDispatchState(accountId, utr))?.fannedRecipients ?? 0) : undefined);
-  if (!reason) return false;
-  if (!(await pauseForReputation(accountId, utr, reason))) return false;
-  log.warn('single send paused', { accountId, utr, reason });
-  await unwatch(accountId, utr);
-  const send = await getSendingSingleSend(accountId, utr);
-  await mailNotificationRecipients(accountId, pauseNoticeMail(send?.single_send_name ?? utr, utr, reason), { utr }).catch((error: unknown) =>
-    log.error('pause notice not mailed', { accountId, utr, ...describeError(error) }),
-  );
-  return true;
+export async function checkReputation(ref: SendRef): Promise<boolean> {
+  return checkSubject(sendableOf(ref).reputation, ref.accountId);
 }
 
-/**
- * Pause the live automation when its rates (its totals over every step) are over their limits; true
- * when this call paused it. Its due enrolments are then parked where they are (runner.ts) until it is
- * set live again; the one caller that paused it mails the notice.
- */
-export async function checkAutomationReputation(accountId: number, automationUtr: string): Promise<boolean> {
-  const view = await getAutomationReputationView(accountId, automationUtr);
-  if (!view?.live) return false;
-  const reason = reputationVerdict(view.counts, view.base);
+async function checkSubject(subject: ReputationSubject, accountId: number): Promise<boolean> {
+  const view = await subject.view();
+  if (!view?.pausable) return false;
+  const reason = reputationVerdict(view.counts, view.base) ?? (view.queued ? certainVerdict(view.counts, await view.queued()) : undefined);
   if (!reason) return false;
-  if (!(await pauseAutomationForReputation(accountId, automationUtr, reason))) return false;
-  log.warn('automation paused', { accountId, automationUtr, reason });
-  const name = (await getAutomation(accountId, automationUtr).catch(() => undefined))?.automation_name ?? automationUtr;
-  await mailNotificationRecipients(accountId, automationPauseNoticeMail(name, automationUtr, reason), { automationUtr }).catch((error: unknown) =>
-    log.error('pause notice not mailed', { accountId, automationUtr, ...describeError(error) }),
-  );
+  if (!(await subject.pause(reason))) return false;
+  const context = subject.kind === 'single-send' ? { utr: subject.utr } : { automationUtr: subject.utr };
+  log.warn(`${subject.kind === 'single-send' ? 'single send' : 'automation'} paused`, { accountId, ...context, reason });
+  await subject.afterPause();
+  const mail = pauseNoticeMail(subject.kind, await subject.name(), subject.utr, reason);
+  await mailNotificationRecipients(accountId, mail, context).catch((error: unknown) => log.error('pause notice not mailed', { accountId, ...context, ...describeError(error) }));
   return true;
 }

@@ -6,7 +6,7 @@ import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
 import { addBouncedAddress } from '../suppressions/bounces';
 import { log } from '../log';
 import { isClickLink, isTrackedTarget } from '../rendering/click-tracking';
-import { checkAutomationReputation, checkSingleSendReputation } from './reputation';
+import { checkReputation } from './reputation';
 import { decodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
 import { recordClick, recordSendEvent } from '../statistics/event-counts';
 import { emitWebhookEvent, type WebhookEventInput } from '../webhook-delivery/events';
@@ -100,9 +100,7 @@ export async function applyFeedback(feedback: Feedback): Promise<void> {
   }
   // A bounce or complaint may take the send or automation over its limits: it pauses itself (reputation.ts).
   if (feedback.kind === 'hard-bounce' || feedback.kind === 'complaint') {
-    const { ref } = feedback;
-    if (ref.kind === 'single-send') await checkSingleSendReputation(ref.accountId, ref.utr);
-    else await checkAutomationReputation(ref.accountId, ref.automationUtr);
+    await checkReputation(feedback.ref);
   }
 }
 

@@ -4,7 +4,7 @@
 // transaction, a `single-send-link-purge` job that deletes them page by page.
 import { enqueueJob, JobNotStarted, startJob, type JobOutcome, type JobRun } from '../background-jobs/job-queue';
 import { getJobState, isFinished, newJobPut, type NewJob } from '../jobs/repository';
-import { deleteLinkClicksPage } from '../statistics/link-click-counts';
+import { deleteLinkClicksPage } from '../single-sends/link-clicks';
 import { RecordNotFound } from '../table/errors';
 import type { TransactionItem } from '../table/bulk-delete';
 import { commitSingleSendDeletion, deleteSingleSends, singleSendDeletion } from '../single-sends/deletion';

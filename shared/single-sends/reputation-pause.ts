@@ -4,6 +4,7 @@
 // unmailed, and queued again by the resume. The resume records the counters it resumed at: the rates are judged
 // again on what the send mails afterwards.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { reputationCountsOf, type ReputationCounts } from '../ledger/sendable';
 import { db, tableName } from '../table/client';
 import { isConditionFailure } from '../table/records';
 import { currentTime } from '../time';
@@ -11,14 +12,6 @@ import { countersOf, readCounterShards } from './counters';
 import { singleSendStateKey } from './keys';
 import { reputationPauseReason, singleSendStatus, waitingAttribute, type SendWaiting } from './record';
 import { readSendState, reputationBaseAttribute, sendStateOf } from './state';
-
-
-/** The counters a rate is judged on (a complaint comes after a delivery: it is among `delivered`). */
-export interface ReputationCounts {
-  delivered: number;
-  bounces: number;
-  complaints: number;
-}
 
 /** What the pause check reads of a send: whether it may pause, its counters, and those it last resumed at. */
 export interface ReputationView {
@@ -30,11 +23,6 @@ export interface ReputationView {
 
 const baseAttribute = reputationBaseAttribute;
 
-function countsOf(value: unknown): ReputationCounts {
-  const stored = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
-  return { delivered: Number(stored.delivered ?? 0), bounces: Number(stored.bounces ?? 0), complaints: Number(stored.complaints ?? 0) };
-}
-
 /**
  * The send's status, pause and counters: its state item and its counter shards, strongly consistent
  * (small items; never the record with the design). Undefined when it is gone.
@@ -43,7 +31,7 @@ export async function getReputationView(accountId: number, utr: string): Promise
   const [state, shards] = await Promise.all([readSendState(accountId, utr), readCounterShards(accountId, [utr], true)]);
   if (!state) return undefined;
   const { running, paused } = sendStateOf(state);
-  return { running, paused, counts: countsOf(countersOf(undefined, state, shards.get(utr) ?? [])), base: countsOf(state[baseAttribute]) };
+  return { running, paused, counts: reputationCountsOf(countersOf(undefined, state, shards.get(utr) ?? [])), base: reputationCountsOf(state[baseAttribute]) };
 }
 
 /** Pause a running send that is not paused already; true for the one caller that paused it. */

@@ -1,22 +1,20 @@
-// Send statistics: one call per event, counted with atomic counters on the single send, or on the
-// automation and its step. Every event counts at most once per recipient (a marker item claimed with a
+// Send statistics: one call per event, added to the counters of what was sent (the single send, or the
+// automation and its step: the port in ledger/sendable.ts). Every event counts at most once per recipient (a marker item claimed with a
 // conditional put), except `total_opens` and `clicks`, which count every open and click: SES events
 // and page hits may arrive twice.
-import { addAutomationTotals, type AutomationTotal, type AutomationTotalsChange } from '../automations/repository';
-import { addStepCounts, type StepCounter, type StepCounts } from '../automations/step-counters';
-import { addSingleSendCounts, type SingleSendCounter } from '../single-sends/counters';
+import type { SendCounter, SendCounts } from '../ledger/sendable';
 import type { Key } from '../table/keys';
 import { linkHash } from '../rendering/click-tracking';
 import { claimEventMarker, eventMarkerKey, releaseEventMarker } from '../ledger/repository';
-import { addLinkClick } from './link-click-counts';
 import type { SendRef } from '../ledger/send-ref';
+import { sendableOf } from './sendable-of';
 
 export type SendEvent = 'triggered' | 'delivered' | 'bounce' | 'complaint' | 'open' | 'unsubscribe';
 
 export const sendEvents: readonly SendEvent[] = ['triggered', 'delivered', 'bounce', 'complaint', 'open', 'unsubscribe'];
 
-/** The once-per-recipient counter of each event on a single send. */
-const singleSendCounter: Record<SendEvent, SingleSendCounter> = {
+/** The once-per-recipient counter of each event. */
+const onceCounter: Record<SendEvent, SendCounter> = {
   triggered: 'triggered',
   delivered: 'delivered',
   bounce: 'bounces',
@@ -24,30 +22,6 @@ const singleSendCounter: Record<SendEvent, SingleSendCounter> = {
   open: 'unique_opens',
   unsubscribe: 'unsubscribes',
 };
-
-/** The same on an automation (the spec's `total_*` names; the spec's automation has no complaints). */
-const automationCounter: Partial<Record<SendEvent, AutomationTotal>> = {
-  triggered: 'total_triggered',
-  delivered: 'total_delivered',
-  bounce: 'total_bounces',
-  open: 'total_unique_opens',
-  unsubscribe: 'total_unsubscribe',
-};
-
-/** The same on an automation's step (its line of `automations/stats`, which shows no triggered). */
-const stepCounter: Partial<Record<SendEvent, StepCounter>> = {
-  delivered: 'delivered',
-  bounce: 'bounces',
-  complaint: 'complaints',
-  open: 'unique_opens',
-  unsubscribe: 'unsubscribes',
-};
-
-/** Add to the counters of an automation and of the step the reference names. */
-async function addAutomationStepCounts(ref: SendRef & { kind: 'automation-step' }, totals: AutomationTotalsChange, step: Partial<StepCounts>): Promise<void> {
-  // Each is false when its item is gone: the event is dropped there and the marker can stay.
-  await Promise.all([addAutomationTotals(ref.accountId, ref.automationUtr, totals), addStepCounts(ref.accountId, ref.stepUtr, step)]);
-}
 
 /**
  * Count one event for one recipient. A single send or automation that no longer exists is left
@@ -63,21 +37,9 @@ export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientE
   const first = await claimEventMarker(marker);
   if (!first && event !== 'open') return;
   try {
-    if (ref.kind === 'single-send') {
-      const counts: Partial<Record<SingleSendCounter, number>> = first ? { [singleSendCounter[event]]: 1 } : {};
-      if (event === 'open') counts.total_opens = 1;
-      await addSingleSendCounts(ref.accountId, ref.utr, counts);
-    } else {
-      const totalName = automationCounter[event];
-      const stepName = stepCounter[event];
-      const totals: AutomationTotalsChange = first && totalName ? { [totalName]: 1 } : {};
-      const step: Partial<StepCounts> = first && stepName ? { [stepName]: 1 } : {};
-      if (event === 'open') {
-        totals.total_opens = 1;
-        step.opens = 1;
-      }
-      await addAutomationStepCounts(ref, totals, step);
-    }
+    const counts: SendCounts = first ? { [onceCounter[event]]: 1 } : {};
+    if (event === 'open') counts.opens = 1;
+    await sendableOf(ref).addCounts(counts);
   } catch (error) {
     if (first) await releaseEventMarker(marker);
     throw error;
@@ -97,15 +59,16 @@ export async function recordClick(ref: SendRef, recipientEmail: string, target: 
   const [firstOnLink, firstClick] = (await claimMarkers([linkMarker, clickMarker])) as [boolean, boolean];
   const claimed = [...(firstOnLink ? [linkMarker] : []), ...(firstClick ? [clickMarker] : [])];
   const counts = { clicks: 1, unique_clicks: firstClick ? 1 : 0 };
+  const sendable = sendableOf(ref);
   let counted: boolean;
   try {
-    counted = ref.kind === 'single-send' ? await addSingleSendCounts(ref.accountId, ref.utr, counts) : await addStepCounts(ref.accountId, ref.stepUtr, counts);
+    counted = await sendable.addCounts(counts);
   } catch (error) {
     await Promise.all(claimed.map(releaseEventMarker));
     throw error;
   }
   // Automation steps show no links; a deleted send gets no link item.
-  if (counted && ref.kind === 'single-send') await addLinkClick(ref, target, firstOnLink);
+  if (counted) await sendable.addLinkClick?.(target, firstOnLink);
   return counted;
 }
 
@@ -130,9 +93,5 @@ async function claimMarkers(markers: readonly Key[]): Promise<boolean[]> {
  */
 export async function addSentCounts(ref: SendRef, triggered: number): Promise<void> {
   if (triggered === 0) return;
-  if (ref.kind === 'single-send') {
-    await addSingleSendCounts(ref.accountId, ref.utr, { triggered });
-    return;
-  }
-  await addAutomationStepCounts(ref, { total_triggered: triggered }, {});
+  await sendableOf(ref).addCounts({ triggered });
 }

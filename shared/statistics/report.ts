@@ -5,7 +5,7 @@ import { SINGLE_SEND } from '../single-sends/keys';
 import { getDispatchState, type DispatchState } from '../single-sends/progress';
 import { getSingleSendCounters } from '../single-sends/counters';
 import { isSingleSendUtr } from '../single-sends/repository';
-import { mostClickedLinks, type LinkClicks } from './link-click-counts';
+import { mostClickedLinks, type LinkClicks } from '../single-sends/link-clicks';
 
 /** How far a send got: recipients resolved so far (final once its dispatch is done) and recipients whose outcome is settled. */
 export interface SendProgress {

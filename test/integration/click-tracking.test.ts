@@ -12,7 +12,7 @@ import { config } from '../../shared/config';
 import { localQueueIdle } from '../../shared/queue/local-queue';
 import { clickUrl } from '../../shared/rendering/click-tracking';
 import { recipientToken } from '../../shared/public-links/recipient-links';
-import { mostClickedLinks } from '../../shared/statistics/link-click-counts';
+import { mostClickedLinks } from '../../shared/single-sends/link-clicks';
 import { encodeSendRef, type SendRef } from '../../shared/ledger/send-ref';
 import { recordClick } from '../../shared/statistics/event-counts';
 import { singleSendKey } from '../../shared/single-sends/keys';

@@ -1,0 +1,58 @@
+// What can be sent: a single send, or one step of an automation, as the delivery engine, statistics
+// and reputation see it. Each kind implements this port in its own folder (single-sends/sendable.ts,
+// automations/sendable.ts); code that holds only a SendRef gets the implementation from
+// statistics/sendable-of.ts, the one place that tells the kinds apart.
+import type { SendRef } from './send-ref';
+
+/** The counters every sendable keeps, in one vocabulary; each kind stores them under its own names. */
+export type SendCounter = 'triggered' | 'delivered' | 'bounces' | 'complaints' | 'opens' | 'unique_opens' | 'clicks' | 'unique_clicks' | 'unsubscribes';
+
+export type SendCounts = Partial<Record<SendCounter, number>>;
+
+/** The counters a rate is judged on (a complaint comes after a delivery: it is among `delivered`). */
+export interface ReputationCounts {
+  delivered: number;
+  bounces: number;
+  complaints: number;
+}
+
+/** What the pause check reads: whether the subject may be paused now, its counters, and those it last resumed at. */
+export interface ReputationView {
+  /** Running (a single send) or live (an automation), and not paused already. */
+  pausable: boolean;
+  counts: ReputationCounts;
+  base: ReputationCounts;
+  /** Recipients queued so far, for the verdict that need not wait for a minimum; undefined where it does not apply. */
+  queued?: () => Promise<number>;
+}
+
+/**
+ * Whose reputation a sendable's mails count toward: the single send itself, or the automation as a
+ * whole (its totals over every step). Paused by one conditional write, so exactly one caller pauses it.
+ */
+export interface ReputationSubject {
+  kind: 'single-send' | 'automation';
+  utr: string;
+  view(): Promise<ReputationView | undefined>;
+  /** Pause it, saying why; true for the one caller that paused it. */
+  pause(reason: string): Promise<boolean>;
+  /** What the caller that paused it does next besides the notice (a paused send leaves the stall watch). */
+  afterPause(): Promise<void>;
+  /** Its name for the notice (its utr when it cannot be read). */
+  name(): Promise<string>;
+}
+
+export interface Sendable {
+  ref: SendRef;
+  /** Add to its counters atomically; false when it is gone (nothing is recreated). */
+  addCounts(counts: SendCounts): Promise<boolean>;
+  /** Count a click on one link target, where the kind keeps per-link counts (single sends do). */
+  addLinkClick?(target: string, firstOnLink: boolean): Promise<void>;
+  reputation: ReputationSubject;
+}
+
+/** Counts as stored (an absent or malformed value counts 0). */
+export function reputationCountsOf(value: unknown): ReputationCounts {
+  const stored = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+  return { delivered: Number(stored.delivered ?? 0), bounces: Number(stored.bounces ?? 0), complaints: Number(stored.complaints ?? 0) };
+}

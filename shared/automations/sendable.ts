@@ -1,10 +1,9 @@
 // One step of an automation as the port for what can be sent (ledger/sendable.ts): each count goes to
 // the automation's totals (the spec's `total_*`) and to the step's own line of `automations/stats`,
-// where each has one; its reputation is the automation's, judged on its totals over every step.
-import type { ReputationSubject, Sendable, SendCounter, SendCounts } from '../ledger/sendable';
+// where each has one.
+import type { Sendable, SendCounter, SendCounts } from '../ledger/sendable';
 import type { SendRef } from '../ledger/send-ref';
-import { addAutomationTotals, getAutomation, type AutomationTotal, type AutomationTotalsChange } from './repository';
-import { getAutomationReputationView, pauseAutomationForReputation } from './reputation-pause';
+import { addAutomationTotals, type AutomationTotal, type AutomationTotalsChange } from './repository';
 import { addStepCounts, type StepCounter, type StepCounts } from './step-counters';
 
 /** The automation's total of each counter (the spec's automation has no complaints and no clicks). */
@@ -38,20 +37,6 @@ function renamed<Name extends string>(counts: SendCounts, names: Partial<Record<
   return result;
 }
 
-function automationReputation(accountId: number, automationUtr: string): ReputationSubject {
-  return {
-    kind: 'automation',
-    utr: automationUtr,
-    async view() {
-      const view = await getAutomationReputationView(accountId, automationUtr);
-      return view && { pausable: view.live, counts: view.counts, base: view.base };
-    },
-    pause: (reason) => pauseAutomationForReputation(accountId, automationUtr, reason),
-    afterPause: async () => {},
-    name: async () => (await getAutomation(accountId, automationUtr).catch(() => undefined))?.automation_name ?? automationUtr,
-  };
-}
-
 export function automationStepSendable(ref: SendRef & { kind: 'automation-step' }): Sendable {
   return {
     ref,
@@ -62,6 +47,5 @@ export function automationStepSendable(ref: SendRef & { kind: 'automation-step' 
       const [totalsCounted, stepCounted] = await Promise.all([addAutomationTotals(ref.accountId, ref.automationUtr, totals), addStepCounts(ref.accountId, ref.stepUtr, step)]);
       return Object.keys(step).length > 0 ? stepCounted : totalsCounted;
     },
-    reputation: automationReputation(ref.accountId, ref.automationUtr),
   };
 }

@@ -11,7 +11,8 @@ import { config } from '../config';
 import type { ReputationCounts, ReputationSubject } from '../ledger/sendable';
 import type { SendRef } from '../ledger/send-ref';
 import { describeError, log } from '../log';
-import { sendableOf } from '../statistics/sendable-of';
+import { automationReputation } from '../automations/reputation-subject';
+import { singleSendReputation } from '../single-sends/reputation-subject';
 import { pauseNoticeMail } from './reputation-notice';
 import { mailNotificationRecipients } from '../single-send-runs/send-summary';
 
@@ -78,7 +79,10 @@ export function certainVerdict(counts: ReputationCounts, queued: number, limits:
  * a notice that cannot be sent is logged, and it stays paused.
  */
 export async function checkReputation(ref: SendRef): Promise<boolean> {
-  return checkSubject(sendableOf(ref).reputation, ref.accountId);
+  // The one place the reputation side of the port tells the kinds apart.
+  const reputationSubjectOf = (of: SendRef): ReputationSubject =>
+    of.kind === 'single-send' ? singleSendReputation(of.accountId, of.utr) : automationReputation(of.accountId, of.automationUtr);
+  return checkSubject(reputationSubjectOf(ref), ref.accountId);
 }
 
 async function checkSubject(subject: ReputationSubject, accountId: number): Promise<boolean> {

@@ -1,7 +1,9 @@
 // What can be sent: a single send, or one step of an automation, as the delivery engine, statistics
-// and reputation see it. Each kind implements this port in its own folder (single-sends/sendable.ts,
-// automations/sendable.ts); code that holds only a SendRef gets the implementation from
-// statistics/sendable-of.ts, the one place that tells the kinds apart.
+// and reputation see it. Each kind implements this port in its own folder: its counters
+// (single-sends/sendable.ts, automations/sendable.ts) and the reputation its mails count toward
+// (reputation-subject.ts beside them), apart so a bundle that only counts carries no pause code. Code
+// that holds only a SendRef gets them from statistics/sendable-of.ts (counters) or feedback/reputation.ts
+// (reputation), the only places that tell the kinds apart.
 import type { SendRef } from './send-ref';
 
 /** The counters every sendable keeps, in one vocabulary; each kind stores them under its own names. */
@@ -48,7 +50,6 @@ export interface Sendable {
   addCounts(counts: SendCounts): Promise<boolean>;
   /** Count a click on one link target, where the kind keeps per-link counts (single sends do). */
   addLinkClick?(target: string, firstOnLink: boolean): Promise<void>;
-  reputation: ReputationSubject;
 }
 
 /** Counts as stored (an absent or malformed value counts 0). */

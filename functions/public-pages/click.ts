@@ -29,7 +29,7 @@ async function admitClick(claims: RecipientClaims, requestId: string): Promise<b
 }
 
 /**
- * Count the click (statistics.ts): the one place where a click has been counted, so whatever else
+ * Count the click (statistics/event-counts.ts): the one place where a click has been counted, so whatever else
  * follows a click (a webhook) goes right after it. A failure is logged, never fails the redirect.
  */
 async function countClick(claims: RecipientClaims, target: string, requestId: string): Promise<boolean> {

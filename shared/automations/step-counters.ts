@@ -1,6 +1,6 @@
 // Per-step counters of an automation: atomic counters on each step's utr item (the item that finds a
 // step by the utr its mails' send reference carries), so they go when the step goes. The sending
-// pipeline writes them (statistics.ts); step-statistics.ts reads them for `automations/stats`.
+// pipeline writes them (sendable.ts, for statistics/event-counts.ts); step-statistics.ts reads them for `automations/stats`.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../table/client';
 import { isConditionFailure } from '../table/records';

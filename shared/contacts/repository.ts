@@ -82,7 +82,7 @@ export async function getContacts(accountId: number, ids: readonly number[]): Pr
   return new Map(items.map((item) => [Number(item.id), toContactRecord(item, fields)]));
 }
 
-/** One page of the account's contacts, in id order: a merge of the contact partition's shards (see keys/contacts.ts). */
+/** One page of the account's contacts, in id order: a merge of the contact partition's shards (see keys.ts). */
 export async function listContactsPage(accountId: number, page: PageRequest): Promise<ListPage<ContactRecord>> {
   const [items, customFields] = await Promise.all([
     queryShardedListPage({ partition: contactPartition(accountId), shards: contactShards }, page),

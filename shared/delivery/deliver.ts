@@ -2,7 +2,7 @@
 // and automations. Per recipient: the suppression check at send time, rendering, the rate limit, the
 // ledger claim, SES, and the claim marked sent or uncertain by SES's answer (or its absence). The claim is taken only once the recipient's turn has come, right before SES, so
 // a delivery stopped (its time up) or killed while waiting holds no claim on anyone it did not mail.
-// A mail SES took is marked sent in the same request as the worker's next claim (ledger.ts), so
+// A mail SES took is marked sent in the same request as the worker's next claim (ledger/repository.ts), so
 // each worker holds at most one claim whose outcome the ledger does not know.
 // Throttling is retried with backoff and, if it persists, handed back unsent, as is everyone not
 // reached when the caller's time runs out.
@@ -218,7 +218,7 @@ export async function deliverToRecipients(
   // A worker's mark of one recipient goes with its claim of the next (one round trip, never two
   // unknown claims per worker) while its next turn at the rate limiter comes within about a second
   // (plus any throttling pause, at most 5 s): inside the 10 s margin after SES's timeouts that
-  // batch-ledger.ts gives a claim before another run takes its holder for dead.
+  // ledger/batch-outcome.ts gives a claim before another run takes its holder for dead.
   const { deliveryConcurrency, maxSendRate } = sendingSettings();
   const carryMarks = deliveryConcurrency / maxSendRate <= 1;
   /** Deliver one recipient, after `carried` (the worker's last mail, taken by SES, its claim not yet marked); returns the one to carry on. */

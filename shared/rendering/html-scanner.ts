@@ -189,7 +189,7 @@ const newTag = (): MutableTag => ({ kind: 'open', name: '', start: 0, end: 0, se
 
 /**
  * The start tag `html` holds whole (from its `<` to its `>`, as the scanner reads it; a tag this
- * code wrote, such as a link rewritten by click-links.ts), in a new object; undefined when `html`
+ * code wrote, such as a link rewritten by click-tracking.ts), in a new object; undefined when `html`
  * is no such tag.
  */
 export function parseStartTag(html: string): HtmlTag | undefined {

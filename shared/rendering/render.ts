@@ -16,7 +16,7 @@ export interface RecipientLinks {
   oneClickUnsubscribe: string;
   /** The open-tracking pixel. */
   openPixel: string;
-  /** The tracked link for a link's target, or undefined to leave it (click-links.ts); no tracking when left out. */
+  /** The tracked link for a link's target, or undefined to leave it (click-tracking.ts); no tracking when left out. */
   trackClick?: (target: string) => string | undefined;
 }
 
@@ -52,7 +52,7 @@ const bodyEndIn = (html: string) => html.search(/<\/body\s*>/i);
 const preheaderStyle = 'display:none!important;visibility:hidden;mso-hide:all;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;';
 
 /**
- * The mail's HTML and text from the filled design: its links tracked (click-links.ts, at most
+ * The mail's HTML and text from the filled design: its links tracked (click-tracking.ts, at most
  * `maxTrackedLinks`), and the send's preheader replacing the content of the design's own (library
  * designs carry a span whose class is `preheader`), or added first in the body, or first in a
  * fragment without one; the open pixel goes before `</body>`, or at the end of a fragment that has
@@ -68,7 +68,7 @@ const preheaderStyle = 'display:none!important;visibility:hidden;mso-hide:all;fo
  */
 function composeMail(html: string, preheader: string, pixel: string, track: RecipientLinks['trackClick']): { html: string; text: string } {
   const finder = new LandmarkFinder();
-  // Tracking links can only lose a `</body>`, never make one (click-links.ts writes no `<`), so with none
+  // Tracking links can only lose a `</body>`, never make one (click-tracking.ts writes no `<`), so with none
   // here the pixel goes last. The tags the pixel ends are the mail's, not the design's: no link, no landmark.
   const designBodyEnd = bodyEndIn(html);
   const withPixel = designBodyEnd === -1;

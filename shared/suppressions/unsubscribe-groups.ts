@@ -1,5 +1,5 @@
 // Unsubscribe groups (topics a recipient can opt out of): every table access for the groups
-// themselves; their recipients are entries of a suppression list (suppressions.ts).
+// themselves; their recipients are entries of a suppression list (repository.ts).
 import { randomInt } from 'node:crypto';
 import { isoTimestamp } from '../time';
 import { RecordNotFound } from '../table/errors';

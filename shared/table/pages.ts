@@ -105,7 +105,7 @@ function withinPageBytes(read: Item[]): Item[] {
   return items;
 }
 
-/** A list whose items are write-sharded over `shards` partitions `<partition>#<shard>` (see keys/base.ts). */
+/** A list whose items are write-sharded over `shards` partitions `<partition>#<shard>` (see keys.ts). */
 export interface ShardedListSource extends ListSource {
   shards: number;
 }

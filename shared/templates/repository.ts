@@ -9,7 +9,7 @@ export interface DesignTemplate {
   template_name: string;
   /** File name under `assets/previews/`, served by the templates family. */
   preview_image: string;
-  /** The design in the block format of template-design.ts, as JSON text. */
+  /** The design in the block format of design.ts, as JSON text. */
   json_code: string;
   html_code: string;
   is_blank: 0 | 1;

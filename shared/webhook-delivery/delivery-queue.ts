@@ -1,5 +1,5 @@
 // The webhook queue's consumer. A message is a delivery (one event for one webhook) or a step of a
-// webhook's circuit breaker (webhook-circuit-service.ts). A delivery is POSTed, or parked in the table
+// webhook's circuit breaker (circuit-service.ts). A delivery is POSTed, or parked in the table
 // while its webhook's circuit is open. A failed attempt is acknowledged and queued again as a new
 // message carrying its attempt count and the time of its next attempt: SQS delays a message at most
 // 15 minutes, so a longer wait is that message queued on again until its time, and no message is held

@@ -1,6 +1,6 @@
 // The renderer reads a recipient's filled design once: that one scan rewrites the tracked links,
 // finds the body and the preheader, and writes the text, from each link as the mail holds it. The
-// result is the mail that tracking the links first (click-links.ts, a scan of its own) and then
+// result is the mail that tracking the links first (click-tracking.ts, a scan of its own) and then
 // adding the preheader and the pixel would make, and the text is the text of that mail, whatever the
 // design holds: `</body>` where no tag is, links past the tracking limit, a design ending inside a tag.
 import { maxTrackedLinks, trackLinks } from '../../shared/rendering/click-tracking';
@@ -8,7 +8,7 @@ import { LandmarkFinder, parseStartTag, scanHtml } from '../../shared/rendering/
 import { htmlToText } from '../../shared/rendering/html-text';
 import { renderMail, type RenderInput } from '../../shared/rendering/render';
 
-/** Tracks every absolute http(s) link but our own pages, as click-links.ts does; its `"`, `&` and `<` must come out escaped in the href. */
+/** Tracks every absolute http(s) link but our own pages, as click-tracking.ts does; its `"`, `&` and `<` must come out escaped in the href. */
 const track = (target: string) => (/^https?:\/\/(?!mail\.example\.com\/)./i.test(target) ? `https://t.example/c?u=${encodeURIComponent(target)}&n="1"<` : undefined);
 
 function input(designHtml: string, overrides: Partial<RenderInput> = {}): RenderInput {

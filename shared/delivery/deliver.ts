@@ -9,8 +9,6 @@
 import { bouncedAmong } from '../suppressions/bounces';
 import { suppressedAmong } from '../suppressions/repository';
 import { describeError, log } from '../log';
-import { clickLinkBuilder } from '../rendering/click-tracking';
-import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from '../public-links/recipient-links';
 import type { OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
 import type { DeliveryRecipient } from './delivery-message';
@@ -27,10 +25,10 @@ import {
   type LedgerEntry,
   type LedgerHolder,
 } from '../ledger/repository';
-import { renderMail } from '../rendering/render';
 import type { SendContent } from './send-content';
-import { encodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
+import { encodeSendRef, type SendRef } from '../ledger/send-ref';
 import { sendingSettings } from './settings';
+import { recipientMail } from './recipient-mail';
 import { addSentCounts } from '../statistics/event-counts';
 import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
 
@@ -84,37 +82,6 @@ export function watchForPause(isPaused: () => Promise<boolean>): { paused: () =>
   let paused = false;
   const timer = setInterval(() => void isPaused().then((now) => (paused ||= now), () => undefined), pauseWatchMs);
   return { paused: () => paused, stop: () => clearInterval(timer) };
-}
-
-/** The recipient's mail, ready for SES. */
-export function recipientMail(ref: SendRef, content: SendContent, recipient: DeliveryRecipient): OutgoingMail {
-  const token = recipientToken(ref, recipient.email, content.unsubscribeGroupId);
-  const mail = renderMail({
-    designHtml: content.designHtml,
-    subject: content.subject,
-    preheader: content.preheader,
-    fields: { ...recipient.fields, email: recipient.fields.email ?? recipient.email },
-    senderName: content.senderName,
-    senderAddress: content.senderAddress,
-    links: {
-      preferences: preferencesUrl(token),
-      oneClickUnsubscribe: oneClickUnsubscribeUrl(token),
-      openPixel: openPixelUrl(token),
-      trackClick: clickLinkBuilder(token),
-    },
-  });
-  return {
-    from: content.senderName ? `${content.senderName} <${content.fromEmail}>` : content.fromEmail,
-    to: [recipient.email],
-    ...(content.replyTo ? { replyTo: [content.replyTo] } : {}),
-    subject: mail.subject,
-    html: mail.html,
-    text: mail.text,
-    headers: mail.headers,
-    configurationSetName: sendingSettings().configurationSetName,
-    tags: [{ name: sendRefTag, value: encodeSendRef(ref) }],
-    ...(content.tenantName ? { tenantName: content.tenantName } : {}),
-  };
 }
 
 /**

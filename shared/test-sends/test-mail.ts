@@ -9,7 +9,7 @@ import type { OutgoingMail } from '../mail/mailer';
 import { signToken } from '../signed-token';
 import { clickPath } from '../rendering/click-tracking';
 import type { DeliveryRecipient } from '../delivery/delivery-message';
-import { recipientMail } from '../delivery/deliver';
+import { recipientMail } from '../delivery/recipient-mail';
 import { openPixelUrl, verifyRecipientToken } from '../public-links/recipient-links';
 import type { SendContent } from '../delivery/send-content';
 import { encodeSendRef, sameSendRef, type SendRef } from '../ledger/send-ref';

@@ -11,7 +11,7 @@ import { httpFamilies } from '../../shared/routes';
 const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules' | 'enqueue' | 'systemMail' | 'identities' | 'identityCount' | 'suppressionList' | 'webhookKey', RegExp> = {
   mail: /^shared\/mail\/mailer\.ts$/,
   // Where an account's mail gets its From: the account's sender (recipientMail).
-  accountMail: /^shared\/delivery\/deliver\.ts$/,
+  accountMail: /^shared\/delivery\/recipient-mail\.ts$/,
   identities: /^shared\/identities\/ses-identities\.ts$/,
   identityCount: /^shared\/identities\/identity-count\.ts$/,
   suppressionList: /^shared\/mail\/suppression-list\.ts$/,

@@ -2,7 +2,7 @@
 // with no link that acts on the send (every recipient token swapped for a test token the public
 // pages refuse, tracked links back to their targets) and no SES tag naming the send.
 import { resetConfig } from '../../shared/config';
-import { recipientMail } from '../../shared/delivery/deliver';
+import { recipientMail } from '../../shared/delivery/recipient-mail';
 import { verifyRecipientToken } from '../../shared/public-links/recipient-links';
 import type { SendContent } from '../../shared/delivery/send-content';
 import type { SendRef } from '../../shared/ledger/send-ref';

@@ -80,7 +80,7 @@ export const update = accountOperation(async ({ account, request }) => {
   try {
     input = await readInput(account.id, request.fields);
   } catch (error) {
-    if (!(error instanceof ValidationError) || typeof error.errors === 'string') throw error;
+    if (!(error instanceof ValidationError)) throw error;
     errors = { ...errors, ...error.errors };
   }
   if (!id.ok || !input) throw new ValidationError(errors);

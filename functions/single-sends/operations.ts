@@ -16,7 +16,7 @@ import { getDispatchState } from '../../shared/single-sends/progress';
 import { resumeSingleSend } from '../../shared/single-send-runs/reputation-resume';
 import { sendProgress, singleSendStats } from '../../shared/statistics/report';
 import { withCurrentWaiting } from '../../shared/single-sends/waiting';
-import { ConflictError, ValidationError } from '../../shared/errors';
+import { Conflict, ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -102,7 +102,7 @@ export const update = accountOperation(async ({ account, request }) => {
     }
     return ok({ utr: singleSend.utr });
   } catch (error) {
-    if (error instanceof SingleSendLocked) throw new ConflictError('A single send that is running or completed cannot be updated.');
+    if (error instanceof SingleSendLocked) throw new Conflict('A single send that is running or completed cannot be updated.');
     throw error;
   }
 });

@@ -69,10 +69,17 @@ module.exports = {
     },
     {
       name: 'foundation-is-the-bottom',
-      comment: 'Configuration, logging, metrics, time, tracing, AWS clients, secrets, key sets and tokens import nothing of the service.',
+      comment: 'Configuration, logging, metrics, time, tracing, AWS clients, secrets, key sets, tokens and the error vocabulary import nothing of the service.',
       severity: 'error',
-      from: { path: '^shared/(config|log|metrics|time|tracing|tracing-lambda|aws-clients|aws-call-watch|secrets|signed-token|key-set)\\.ts$' },
-      to: { path: '^shared/', pathNot: '^shared/(config|log|metrics|time|tracing|tracing-lambda|aws-clients|aws-call-watch|secrets|signed-token|key-set)\\.ts$' },
+      from: { path: '^shared/(config|log|metrics|time|tracing|tracing-lambda|aws-clients|aws-call-watch|secrets|signed-token|key-set|errors)\\.ts$' },
+      to: { path: '^shared/', pathNot: '^shared/(config|log|metrics|time|tracing|tracing-lambda|aws-clients|aws-call-watch|secrets|signed-token|key-set|errors)\\.ts$' },
+    },
+    {
+      name: 'http-errors-stay-in-the-pipeline',
+      comment: 'Only the request pipeline throws HTTP errors; everything else throws the vocabulary of shared/errors.ts, and an operation registers how its own errors are answered.',
+      severity: 'error',
+      from: { pathNot: '^shared/http/' },
+      to: { path: '^shared/http/errors\\.ts$' },
     },
     {
       name: 'shared-never-imports-handlers-or-infra',

@@ -1,28 +1,22 @@
-// The HTTP error hierarchy: each error knows its status and the spec's `errors` member. Only errors
-// of this hierarchy expose their text (client errors, and a 503 that says what is unavailable);
-// anything else becomes a generic 500.
+// The error vocabulary: what went wrong, in the domain's words, for any module to throw. None of these
+// knows HTTP: the request pipeline's error registry (shared/http/error-registry.ts) says how each is
+// answered, as it does for the named errors of entity and capability folders that an operation
+// registers; an error nobody registered is answered as a generic 500.
 
 export type FieldErrors = Record<string, string[]>;
 
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly errors: string | FieldErrors,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(typeof errors === 'string' ? errors : JSON.stringify(errors));
+/** The base of the vocabulary: each error is named after its class, as the logs show it. */
+export abstract class DomainError extends Error {
+  constructor(message: string) {
+    super(message);
     this.name = new.target.name;
-  }
-
-  toJSON(): { status: 'failed'; errors: string | FieldErrors } {
-    return { status: 'failed', errors: this.errors };
   }
 }
 
-/** 422: input failed validation; `errors` maps each field to its messages. */
-export class ValidationError extends HttpError {
-  constructor(errors: FieldErrors) {
-    super(422, errors);
+/** Input failed validation; `errors` maps each field to its messages. */
+export class ValidationError extends DomainError {
+  constructor(readonly errors: FieldErrors) {
+    super(JSON.stringify(errors));
   }
 
   static of(field: string, message: string): ValidationError {
@@ -30,65 +24,28 @@ export class ValidationError extends HttpError {
   }
 }
 
-/** 404 with a plain text, for callers that know the text themselves (route not-found texts come from the table). */
-export class NotFoundError extends HttpError {
-  constructor(text: string) {
-    super(404, text);
-  }
-}
+/** The request is valid but the record's state does not allow it (e.g. set-live without a group); the message says why. */
+export class Conflict extends DomainError {}
 
-/** 401: credentials missing (field errors per header) or wrong (plain text). */
-export class UnauthorizedError extends HttpError {
-  constructor(errors: string | FieldErrors) {
-    super(401, errors);
-  }
-}
-
-/** 400: the request could not be read (malformed JSON, broken multipart, unsupported encoding, a broken path). */
-export class BadRequestError extends HttpError {
-  constructor(text: string) {
-    super(400, text);
-  }
-}
-
-/** 413: the body is past a limit (size, number of fields or files, a field's name or value); never cut short. */
-export class PayloadTooLargeError extends HttpError {
-  constructor(text: string) {
-    super(413, text);
-  }
-}
-
-/** 405: a known path asked with a method it does not accept. */
-export class MethodNotAllowedError extends HttpError {
-  constructor(allowed: string[]) {
-    super(405, 'Method Not Allowed.', { allow: allowed.join(', ') });
-  }
-}
-
-/** 409: the request is valid but the record's state does not allow it (e.g. set-live without a group). */
-export class ConflictError extends HttpError {
-  constructor(text: string) {
-    super(409, text);
+/** The caller is past a limit of its own; it may try again in `retryAfterSeconds`. The message says which limit. */
+export class RateLimited extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
   }
 }
 
 /**
- * 429: the caller is past its request limit; `Retry-After` says in how many whole seconds the limit
- * lets it in again.
+ * Something the work needs refuses for now (SES paused sending, the request ran out of time), for no
+ * fault of the caller; the message says what, `retryAfterSeconds` when to try again.
  */
-export class TooManyRequestsError extends HttpError {
+export class Unavailable extends DomainError {
   constructor(
-    text: string,
+    message: string,
     readonly retryAfterSeconds: number,
-    headers: Record<string, string> = {},
   ) {
-    super(429, text, { ...headers, 'retry-after': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-  }
-}
-
-/** 503: a service the request needs refuses for now (SES paused sending); says when to try again. */
-export class ServiceUnavailableError extends HttpError {
-  constructor(text: string, retryAfterSeconds: number) {
-    super(503, text, { 'Retry-After': String(retryAfterSeconds) });
+    super(message);
   }
 }

@@ -20,7 +20,7 @@ import { automationStepStatistics } from '../../shared/automations/step-statisti
 import { contactTypeExists } from '../../shared/contact-types/repository';
 import { segmentExists } from '../../shared/segments/repository';
 import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
-import { ConflictError } from '../../shared/errors';
+import { Conflict } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -105,7 +105,7 @@ export const setLive = accountOperation(async ({ account, request }) => {
   const automation = await getAutomation(account.id, utr);
   // The group is stored as text; it is usable only while it still exists in the account.
   const groupId = /^\d{1,15}$/.test(automation.unsubscribe_group_id) ? Number(automation.unsubscribe_group_id) : undefined;
-  if (groupId === undefined || !(await unsubscribeGroupExists(account.id, groupId))) throw new ConflictError(groupRequiredText);
+  if (groupId === undefined || !(await unsubscribeGroupExists(account.id, groupId))) throw new Conflict(groupRequiredText);
   // One paused for its reputation drops its reason first; its rates are judged afresh from here.
   await clearReputationPause(account.id, utr);
   // Answers at once; a background job resumes parked enrolments and enrols a custom automation's

@@ -6,6 +6,7 @@ import { getSender } from '../../shared/senders/repository';
 import { findDesignTemplate } from '../../shared/templates/repository';
 import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/rendering/design-link-rule';
 import { ValidationError } from '../../shared/errors';
+import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -69,6 +70,9 @@ export const schedules = accountOperation(async ({ account, request }) => {
   return ok(withNextCursor('automation_schedules', steps));
 });
 
+/** The automation deleted between the reference check and the write: the same answer as an unknown utr. */
+const automationGone = on(RecordNotFound, () => ValidationError.of('utr', format(messages.exists, { attribute: 'utr' })));
+
 export const createSchedule = accountOperation(async ({ account, request }) => {
   let automation: Automation | undefined;
   const input = await validateWithReferences(request.fields, createSchema, {
@@ -80,24 +84,18 @@ export const createSchedule = accountOperation(async ({ account, request }) => {
     throw ValidationError.of('template_html', 'The template html field prohibits template json from being present.');
   }
   const owner = automation as Automation;
-  try {
-    await addAutomationStep(account.id, { utr: owner.utr, id: owner.id }, {
-      sender_id: input.sender_id,
-      template_id: input.template_id,
-      subject: input.subject,
-      waiting_period: input.waiting_period,
-      waiting_type: input.waiting_type as WaitingType,
-      preview_img: input.preview_img,
-      template_json: input.template_json ?? null,
-      template_html: input.template_html ?? null,
-    });
-  } catch (error) {
-    // Deleted between the check and the write: the same answer as an unknown automation.
-    if (error instanceof RecordNotFound) throw ValidationError.of('utr', format(messages.exists, { attribute: 'utr' }));
-    throw error;
-  }
+  await addAutomationStep(account.id, { utr: owner.utr, id: owner.id }, {
+    sender_id: input.sender_id,
+    template_id: input.template_id,
+    subject: input.subject,
+    waiting_period: input.waiting_period,
+    waiting_type: input.waiting_type as WaitingType,
+    preview_img: input.preview_img,
+    template_json: input.template_json ?? null,
+    template_html: input.template_html ?? null,
+  });
   return ok('Schedule Added');
-});
+}, { errors: [automationGone] });
 
 export const deleteSchedule = accountOperation(async ({ account, request }) => {
   const { utr } = validate(request.query, { utr: string().required() });

@@ -7,7 +7,7 @@ import {
 } from '../../shared/contact-types/repository';
 import { deleteContactType } from '../../shared/audience/contact-type-service';
 import { RecordNotFound } from '../../shared/table/errors';
-import { HttpError } from '../../shared/errors';
+import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok, okInErrors } from '../../shared/http/reply';
@@ -26,18 +26,13 @@ export const add = accountOperation(async ({ account, request }) => {
   return ok('Added Successfully');
 });
 
+/** The spec answers an unknown id here in the validation shape, not with a plain text. */
+const unknownTypeAsField = on(RecordNotFound, () => ({ statusCode: 404, errors: { contact_type_id: [format(messages.exists, { attribute: 'contact type id' })] } }));
+
 export const view = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { contact_type_id: contactTypeId });
-  try {
-    return ok({ contactType: await getContactType(account.id, input.contact_type_id) });
-  } catch (error) {
-    // The spec answers an unknown id here in the validation shape, not with a plain text.
-    if (error instanceof RecordNotFound) {
-      throw new HttpError(404, { contact_type_id: [format(messages.exists, { attribute: 'contact type id' })] });
-    }
-    throw error;
-  }
-});
+  return ok({ contactType: await getContactType(account.id, input.contact_type_id) });
+}, { errors: [unknownTypeAsField] });
 
 export const update = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, { id: contactTypeId, name });

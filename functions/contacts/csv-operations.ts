@@ -8,6 +8,7 @@ import { listCustomFields, type CustomField } from '../../shared/custom-fields/r
 import { tableRows } from '../../shared/contacts/import-rows';
 import { csvLimits, CsvTooLarge, CsvUnreadable, readCsvTable, type CsvLimit } from '../../shared/csv/read-csv';
 import { ValidationError, type FieldErrors } from '../../shared/errors';
+import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
 import { jsonResult, ok, raw } from '../../shared/http/reply';
 import { file, format, integer, messages, validate } from '../../shared/validation';
@@ -88,16 +89,15 @@ export const maxSynchronousRows = 1000;
 
 const unknownType = () => ValidationError.of('contact_type_id', format(messages.exists, { attribute: 'contact type id' }));
 
+/** A file the CSV reader refuses is a refused file field. */
+const csvRefusals = [
+  on(CsvUnreadable, () => ValidationError.of('file', unreadable)),
+  on(CsvTooLarge, (error) => ValidationError.of('file', tooLarge[error.limit])),
+];
+
 export const uploadCsv = accountOperation(async ({ account, request }) => {
   const upload = await readUploadInput(account.id, request.fields, request.files.find((candidate) => candidate.field === 'file'));
-  let table;
-  try {
-    table = await readCsvTable(upload.content);
-  } catch (error) {
-    if (error instanceof CsvUnreadable) throw ValidationError.of('file', unreadable);
-    if (error instanceof CsvTooLarge) throw ValidationError.of('file', tooLarge[error.limit]);
-    throw error;
-  }
+  const table = await readCsvTable(upload.content);
   if (!table.columns.includes('email')) throw ValidationError.of('file', noEmailColumn);
   const rows = tableRows(table);
 
@@ -122,7 +122,7 @@ export const uploadCsv = accountOperation(async ({ account, request }) => {
       import_id: job.id,
     }),
   );
-});
+}, { errors: csvRefusals });
 
 export const importStatus = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { id: integer().required().min(1) });

@@ -8,6 +8,7 @@ import { listCustomFields, type CustomField } from '../../shared/custom-fields/r
 import { mapPage } from '../../shared/table/pages';
 import { findCountry } from '../../shared/reference-data/repository';
 import { ValidationError, type FieldErrors } from '../../shared/errors';
+import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -32,11 +33,10 @@ async function readInput(accountId: number, fields: Record<string, unknown>): Pr
 }
 
 /** The repository's refusals, in the validation shape of the field they concern. */
-function asValidationError(error: unknown): unknown {
-  if (error instanceof ContactEmailTaken) return ValidationError.of('email', format(messages.unique, { attribute: 'email' }));
-  if (error instanceof ContactTypeUnavailable) return ValidationError.of('contact_type_id', format(messages.exists, { attribute: 'contact type id' }));
-  return error;
-}
+const contactRefusals = [
+  on(ContactEmailTaken, () => ValidationError.of('email', format(messages.unique, { attribute: 'email' }))),
+  on(ContactTypeUnavailable, () => ValidationError.of('contact_type_id', format(messages.exists, { attribute: 'contact type id' }))),
+];
 
 function withFullName(contact: ContactRecord) {
   return { ...contact, fullname: fullName(contact) };
@@ -65,13 +65,9 @@ export const details = accountOperation(async ({ account, request }) => {
 
 export const add = accountOperation(async ({ account, request }) => {
   const input = await readInput(account.id, request.fields);
-  try {
-    await addContact(account.id, input.fields, input.customValues, input.customFields);
-  } catch (error) {
-    throw asValidationError(error);
-  }
+  await addContact(account.id, input.fields, input.customValues, input.customFields);
   return ok('Contact Added Successfully');
-});
+}, { errors: contactRefusals });
 
 export const update = accountOperation(async ({ account, request }) => {
   const id = contactId.parse(request.fields.contact_id, 'contact_id');
@@ -80,17 +76,13 @@ export const update = accountOperation(async ({ account, request }) => {
   try {
     input = await readInput(account.id, request.fields);
   } catch (error) {
-    if (!(error instanceof ValidationError) || typeof error.errors === 'string') throw error;
+    if (!(error instanceof ValidationError)) throw error;
     errors = { ...errors, ...error.errors };
   }
   if (!id.ok || !input) throw new ValidationError(errors);
-  try {
-    await updateContact(account.id, id.value, input.fields, input.customValues, input.customFields);
-  } catch (error) {
-    throw asValidationError(error);
-  }
+  await updateContact(account.id, id.value, input.fields, input.customValues, input.customFields);
   return ok('Contact Updated Successfully');
-});
+}, { errors: contactRefusals });
 
 export const remove = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { contact_id: contactId });

@@ -2,6 +2,7 @@
 import { addCustomField, customFieldTypes, CustomFieldNameTaken, deleteCustomField, listCustomFieldsPage } from '../../shared/custom-fields/repository';
 import { isReservedFieldName, reservedFields } from '../../shared/custom-fields/reserved-fields';
 import { ValidationError } from '../../shared/errors';
+import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -25,14 +26,9 @@ export const list = accountOperation(async ({ account, request }) =>
 
 export const save = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, { field_name: fieldName, field_type: fieldType });
-  try {
-    await addCustomField(account.id, input.field_name, input.field_type as (typeof customFieldTypes)[number]);
-  } catch (error) {
-    if (error instanceof CustomFieldNameTaken) throw ValidationError.of('field_name', format(messages.unique, { attribute: 'field name' }));
-    throw error;
-  }
+  await addCustomField(account.id, input.field_name, input.field_type as (typeof customFieldTypes)[number]);
   return ok('Added Successfully');
-});
+}, { errors: [on(CustomFieldNameTaken, () => ValidationError.of('field_name', format(messages.unique, { attribute: 'field name' })))] });
 
 export const remove = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { id: integer().required().min(1) });

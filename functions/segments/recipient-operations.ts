@@ -3,6 +3,7 @@ import { SegmentChanged, applyMembershipChanges } from '../../shared/segments/re
 import { deleteSegmentRecipient, listSegmentRecipientsPage, manualEntry } from '../../shared/segments/recipients';
 import { getSegment, segmentExists } from '../../shared/segments/repository';
 import { ValidationError } from '../../shared/errors';
+import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -30,16 +31,11 @@ export const emailStore = accountOperation(async ({ account, request }) => {
     email: email().required(),
   });
   if (input.segment_id < 1 || !(await segmentExists(account.id, input.segment_id))) throw unknownSegment();
-  try {
-    const outcome = await applyMembershipChanges(account.id, input.segment_id, [{ kind: 'manual-in', entry: manualEntry(input) }]);
-    // Each address is in a segment once; a second manual entry for it would be a duplicate.
-    if (outcome.manualTaken.length > 0) throw ValidationError.of('email', format(messages.unique, { attribute: 'email' }));
-  } catch (error) {
-    if (error instanceof SegmentChanged) throw unknownSegment();
-    throw error;
-  }
+  const outcome = await applyMembershipChanges(account.id, input.segment_id, [{ kind: 'manual-in', entry: manualEntry(input) }]);
+  // Each address is in a segment once; a second manual entry for it would be a duplicate.
+  if (outcome.manualTaken.length > 0) throw ValidationError.of('email', format(messages.unique, { attribute: 'email' }));
   return ok('Added Successfully');
-});
+}, { errors: [on(SegmentChanged, unknownSegment)] });
 
 export const emailDelete = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { segment_recipient_id: recordId });

@@ -1,6 +1,6 @@
 // Sender operations: list, save, details, update, delete and resend of the verification mail.
 import { addSender, deleteSender, getSender, listSendersPage, secondsUntilNextMail, updateSender, type SenderInput } from '../../shared/senders/repository';
-import { TooManyRequestsError } from '../../shared/errors';
+import { RateLimited } from '../../shared/errors';
 import { claimSystemMail } from '../../shared/system-mail/budget';
 import { log } from '../../shared/log';
 import { accountOperation } from '../../shared/http/pipeline';
@@ -91,7 +91,7 @@ export const resendMail = accountOperation(async ({ account, request }) => {
   // Reads first, so an unknown sender (404) or a resend too soon (429) is refused without a write;
   // the conditional claims below still decide between concurrent resends.
   const wait = secondsUntilNextMail(await getSender(account.id, input.sender_id), resendIntervalSeconds);
-  if (wait > 0) throw new TooManyRequestsError(resendTooSoonMessage, wait);
+  if (wait > 0) throw new RateLimited(resendTooSoonMessage, wait);
   const budget = await claimVerificationBudget(account.id);
   await sendVerificationMail(account.id, input.sender_id, budget, resendIntervalSeconds);
   return ok('Verification Mail Send');

@@ -6,7 +6,7 @@
 // strangers in bulk; past the budget, and inside a resend's minimum interval, the answer is 429.
 import { senderConfirmationValidHours, signSenderConfirmation } from '../../shared/senders/confirmation';
 import { config } from '../../shared/config';
-import { TooManyRequestsError } from '../../shared/errors';
+import { RateLimited } from '../../shared/errors';
 import { claimVerificationMail, releaseVerificationMail, type Sender } from '../../shared/senders/repository';
 import { claimSystemMail, releaseSystemMail, type SystemMailClaim } from '../../shared/system-mail/budget';
 import { describeError, log } from '../../shared/log';
@@ -29,7 +29,7 @@ export function confirmationUrl(sender: Pick<Sender, 'user_id' | 'id' | 'from_em
 /** A place in the account's budget for one verification mail; 429 with Retry-After when it is spent. */
 export async function claimVerificationBudget(accountId: number): Promise<SystemMailClaim> {
   const check = await claimSystemMail(accountId, 'verification');
-  if (!check.allowed) throw new TooManyRequestsError(budgetSpentMessage, check.retryAfterSeconds);
+  if (!check.allowed) throw new RateLimited(budgetSpentMessage, check.retryAfterSeconds);
   return check.claim;
 }
 
@@ -59,7 +59,7 @@ export async function withVerificationBudget<T>(accountId: number, change: () =>
 export async function sendVerificationMail(accountId: number, senderId: number, budget: SystemMailClaim, minIntervalSeconds = 0): Promise<void> {
   try {
     const claim = await claimVerificationMail(accountId, senderId, minIntervalSeconds);
-    if (!claim.claimed) throw new TooManyRequestsError(resendTooSoonMessage, claim.retryAfterSeconds);
+    if (!claim.claimed) throw new RateLimited(resendTooSoonMessage, claim.retryAfterSeconds);
     const { sender } = claim;
     try {
       if ((await registerSenderAddress(accountId, sender.from_email)) === 'registered') {

@@ -16,7 +16,8 @@ import { getDispatchState } from '../../shared/single-sends/progress';
 import { resumeSingleSend } from '../../shared/single-send-runs/reputation-resume';
 import { sendProgress, singleSendStats } from '../../shared/statistics/report';
 import { withCurrentWaiting } from '../../shared/single-sends/waiting';
-import { ConflictError, ValidationError } from '../../shared/errors';
+import { Conflict, ValidationError } from '../../shared/errors';
+import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -90,22 +91,17 @@ export const update = accountOperation(async ({ account, request }) => {
   const utrField = utr.parse(request.fields.utr, 'utr');
   const input = await readSingleSendInput(account.id, request.fields, utrField.ok ? {} : { utr: [utrField.message] });
   if (!utrField.ok) throw new ValidationError({ utr: [utrField.message] });
-  try {
-    const waiting = await waitForSender(account.id, input.sender, utrField.value);
-    const singleSend = await updateSingleSend(account.id, utrField.value, input.content, input.dispatchAt, { waiting });
-    if (waiting) {
-      // Its job, if it was ready, must not fire: the sender's confirmation books a new one.
-      await cancelJob(singleSend);
-      await settleSenderWait(account.id, input.sender.id, singleSend.utr);
-    } else {
-      await scheduleDispatch(singleSend, input.dispatchAt);
-    }
-    return ok({ utr: singleSend.utr });
-  } catch (error) {
-    if (error instanceof SingleSendLocked) throw new ConflictError('A single send that is running or completed cannot be updated.');
-    throw error;
+  const waiting = await waitForSender(account.id, input.sender, utrField.value);
+  const singleSend = await updateSingleSend(account.id, utrField.value, input.content, input.dispatchAt, { waiting });
+  if (waiting) {
+    // Its job, if it was ready, must not fire: the sender's confirmation books a new one.
+    await cancelJob(singleSend);
+    await settleSenderWait(account.id, input.sender.id, singleSend.utr);
+  } else {
+    await scheduleDispatch(singleSend, input.dispatchAt);
   }
-});
+  return ok({ utr: singleSend.utr });
+}, { errors: [on(SingleSendLocked, () => new Conflict('A single send that is running or completed cannot be updated.'))] });
 
 export const remove = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { utr });

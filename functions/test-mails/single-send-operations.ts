@@ -2,9 +2,10 @@
 // samples (shared/test-sends/test-send.ts). Both answer `Record not found` for an unknown utr.
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';
-import { previewMail, sendTestMails, singleSendSubject, testSendHttpError } from '../../shared/test-sends/test-send';
+import { previewMail, sendTestMails, singleSendSubject } from '../../shared/test-sends/test-send';
 import { testAddressesField, testContactField, testPersona, testSendTargets } from '../../shared/test-sends/test-send-input';
 import { string, validate } from '../../shared/validation';
+import { testSendRefusals } from './refusals';
 
 const utr = string().required().max(64);
 
@@ -18,13 +19,9 @@ export const sendTest = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, testFields);
   const subject = await singleSendSubject(account.id, input.utr);
   const { persona, addresses } = await testSendTargets(account.id, input.contact_id, input.emails);
-  try {
-    await sendTestMails(subject, persona, addresses);
-  } catch (error) {
-    throw testSendHttpError(error, 'single send');
-  }
+  await sendTestMails(subject, persona, addresses);
   return ok('Test Mail Sent');
-});
+}, { errors: testSendRefusals('single send') });
 
 export const preview = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, previewQuery);

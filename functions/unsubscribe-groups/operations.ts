@@ -15,6 +15,7 @@ import {
 } from '../../shared/suppressions/unsubscribe-groups';
 import { RecordNotFound } from '../../shared/table/errors';
 import { ValidationError } from '../../shared/errors';
+import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
@@ -60,14 +61,9 @@ export const manuallyAdd = accountOperation(async ({ account, request }) => {
   const input = validate(request.fields, { unsubscribe_groups_id: integer().required(), email_address: emailList().required() });
   const groupId = input.unsubscribe_groups_id;
   if (groupId < 1 || !(await unsubscribeGroupExists(account.id, groupId))) throw unknownGroup();
-  try {
-    await addToSuppressionList({ accountId: account.id, groupId }, input.email_address);
-  } catch (error) {
-    if (error instanceof RecordNotFound) throw unknownGroup();
-    throw error;
-  }
+  await addToSuppressionList({ accountId: account.id, groupId }, input.email_address);
   return ok('Added Successfully');
-});
+}, { errors: [on(RecordNotFound, unknownGroup)] });
 
 export const recipientsList = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { groupId: recordId, ...pageQuery() });

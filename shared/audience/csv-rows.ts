@@ -79,7 +79,7 @@ export async function csvRowReader(accountId: number, contactTypeId: number, fil
     try {
       return { ok: true, row: { line: row.line, ...(await readContactInput(input, context)) } };
     } catch (error) {
-      if (!(error instanceof ValidationError) || typeof error.errors === 'string') throw error;
+      if (!(error instanceof ValidationError)) throw error;
       return { ok: false, error: rowError(row.line, Object.values(error.errors).flat()) };
     }
   }

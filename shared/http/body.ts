@@ -2,7 +2,7 @@
 // and JSON. Each yields the same `{fields, files}` shape; anything unreadable is a 400, anything past
 // a limit a 413: a body is read whole or refused, never cut short.
 import busboy from 'busboy';
-import { BadRequestError, PayloadTooLargeError } from '../errors';
+import { BadRequestError, PayloadTooLargeError } from './errors';
 import { foldFormPairs, formLimitMessages, formLimits, type FormFields } from './form-keys';
 import { maxFileBytes, maxFileMegabytes } from './request-size';
 import type { UploadedFile } from '../validation/field';

@@ -1,6 +1,6 @@
 // PHP-style bracketed form keys (`strIds[0]`, `custom_field[age]`, `tags[]`) folded into arrays and
 // objects, so form-encoded and multipart bodies reach validation in the same shape as JSON.
-import { BadRequestError, PayloadTooLargeError } from '../errors';
+import { BadRequestError, PayloadTooLargeError } from './errors';
 
 export type FormValue = string | FormValue[] | { [key: string]: FormValue };
 export type FormFields = Record<string, FormValue>;

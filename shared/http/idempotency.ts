@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { claimIdempotencyKey, keepAnswer, releaseIdempotencyKey, type StoredAnswer } from '../idempotency/repository';
 import { currentTime } from '../time';
-import { ConflictError, ValidationError } from '../errors';
+import { Conflict, ValidationError } from '../errors';
 import type { ApiRequest } from './request';
 
 export const idempotencyHeader = 'Idempotency-Key';
@@ -68,7 +68,7 @@ export async function runIdempotently(accountId: number, request: ApiRequest, ru
   const claim = await claimIdempotencyKey(accountId, clientKey, fingerprint, { now, expiresAt: now + keptSeconds, runningUntil: now + runningSeconds });
   if (claim !== true) {
     if (claim.fingerprint !== fingerprint) throw ValidationError.of(idempotencyHeader, 'The Idempotency-Key was used with a different request.');
-    if (claim.state === 'running') throw new ConflictError('A request with this Idempotency-Key is in progress.');
+    if (claim.state === 'running') throw new Conflict('A request with this Idempotency-Key is in progress.');
     return { ...claim.answer, headers: { ...claim.answer.headers, 'idempotent-replayed': 'true' } };
   }
   let result: APIGatewayProxyStructuredResultV2 | undefined;

@@ -5,16 +5,15 @@
 // headers. A REST API's payload 1.0 event enters the same pipeline as the 2.0 event it stands for.
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, APIGatewayProxyResult, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type AuthenticatedAccount } from '../auth/authenticate';
-import { RecordNotFound } from '../table/errors';
-import { InvalidCursor } from '../table/pages';
 import { describeError, log, setLogAccount, startLogInvocation } from '../log';
 import { routesOf, type HttpFamily, type Route } from '../routes';
 import { loadSecrets } from '../secrets';
 import { traceInvocation } from '../tracing';
 import { rateLimitHeaders, takeAccountRequest, type RateLimitState } from '../rate-limits/account-limit';
-import { HttpError, ServiceUnavailableError, TooManyRequestsError, ValidationError } from '../errors';
+import { RateLimited, Unavailable } from '../errors';
+import { defaultErrors, ErrorRegistry, type ErrorRegistration } from './error-registry';
+import { UnauthorizedError } from './errors';
 import { runIdempotently } from './idempotency';
-import { invalidCursorMessage } from './pages';
 import { jsonResult, toResult, type Reply } from './reply';
 import { matchRoute, readRequest, refuseOverlongCredentials, type ApiRequest } from './request';
 import { fromRestEvent, isRestEvent, toRestResult, type HttpEvent } from './rest-event';
@@ -31,12 +30,16 @@ export interface PublicContext {
 }
 
 export type Operation =
-  | { auth: 'account'; run: (context: AccountContext) => Promise<Reply> }
+  | { auth: 'account'; run: (context: AccountContext) => Promise<Reply>; errors: ErrorRegistry }
   | { auth: 'public'; run: (context: PublicContext) => Promise<Reply>; readBody: boolean };
 
-/** An operation that needs the account's credentials. */
-export function accountOperation(run: (context: AccountContext) => Promise<Reply>): Operation {
-  return { auth: 'account', run };
+/**
+ * An operation that needs the account's credentials. `errors` registers how it answers the named
+ * errors of what it calls (a contact's email taken, a record gone between a check and the write);
+ * the vocabulary's answers apply to every operation.
+ */
+export function accountOperation(run: (context: AccountContext) => Promise<Reply>, options: { errors?: readonly ErrorRegistration[] } = {}): Operation {
+  return { auth: 'account', run, errors: options.errors ? new ErrorRegistry(options.errors, defaultErrors) : defaultErrors };
 }
 
 /**
@@ -68,15 +71,10 @@ function checkWiring(family: HttpFamily, operations: Record<string, Operation>):
   }
 }
 
-/** Map anything thrown to a response: client errors and a 503 keep their text, the rest is a logged generic 500. */
-export function errorResult(error: unknown, route: Route | undefined, requestId: string): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof RecordNotFound) {
-    return jsonResult(404, { status: 'failed', errors: route?.notFound ?? 'Record Not Found' });
-  }
-  if (error instanceof InvalidCursor) return errorResult(ValidationError.of('cursor', invalidCursorMessage), route, requestId);
-  if (error instanceof ServiceUnavailableError || (error instanceof HttpError && error.statusCode < 500)) {
-    return jsonResult(error.statusCode, error.toJSON(), error.headers);
-  }
+/** Map anything thrown to a response: registered errors get their answer, the rest is a logged generic 500. */
+export function errorResult(error: unknown, route: Route | undefined, requestId: string, errors: ErrorRegistry = defaultErrors): APIGatewayProxyStructuredResultV2 {
+  const answer = errors.answer(error, { route });
+  if (answer) return jsonResult(answer.statusCode, { status: 'failed', errors: answer.errors }, answer.headers);
   log.error('request failed', { requestId, route: route ? `${route.method} ${route.path}` : undefined, ...describeError(error) });
   return jsonResult(500, { status: 'failed', errors: 'Internal server error.' });
 }
@@ -135,20 +133,22 @@ async function answer(
     const operation = operations[route.operation] as Operation;
     if (operation.auth === 'account') {
       refuseOverlongCredentials(event.headers);
-      const account = await authenticate(event.headers ?? {});
+      const authentication = await authenticate(event.headers ?? {});
+      if ('refused' in authentication) throw new UnauthorizedError(authentication.refused);
+      const { account } = authentication;
       setLogAccount(account.id);
       // Before the body is read: a refused request costs at most one counter write and nothing else.
       const limitState = await takeAccountRequest(account.id);
       state.limitState = limitState;
       if (limitState?.retryAfterSeconds !== undefined) {
-        throw new TooManyRequestsError(`Too many requests: at most ${limitState.limit} per second per account. Try again in 1 second.`, limitState.retryAfterSeconds);
+        throw new RateLimited(`Too many requests: at most ${limitState.limit} per second per account. Try again in 1 second.`, limitState.retryAfterSeconds);
       }
       const request = await readRequest(event, match);
       const answered = await runIdempotently(account.id, request, async () => {
         try {
           return toResult(await operation.run({ account, request, route }));
         } catch (error) {
-          return errorResult(error, route, requestId);
+          return errorResult(error, route, requestId, operation.errors);
         }
       });
       return withRateLimitHeaders(answered, limitState);
@@ -170,7 +170,7 @@ export function httpHandler(family: HttpFamily, operations: Record<string, Opera
     const late = () => {
       const { route, limitState } = state;
       log.warn('request out of time: answered 503, its work goes on', { requestId, route: route ? `${route.method} ${route.path}` : undefined });
-      return withRateLimitHeaders(errorResult(new ServiceUnavailableError(deadlineMessage, deadlineRetryAfterSeconds), route, requestId), limitState);
+      return withRateLimitHeaders(errorResult(new Unavailable(deadlineMessage, deadlineRetryAfterSeconds), route, requestId), limitState);
     };
     const remainingMs = context?.getRemainingTimeInMillis ? () => context.getRemainingTimeInMillis() : undefined;
     return beforeDeadline(() => answer(family, operations, event, requestId, state), remainingMs, late);

@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { apiPrefix, findRoute, pathBelowApi, percentDecoded, routes, type HttpFamily, type RouteMatch } from '../routes';
 import { parseBody, type UploadedFile } from './body';
-import { BadRequestError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, UnauthorizedError } from '../errors';
+import { BadRequestError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, UnauthorizedError } from './errors';
 import { bodyTooLargeMessage, maxBodyBytes } from './request-size';
 
 export interface ApiRequest {

@@ -6,10 +6,8 @@ import { getAutomation } from '../automations/repository';
 import { stepContent } from '../automation-runs/step-content';
 import { getAutomationStep } from '../automations/steps';
 import { getContact } from '../contacts/repository';
-import { config } from '../config';
-import { HttpError, ServiceUnavailableError, TooManyRequestsError } from '../errors';
 import { describeError, log } from '../log';
-import { MailSendingPausedError, MailThrottledError, sendMail } from '../mail/mailer';
+import { sendMail } from '../mail/mailer';
 import { findCountry } from '../reference-data/repository';
 import { getSender } from '../senders/repository';
 import { getSingleSend } from '../single-sends/repository';
@@ -121,17 +119,4 @@ export async function sendTestMails(subject: TestSubject, persona: TestPersona, 
   } finally {
     log.info('test mails sent', { ref: encodeSendRef(subject.ref), sent, asked: addresses.length });
   }
-}
-
-/** The HTTP answer of a test send's refusal (others are rethrown as they are). */
-export function testSendHttpError(error: unknown, what: 'single send' | 'automation schedule'): unknown {
-  if (error instanceof SenderNotVerified) return new HttpError(422, `The sender of this ${what} is not verified.`);
-  if (error instanceof TestMailBudgetSpent) {
-    return new TooManyRequestsError(`Too many test mails: at most ${config().testMailsPerHour} per hour per account.`, error.retryAfterSeconds);
-  }
-  // SES's rate or daily quota: a test is worth a retry later, not a 500.
-  if (error instanceof MailThrottledError) return new TooManyRequestsError('Mail sending is busy. Try again in a minute.', 60);
-  // SES paused the account's tenant (or the whole SES account): nothing a retry in seconds would fix.
-  if (error instanceof MailSendingPausedError) return new ServiceUnavailableError('Mail sending is paused. Try again later.', 300);
-  return error;
 }

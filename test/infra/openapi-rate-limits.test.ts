@@ -4,7 +4,7 @@
 // failure envelope. The header names and the 429 body are checked against what the code sends.
 import Ajv2020 from 'ajv/dist/2020';
 import { openApiDocument } from '../../infra/openapi/openapi-document';
-import { TooManyRequestsError } from '../../shared/errors';
+import { RateLimited } from '../../shared/errors';
 import { errorResult } from '../../shared/http/pipeline';
 import { rateLimitHeaders } from '../../shared/rate-limits/account-limit';
 import { apiPrefix, routeKey, routes, type Route } from '../../shared/routes';
@@ -62,7 +62,7 @@ describe('OpenAPI: the per-account request limit', () => {
     const tooMany = responsesOf(route)['429'];
     expect(headersOf(tooMany)['retry-after']).toMatchObject({ required: true, schema: { type: 'integer', minimum: 1 } });
     // What the pipeline answers when the account is past its limit validates against it.
-    const answer = errorResult(new TooManyRequestsError('Too many requests: at most 50 per second per account. Try again in 1 second.', 1), route, 'req');
+    const answer = errorResult(new RateLimited('Too many requests: at most 50 per second per account. Try again in 1 second.', 1), route, 'req');
     expect(answer.statusCode).toBe(429);
     expect(answer.headers?.['retry-after']).toBe('1');
     const ajv = new Ajv2020({ strict: false });

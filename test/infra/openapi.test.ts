@@ -12,7 +12,8 @@ import { requestFields } from '../../infra/openapi/request-schemas';
 import { recordSchemas } from '../../infra/openapi/record-schemas';
 import { successSchemas } from '../../infra/openapi/response-schemas';
 import { RecordNotFound } from '../../shared/table/errors';
-import { ConflictError, UnauthorizedError, ValidationError } from '../../shared/errors';
+import { Conflict, ValidationError } from '../../shared/errors';
+import { UnauthorizedError } from '../../shared/http/errors';
 import { errorResult } from '../../shared/http/pipeline';
 import { ok, okInErrors, toResult } from '../../shared/http/reply';
 import { apiPrefix, routeKey, routes, type Route } from '../../shared/routes';
@@ -200,7 +201,7 @@ describe('OpenAPI document', () => {
     expect(check(schemaOf('200'), body(toResult(ok('Added Successfully'))))).toEqual([]);
     expect(check(schemaOf('422'), body(errorResult(ValidationError.of('name', 'The name field is required.'), route, 'req')))).toEqual([]);
     expect(check(schemaOf('401'), body(errorResult(new UnauthorizedError('Unauthenticated.'), route, 'req')))).toEqual([]);
-    expect(check(schemaOf('409'), body(errorResult(new ConflictError('Not in this state.'), route, 'req')))).toEqual([]);
+    expect(check(schemaOf('409'), body(errorResult(new Conflict('Not in this state.'), route, 'req')))).toEqual([]);
     expect(check(schemaOf('500'), body(errorResult(new Error('boom'), route, 'req')))).toEqual([]);
     // And a wrong body does not: the schemas can fail.
     expect(check(schemaOf('200'), { status: 'failed', errors: 'x' })).not.toEqual([]);

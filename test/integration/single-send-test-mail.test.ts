@@ -16,7 +16,7 @@ import { resetClock, setClock } from '../../shared/time';
 import { apiEvent, authHeaders, handlerCaller, multipart, type Keys } from '../support/events';
 import { oneClick, openPage, sendStatistics } from '../support/recipient-pages';
 import { startMailSink, stopMailSink } from '../support/senders';
-import { contactFields, headerOf, mailsTo, type SinkMail } from '../support/sending';
+import { contactFields, headerOf, mailsTo, startSesProxy, type SinkMail } from '../support/sending';
 import { addTestSender, indexed, newSendingAccount, storedSingleSend, type SendingAccount } from '../support/single-sends';
 
 const design =
@@ -167,6 +167,27 @@ describe('single/send/test', () => {
       body: { status: 'failed', errors: 'The sender of this single send is not verified.' },
       retryAfter: undefined,
     });
+    expect(await mailsTo(sink, [address])).toEqual([]);
+  });
+
+  it('answers 429 with Retry-After when SES throttles, and mails nothing', async () => {
+    const ref = await storedSend(account);
+    const address = tester();
+    const proxy = await startSesProxy(sink, () => 'throttle');
+    process.env.SES_ENDPOINT = proxy.endpoint;
+    resetConfig();
+    try {
+      expect(await sendTest(account.keys, { utr: ref.utr, 'emails[0]': address })).toEqual({
+        status: 429,
+        body: { status: 'failed', errors: 'Mail sending is busy. Try again in a minute.' },
+        retryAfter: '60',
+      });
+      expect(proxy.calls).toEqual(['throttle']);
+    } finally {
+      await proxy.stop();
+      process.env.SES_ENDPOINT = sink.endpoint;
+      resetConfig();
+    }
     expect(await mailsTo(sink, [address])).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 // Body parsing in each encoding, and 400s for what cannot be read.
 import { bodyLimits, parseBody } from '../../shared/http/body';
 import { formLimits } from '../../shared/http/form-keys';
-import { BadRequestError } from '../../shared/errors';
+import { BadRequestError } from '../../shared/http/errors';
 import { multipart, urlencoded } from '../support/events';
 
 describe('parseBody', () => {

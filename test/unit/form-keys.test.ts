@@ -1,5 +1,5 @@
 // Bracketed form keys fold into arrays and objects the way the spec's clients send them.
-import { BadRequestError, HttpError } from '../../shared/errors';
+import { BadRequestError, HttpError } from '../../shared/http/errors';
 import { foldFormPairs, formLimits, splitKey } from '../../shared/http/form-keys';
 
 describe('form keys', () => {

@@ -3,7 +3,7 @@
 // function itself in the service's envelope.
 import type { IncomingMessage } from 'node:http';
 import { buildEvent } from '../../infra/local/gateway';
-import { PayloadTooLargeError } from '../../shared/errors';
+import { PayloadTooLargeError } from '../../shared/http/errors';
 import { readRequest } from '../../shared/http/request';
 import { eventRoomBytes, lambdaEventBytes, maxBodyBytes, maxFileBytes, multipartRoomBytes } from '../../shared/http/request-size';
 import { findRoute } from '../../shared/routes';

@@ -26,6 +26,15 @@ export function automationStepKey(accountId: number, automationUtr: string, step
   return { pk: automationStepPartition(accountId, automationUtr), sk: idSortKey(stepId) };
 }
 
+/**
+ * A step's design (`template_json`, `template_html`, up to 350 KB) in an item of its own, apart from
+ * the step's small item: listing an automation's steps (on every enrolment and runner pass) then
+ * reads kilobytes, and a design is read only when the step is rendered (once per container).
+ */
+export function automationStepDesignKey(accountId: number, automationUtr: string, stepId: number): Key {
+  return { pk: entityPartition(accountId, `${AUTOMATION_STEP}-design#${automationUtr}`), sk: idSortKey(stepId) };
+}
+
 /** The item that finds a step by its utr alone (schedule delete and the design links name only the step). */
 export function automationStepUtrKey(accountId: number, stepUtr: string): Key {
   return { pk: entityPartition(accountId, `${AUTOMATION_STEP}-utr`), sk: stepUtr };

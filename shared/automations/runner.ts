@@ -6,7 +6,7 @@
 // else stays due, unclaimed, for the next run. A step whose sender is not verified is never mailed:
 // its enrolments stay due until the sender is verified again.
 import { getAutomation, automationStatus, exitCriteria, type Automation, type AutomationTarget } from './repository';
-import { listAutomationSteps, type AutomationStep } from './steps';
+import { listAutomationSteps, type AutomationStepSummary } from './steps';
 import { getAutomationReputationView } from './reputation-pause';
 import type { ContactRecord } from '../contacts/record';
 import { chunked, inParallel } from '../table/concurrency';
@@ -85,7 +85,7 @@ const parallelPartitions = 8;
 /** What one run reads once and reuses: automations, their steps, step contents, country names. */
 class RunCache {
   private automations = new Map<string, Promise<Automation | undefined>>();
-  private steps = new Map<string, Promise<AutomationStep[]>>();
+  private steps = new Map<string, Promise<AutomationStepSummary[]>>();
   private contents = new Map<string, Promise<StepMail>>();
   private countries = new Map<string, Promise<string | undefined>>();
   private tenants = new Map<number, Promise<AccountTenant | undefined>>();
@@ -110,7 +110,7 @@ class RunCache {
     return found;
   }
 
-  stepsOf(accountId: number, utr: string): Promise<AutomationStep[]> {
+  stepsOf(accountId: number, utr: string): Promise<AutomationStepSummary[]> {
     const key = `${accountId}#${utr}`;
     let found = this.steps.get(key);
     if (!found) this.steps.set(key, (found = listAutomationSteps(accountId, utr)));
@@ -118,7 +118,7 @@ class RunCache {
   }
 
   /** The step's mail and its sender's verification, read once per step per run. */
-  content(accountId: number, automation: Automation, step: AutomationStep): Promise<StepMail> {
+  content(accountId: number, automation: Automation, step: AutomationStepSummary): Promise<StepMail> {
     const key = `${accountId}#${step.utr}`;
     let found = this.contents.get(key);
     if (!found) this.contents.set(key, (found = stepContent(accountId, automation, step)));
@@ -162,7 +162,7 @@ async function changeAll(enrolments: readonly Enrolment[], change: (enrolment: E
  * batch, each batch's enrolments written and its mails counted as soon as it ends, so a run that
  * stops loses nothing it did. A batch not started before the run's time ran out is left as it is.
  */
-async function runStep(run: Run, automation: Automation, steps: AutomationStep[], step: AutomationStep, enrolments: Enrolment[], tenant?: AccountTenant): Promise<void> {
+async function runStep(run: Run, automation: Automation, steps: AutomationStepSummary[], step: AutomationStepSummary, enrolments: Enrolment[], tenant?: AccountTenant): Promise<void> {
   const { cache, summary } = run;
   const accountId = automation.user_id;
   const contacts = await currentContacts(accountId, enrolments.map((enrolment) => enrolment.contactId));
@@ -267,7 +267,7 @@ async function runAutomation(run: Run, accountId: number, automationUtr: string,
       summary.keptDue += due.length;
       continue;
     }
-    await runStep(run, automation, steps, steps.find((step) => step.id === stepId) as AutomationStep, due, tenant);
+    await runStep(run, automation, steps, steps.find((step) => step.id === stepId) as AutomationStepSummary, due, tenant);
   }
 }
 

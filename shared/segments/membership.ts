@@ -9,6 +9,7 @@ export interface SegmentJoin {
   segmentId: number;
   joined: SegmentJoiner[];
 }
+import { withExclusionsOf } from './exclusions';
 import { contactEntry } from './recipients';
 import { getSegmentRules, listSegmentRulesOfContactType, type SegmentRules } from './repository';
 
@@ -72,9 +73,11 @@ export function membershipChangesFor(segment: SegmentRules, changes: readonly Co
 
 async function syncSegment(accountId: number, segment: SegmentRules, changes: readonly ContactChange[]): Promise<SegmentJoin | undefined> {
   let current: SegmentRules | undefined = segment;
+  const entering = changes.flatMap(({ after }) => (after && after.contact_type_id === segment.contact_type_id ? [after.id] : []));
   for (let attempt = 0; current && attempt < maxRuleChanges; attempt++) {
     try {
-      const { joined } = await applyMembershipChanges(accountId, current.id, membershipChangesFor(current, changes), current.rules_version);
+      const rules = await withExclusionsOf(accountId, current, entering);
+      const { joined } = await applyMembershipChanges(accountId, current.id, membershipChangesFor(rules, changes), current.rules_version);
       return { segmentId: current.id, joined };
     } catch (error) {
       if (!(error instanceof SegmentChanged)) throw error;

@@ -1,6 +1,8 @@
 // What a piece of work costs in DynamoDB capacity units: every command sent through the document
 // client while it runs asks DynamoDB for ReturnConsumedCapacity INDEXES, and the units it reports
-// (table and indexes, reads and writes) are summed. DynamoDB Local reports them as the service does.
+// (table and indexes, reads and writes) are summed. DynamoDB Local reports single-item writes, Queries
+// and Gets as the service does, but a whole TransactWriteItems as if it held one item: transactions
+// are not measured with it.
 import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { db } from '../../shared/table/client';
 
@@ -17,17 +19,18 @@ export interface Capacity {
 
 let meterId = 0;
 
-function add(capacity: Capacity, consumed: ConsumedCapacity): void {
-  const read = Number(consumed.ReadCapacityUnits ?? 0);
-  const write = Number(consumed.WriteCapacityUnits ?? 0);
-  // A report without the read/write split (a Query on DynamoDB Local) is reads for reads, writes for writes.
+/** Commands whose units are write units (DynamoDB reports CapacityUnits, without the read/write split, for a single kind). */
+const writeCommands = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'TransactWriteItemsCommand', 'BatchWriteItemCommand']);
+
+function add(capacity: Capacity, consumed: ConsumedCapacity, writing: boolean): void {
   const total = Number(consumed.CapacityUnits ?? 0);
-  capacity.readUnits += read;
-  capacity.writeUnits += write;
-  if (read === 0 && write === 0 && total > 0) capacity.readUnits += total;
-  capacity.tableWriteUnits += Number(consumed.Table?.WriteCapacityUnits ?? 0);
-  for (const index of Object.values(consumed.GlobalSecondaryIndexes ?? {})) capacity.indexWriteUnits += Number(index.WriteCapacityUnits ?? 0);
-  capacity.largestWrite = Math.max(capacity.largestWrite, write);
+  if (!writing) {
+    capacity.readUnits += total;
+    return;
+  }
+  capacity.writeUnits += total;
+  capacity.tableWriteUnits += Number(consumed.Table?.CapacityUnits ?? 0);
+  for (const index of Object.values(consumed.GlobalSecondaryIndexes ?? {})) capacity.indexWriteUnits += Number(index.CapacityUnits ?? 0);
 }
 
 /** Run `work` and sum the capacity every command it sends reports. */
@@ -36,12 +39,18 @@ export async function measured<T>(work: () => Promise<T>): Promise<{ capacity: C
   const name = `consumedCapacity${++meterId}`;
   const client = db();
   client.middlewareStack.add(
-    (next) => async (args) => {
+    (next, context) => async (args) => {
       (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'INDEXES';
       const result = await next(args);
+      const writing = writeCommands.has(String(context.commandName));
       capacity.commands++;
       const reported = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
-      for (const consumed of Array.isArray(reported) ? reported : reported ? [reported] : []) add(capacity, consumed);
+      let units = 0;
+      for (const consumed of Array.isArray(reported) ? reported : reported ? [reported] : []) {
+        add(capacity, consumed, writing);
+        units += Number(consumed.CapacityUnits ?? 0);
+      }
+      if (writing) capacity.largestWrite = Math.max(capacity.largestWrite, units);
       return result;
     },
     { step: 'initialize', name },

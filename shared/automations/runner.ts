@@ -18,6 +18,7 @@ import {
   endEnrolment,
   keepDue,
   lastDrainedHour,
+  markedDueHours,
   parkEnrolment,
   rememberDrainedHour,
   type Enrolment,
@@ -31,7 +32,7 @@ import type { DeliveryRecipient } from '../sending/delivery-message';
 import { contactFields } from '../sending/recipients';
 import type { SendRef } from '../sending/send-ref';
 import { currentTime } from '../time';
-import { bucketsToDrain, drainedThrough, dueAfter } from './buckets';
+import { bucketsToDrain, drainedThrough, dueAfter, legacyDueShards } from './buckets';
 import { currentContacts, stillInTarget } from './members';
 import { automationGroupId, stepContent, type StepMail } from './step-content';
 import { ensureAccountTenant, type AccountTenant } from '../tenants/tenant-service';
@@ -80,7 +81,8 @@ const deliveryBatch = 100;
 const parallelDeliveries = 4;
 const writeConcurrency = 16;
 /** Bucket partitions (hour x shard) read at once. */
-const parallelPartitions = 8;
+const parallelPartitions = 16;
+const legacyDueShardNumbers = Array.from({ length: legacyDueShards }, (_, shard) => shard);
 
 /** What one run reads once and reuses: automations, their steps, step contents, country names. */
 class RunCache {
@@ -311,7 +313,10 @@ export async function runDueSteps(options: RunOptions = {}): Promise<RunSummary>
     return !outOfTime;
   };
   const run: Run = { cache: new RunCache(), summary, keepGoing };
-  const partitions = bucketsToDrain(now, await lastDrainedHour()).flatMap((hour) => dueShardNumbers.map((shard) => ({ hour, shard })));
+  const hours = bucketsToDrain(now, await lastDrainedHour());
+  const marked = await markedDueHours(hours[0] as string, hours.at(-1) as string);
+  // An hour nothing was indexed in since hours were marked can only hold enrolments of before, in its first shards.
+  const partitions = hours.flatMap((hour) => (marked.has(hour) ? dueShardNumbers : legacyDueShardNumbers).map((shard) => ({ hour, shard })));
   // Oldest hours first; a few partitions at once, so catching up on many empty hours stays quick.
   await inParallel(partitions, parallelPartitions, async ({ hour, shard }) => {
     let cursor: Record<string, unknown> | undefined;

@@ -5,7 +5,7 @@
 // shards stay where they are: each change goes to the item where it was read, and readers of a whole
 // automation read that old partition beside the shards.
 import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { bucketStart, dueShards, hourBucket, indexTime, shardOf } from './buckets';
+import { dueShards, hourBucket, indexTime, shardOf } from './buckets';
 import { currentTime, isoTimestamp } from '../time';
 import { batchWriteAll, deleteRequest } from '../table/batch';
 import { db, tableName } from '../table/client';
@@ -61,14 +61,13 @@ const liveStatus = 1;
 /** Hours this container has marked as used in the due index: each is written once per container. */
 const markedHours = new Set<string>();
 
-/** How long an hour's mark is kept: past the runner's first-run look-back, then TTL removes it. */
-const markSeconds = 8 * 24 * 60 * 60;
-
-/** Mark an hour as used in the due index before anything is indexed in it, so the runner reads its shards. */
+/**
+ * Mark an hour as used in the due index before anything is indexed in it, so the runner reads its
+ * shards. Marks are a few bytes, one per hour used (under 9,000 a year), read by range: they stay.
+ */
 async function markDueHour(hour: string): Promise<void> {
   if (markedHours.has(hour)) return;
-  const expires = Math.floor(bucketStart(hour).getTime() / 1000) + markSeconds;
-  await db().send(new PutCommand({ TableName: tableName(), Item: { ...automationDueHourKey(hour), entity: 'automation-due-hour', expires_at: expires } }));
+  await db().send(new PutCommand({ TableName: tableName(), Item: automationDueHourKey(hour) }));
   markedHours.add(hour);
 }
 
@@ -84,21 +83,7 @@ async function dueIndexKey(accountId: number, automationUtr: string, contactId: 
  * An hour without a mark may still hold enrolments indexed before hours were marked, in its first 4 shards.
  */
 export async function markedDueHours(first: string, last: string): Promise<Set<string>> {
-  const hours = new Set<string>();
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const result = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':pk': automationDueHourKey(first).pk, ':first': first, ':last': last },
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    for (const item of result.Items ?? []) hours.add(String(item.sk));
-    cursor = result.LastEvaluatedKey;
-  } while (cursor);
-  return hours;
+  return new Set((await queryAll({ partition: automationDueHourKey(first).pk, between: [first, last] })).map((item) => String(item.sk)));
 }
 
 function toEnrolment(item: Item): Enrolment {

@@ -11,7 +11,7 @@ import { RecordNotFound } from '../table/errors';
 import { nextId, reserveIds } from '../table/ids';
 import { AUTOMATION_STEP, automationKey, automationStepDesignKey, automationStepKey, automationStepPartition, automationStepUtrKey } from './keys';
 import { queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, getItems, queryAll, withoutKeys, type Item } from '../table/records';
+import { getItem, getItems, queryAll, queryPage, withoutKeys, type Item } from '../table/records';
 import { isTransactionCancelled } from '../table/transactions';
 
 export const waitingTypes = ['instantly', 'days', 'hours'] as const;
@@ -189,6 +189,12 @@ async function transact(actions: TransactionItem[], notFound: () => RecordNotFou
 /** An automation's steps in step order, without their designs (small items: no design is read). */
 export async function listAutomationSteps(accountId: number, automationUtr: string): Promise<AutomationStepSummary[]> {
   return (await queryAll({ partition: automationStepPartition(accountId, automationUtr) })).map(toSummary);
+}
+
+/** The first step's waiting period, from one small item (what enrolling needs); undefined without steps. */
+export async function firstStepWait(accountId: number, automationUtr: string): Promise<Pick<AutomationStep, 'waiting_type' | 'waiting_period'> | undefined> {
+  const [first] = (await queryPage({ partition: automationStepPartition(accountId, automationUtr), limit: 1 })).items;
+  return first && { waiting_type: first.waiting_type as WaitingType, waiting_period: Number(first.waiting_period) };
 }
 
 /** One page of an automation's steps, in step order, with their designs. */

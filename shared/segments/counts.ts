@@ -12,7 +12,6 @@ import { currentTime } from '../time';
 import { batchGetAll } from '../table/batch';
 import type { TransactionItem } from '../table/bulk-delete';
 import { tableName } from '../table/client';
-import type { Key } from '../table/keys';
 import { segmentCountKey, segmentCountKeys, segmentRecipientShards } from './keys';
 
 export const countAttribute = 'segment_emails_count';
@@ -21,61 +20,45 @@ const rulesAttribute = 'rules_version';
 /** The rules version a deleted segment's counters hold: no membership write matches it. */
 const deletedMark = 'deleted';
 
-/** How long a deleted segment's counters keep refusing late membership writes before TTL removes them. */
-const closedSeconds = 24 * 60 * 60;
-
 /**
- * A membership transaction's count action, on one counter picked at random: the delta, refused
- * (ConditionalCheckFailed) when the segment's rules are no longer `rulesVersion` or, without one,
- * when the segment was deleted. A delta of 0 only checks.
+ * A membership transaction's count action, on one counter picked at random: the delta (0 only
+ * checks), refused (ConditionalCheckFailed) when the segment's rules are no longer `rulesVersion`
+ * or, without one, when the segment was deleted.
  */
-export function countChange(accountId: number, segmentId: number, delta: number, rulesVersion?: string): TransactionItem {
-  const key = segmentCountKey(accountId, segmentId, randomInt(segmentRecipientShards));
-  const condition = rulesVersion === undefined ? 'attribute_not_exists(#rules) OR #rules <> :deleted' : 'attribute_not_exists(#rules) OR #rules = :rules';
-  const values = rulesVersion === undefined ? { ':deleted': deletedMark } : { ':rules': rulesVersion };
-  if (delta === 0) {
-    return { ConditionCheck: { TableName: tableName(), Key: key, ConditionExpression: condition, ExpressionAttributeNames: { '#rules': rulesAttribute }, ExpressionAttributeValues: values } };
-  }
+export function countChange(accountId: number, segmentId: number, delta: number, rulesVersion = ''): TransactionItem {
   return {
     Update: {
       TableName: tableName(),
-      Key: key,
-      UpdateExpression: rulesVersion === undefined ? 'ADD #count :delta' : 'SET #rules = if_not_exists(#rules, :rules) ADD #count :delta',
-      ConditionExpression: condition,
-      ExpressionAttributeNames: { '#rules': rulesAttribute, '#count': countAttribute },
-      ExpressionAttributeValues: { ':delta': delta, ...values },
+      Key: segmentCountKey(accountId, segmentId, randomInt(segmentRecipientShards)),
+      UpdateExpression: 'ADD segment_emails_count :delta',
+      ConditionExpression: `attribute_not_exists(rules_version) OR rules_version ${rulesVersion ? '=' : '<>'} :rules`,
+      ExpressionAttributeValues: { ':delta': delta, ':rules': rulesVersion || deletedMark },
     },
   };
 }
 
-/** The counter a contact's departure (its delete) lowers: by contact id, so one bulk delete spreads over all 16. */
-export function departureCountKey(accountId: number, segmentId: number, contactId: number): Key {
-  return segmentCountKey(accountId, segmentId, contactId % segmentRecipientShards);
-}
-
 /** The writes that give every counter a segment's new rules version (with the update that sets them). */
 export function countRulesUpdates(accountId: number, segmentId: number, rulesVersion: string): TransactionItem[] {
-  return segmentCountKeys(accountId, segmentId).map((key) => ({
-    Update: {
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: 'SET #rules = :rules',
-      ExpressionAttributeNames: { '#rules': rulesAttribute },
-      ExpressionAttributeValues: { ':rules': rulesVersion },
-    },
-  }));
+  return stamped(accountId, segmentId, { '#rules': rulesVersion });
 }
 
-/** The writes that mark every counter of a deleted segment (with its delete); TTL removes them a day later. */
+/**
+ * The writes that mark every counter of a deleted segment (with its delete): they refuse late
+ * membership writes for a day, then TTL removes them.
+ */
 export function countClosings(accountId: number, segmentId: number): TransactionItem[] {
-  const expires = Math.floor(currentTime().getTime() / 1000) + closedSeconds;
+  return stamped(accountId, segmentId, { '#rules': deletedMark, '#expires': Math.floor(currentTime().getTime() / 1000) + 86_400 });
+}
+
+function stamped(accountId: number, segmentId: number, values: Record<string, string | number>): TransactionItem[] {
+  const names = Object.keys(values);
   return segmentCountKeys(accountId, segmentId).map((key) => ({
     Update: {
       TableName: tableName(),
       Key: key,
-      UpdateExpression: 'SET #rules = :deleted, expires_at = :expires',
-      ExpressionAttributeNames: { '#rules': rulesAttribute },
-      ExpressionAttributeValues: { ':deleted': deletedMark, ':expires': expires },
+      UpdateExpression: `SET ${names.map((name, i) => `${name} = :v${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((name) => [name, name === '#rules' ? rulesAttribute : 'expires_at'])),
+      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:v${i}`, values[name]])),
     },
   }));
 }

@@ -57,15 +57,13 @@ export function segmentRecipientShardPartitions(accountId: number, segmentId: nu
   return Array.from({ length: segmentRecipientShards }, (_, shard) => segmentRecipientShardPartition(accountId, segmentId, shard));
 }
 
-/** The shard of an address's recipient item: by a hash of the lower-cased address, so from the address alone. */
-export function segmentRecipientShardOf(address: string): number {
-  return fnv1a(address.toLowerCase()) % segmentRecipientShards;
-}
-
-/** A segment's recipient item, keyed by lower-cased address: the key itself keeps each address once per segment. */
+/**
+ * A segment's recipient item, keyed by lower-cased address (the key itself keeps each address once
+ * per segment), in the shard of a hash of that address, so its key is known from the address alone.
+ */
 export function segmentRecipientKey(accountId: number, segmentId: number, email: string): Key {
   const address = email.toLowerCase();
-  return { pk: segmentRecipientShardPartition(accountId, segmentId, segmentRecipientShardOf(address)), sk: address };
+  return { pk: shardPartition(segmentRecipientPartition(accountId, segmentId), fnv1a(address) % segmentRecipientShards), sk: address };
 }
 
 /** The gsi1 keys that find a recipient by its id alone (segment/email/delete names only the id); one gsi1 partition per id. */

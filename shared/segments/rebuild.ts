@@ -6,7 +6,7 @@ import type { JobOutcome, JobRun } from '../jobs/job-queue';
 import { applyMembershipChanges, SegmentChanged, type MembershipChange } from './recipient-changes';
 import type { SegmentJoin } from './membership';
 import { isMatchedBy, recipientEntryOf } from './membership';
-import { withExclusionsOf } from './exclusions';
+import { withExclusionsAmong, withExclusionsOf } from './exclusions';
 import { segmentRecipientsAfter } from './recipients';
 import { getSegmentRules, markSegmentBuilt, type SegmentRules } from './repository';
 
@@ -30,7 +30,7 @@ async function removeDeparted(accountId: number, segment: SegmentRules, after: s
   const page = await segmentRecipientsAfter(accountId, segment.id, after, rebuildPageSize);
   const held = page.recipients.filter((recipient) => recipient.contact_id !== null);
   const contacts = await getContacts(accountId, held.map((recipient) => Number(recipient.contact_id)));
-  const rules = await withExclusionsOf(accountId, segment, [...contacts.keys()]);
+  const rules = await withExclusionsAmong(accountId, segment, [...contacts.keys()]);
   const changes: MembershipChange[] = held
     .filter((recipient) => {
       const contact = contacts.get(Number(recipient.contact_id));

@@ -1,13 +1,15 @@
 // Applying membership changes to one segment's recipient items: read the items involved, work out
-// their new content in memory, and write only what differs, with the segment's counter in the same
-// transaction. Optimistic: every write is conditional and a lost race is read again and retried.
+// their new content in memory, and write only what differs, with a change of one of the segment's
+// counters (counts.ts) in the same transaction; the segment item itself is never written.
+// Optimistic: every write is conditional and a lost race is read again and retried.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { reserveIds } from '../table/ids';
-import { SEGMENT_RECIPIENT, segmentKey, segmentRecipientIdIndexKey, segmentRecipientKey } from './keys';
+import { countChange } from './counts';
+import { SEGMENT_RECIPIENT, segmentRecipientIdIndexKey, segmentRecipientKey } from './keys';
 import type { Item } from '../table/records';
 import { recipientState, type ContactEntry, type ManualEntry, type RecipientState } from './recipients';
 import { cancellationCodes } from '../table/transactions';
@@ -44,8 +46,8 @@ export interface SegmentJoiner {
 const maxAttempts = 8;
 const parallelReads = 8;
 /**
- * DynamoDB allows 100 actions per transaction; one is the segment's counter or check. Groups run
- * one after another: each updates the segment item, and concurrent transactions on one item conflict.
+ * DynamoDB allows 100 actions per transaction; one is a counter's change or check. Groups run one
+ * after another, each with one of the segment's 16 counters picked at random.
  */
 const writesPerTransaction = 99;
 
@@ -170,35 +172,9 @@ function planWrites(
   return writes;
 }
 
-/** The segment's own action in a transaction: counter change, or only a check that it still holds these rules. */
-function segmentAction(accountId: number, segmentId: number, delta: number, rulesVersion: string | undefined): TransactionItem {
-  const condition = rulesVersion === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND rules_version = :rules';
-  const values = rulesVersion === undefined ? {} : { ':rules': rulesVersion };
-  const key = segmentKey(accountId, segmentId);
-  if (delta === 0) {
-    return {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: key,
-        ConditionExpression: condition,
-        ...(rulesVersion === undefined ? {} : { ExpressionAttributeValues: values }),
-      },
-    };
-  }
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: 'ADD segment_emails_count :delta',
-      ConditionExpression: condition,
-      ExpressionAttributeValues: { ':delta': delta, ...values },
-    },
-  };
-}
-
 /**
  * Apply changes to one segment's recipients. Each group of up to 99 item writes is one transaction
- * with the segment's counter change. With `rulesVersion`, the writes are refused (SegmentChanged)
+ * with a counter's change. With `rulesVersion`, the writes are refused (SegmentChanged)
  * once the segment's rules are no longer those the caller evaluated; without it, only when the
  * segment is gone. Changes are idempotent, so a retry after a partial run redoes only what is left.
  */
@@ -224,7 +200,7 @@ export async function applyMembershipChanges(
       for (let start = 0; start < writes.length; start += writesPerTransaction) {
         const group = writes.slice(start, start + writesPerTransaction);
         const delta = group.reduce((sum, write) => sum + write.delta, 0);
-        const actions = [...group.map((write) => write.action), segmentAction(accountId, segmentId, delta, rulesVersion)];
+        const actions = [...group.map((write) => write.action), countChange(accountId, segmentId, delta, rulesVersion)];
         await db().send(new TransactWriteCommand({ TransactItems: actions }));
       }
       const joined = [...after].flatMap(([, state]) => (state?.contact ? [{ contactId: state.contact.contact_id, email: state.contact.email }] : []));
@@ -232,7 +208,7 @@ export async function applyMembershipChanges(
     } catch (error) {
       const codes = cancellationCodes(error);
       if (!codes) throw error;
-      // Which action refused: the last is the segment's.
+      // Which action refused: the last is the counter's, which holds the segment's rules version.
       if (codes.at(-1) === 'ConditionalCheckFailed') throw new SegmentChanged(segmentId);
       if (attempt + 1 >= maxAttempts) throw error;
       await pause(attempt);

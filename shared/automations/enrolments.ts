@@ -106,20 +106,13 @@ function enrolmentPartitions(accountId: number, automationUtr: string): string[]
 }
 
 /**
- * Automations known to have no enrolment stored before the shards, in this container: that old
- * partition only ever empties, so once seen empty it is not read again.
+ * The contacts among these already enrolled in the automation's unsharded partition (stored before
+ * the shards). One Query of one item first says whether that partition holds any: it is read on every
+ * call, not remembered, because while a stage is upgraded the previous version still enrols there.
  */
-const withoutLegacy = new Set<string>();
-
-/** The contacts among these already enrolled in the automation's unsharded partition (stored before the shards). */
 async function enrolledBefore(accountId: number, automationUtr: string, contactIds: readonly number[]): Promise<Set<number>> {
-  const automation = `${accountId}#${automationUtr}`;
-  if (withoutLegacy.has(automation)) return new Set();
   const probe = await queryPage({ partition: automationEnrolmentPartition(accountId, automationUtr), limit: 1 });
-  if (probe.items.length === 0) {
-    withoutLegacy.add(automation);
-    return new Set();
-  }
+  if (probe.items.length === 0) return new Set();
   const items = await batchGetAll(contactIds.map((id) => legacyEnrolmentKey(accountId, automationUtr, id)), { consistentRead: true });
   return new Set(items.map((item) => Number(item.contact_id)));
 }

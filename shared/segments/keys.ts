@@ -41,7 +41,7 @@ export const segmentRecipientShards = 16;
 
 /**
  * A segment's recipients as one list: no item has it as its pk (items live in its shards), but list
- * cursors are bound to it. Before recipients were sharded, they lived in this partition itself.
+ * cursors are bound to it. Recipients stored before they were sharded live in this partition itself.
  */
 export function segmentRecipientPartition(accountId: number, segmentId: number): string {
   return `${entityPartition(accountId, SEGMENT_RECIPIENT)}#${segmentId}`;
@@ -64,6 +64,15 @@ export function segmentRecipientShardPartitions(accountId: number, segmentId: nu
 export function segmentRecipientKey(accountId: number, segmentId: number, email: string): Key {
   const address = email.toLowerCase();
   return { pk: shardPartition(segmentRecipientPartition(accountId, segmentId), fnv1a(address) % segmentRecipientShards), sk: address };
+}
+
+/**
+ * Where a recipient was stored before recipients were sharded: in the list's partition itself, keyed
+ * by the lower-cased address. Such an item stays where it is for its whole life (reads take that
+ * partition as one more shard), so an address is never in two places at once.
+ */
+export function legacySegmentRecipientKey(accountId: number, segmentId: number, email: string): Key {
+  return { pk: segmentRecipientPartition(accountId, segmentId), sk: email.toLowerCase() };
 }
 
 /** The gsi1 keys that find a recipient by its id alone (segment/email/delete names only the id); one gsi1 partition per id. */

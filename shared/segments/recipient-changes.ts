@@ -4,14 +4,14 @@
 // Optimistic: every write is conditional and a lost race is read again and retried.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { batchGetAll } from '../table/batch';
 import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { reserveIds } from '../table/ids';
 import { countChange } from './counts';
 import { SEGMENT_RECIPIENT, segmentRecipientIdIndexKey, segmentRecipientKey } from './keys';
+import type { Key } from '../table/keys';
 import type { Item } from '../table/records';
-import { recipientState, type ContactEntry, type ManualEntry, type RecipientState } from './recipients';
+import { recipientItemsAt, recipientState, type ContactEntry, type ManualEntry, type RecipientState, type RecipientItems } from './recipients';
 import { cancellationCodes } from '../table/transactions';
 
 export type MembershipChange =
@@ -65,10 +65,29 @@ function pause(attempt: number): Promise<void> {
 }
 
 /** The current items at these addresses; a large import reads its groups of 100 a few at a time in parallel. */
-async function readItems(accountId: number, segmentId: number, addresses: string[]): Promise<Map<string, Item>> {
-  const keys = addresses.map((address) => segmentRecipientKey(accountId, segmentId, address));
-  const items = await batchGetAll(keys, { consistentRead: true, concurrency: parallelReads });
-  return new Map(items.map((item) => [String(item.sk), item]));
+function readItems(accountId: number, segmentId: number, addresses: string[]): Promise<RecipientItems> {
+  return recipientItemsAt(accountId, segmentId, addresses, { consistentRead: true, concurrency: parallelReads });
+}
+
+/** Where an address's item is written: where it was read (a shard, or where it was stored before the shards), else its shard. */
+function keyOf(accountId: number, segmentId: number, address: string, old: Item | undefined): Key {
+  return old ? { pk: String(old.pk), sk: String(old.sk) } : segmentRecipientKey(accountId, segmentId, address);
+}
+
+/** The deletes of stray copies (recipients.ts), each counted out: both copies were counted in. */
+function strayDeletes(copies: Map<string, Item>): Write[] {
+  return [...copies.values()].map((item) => ({
+    delta: -1,
+    action: {
+      Delete: {
+        TableName: tableName(),
+        Key: { pk: String(item.pk), sk: String(item.sk) },
+        ConditionExpression: '#version = :version',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':version': item.version },
+      },
+    },
+  }));
 }
 
 function applyChange(states: Map<string, RecipientState | undefined>, change: MembershipChange, taken: string[]): void {
@@ -122,7 +141,7 @@ function planWrites(
   for (const [address, state] of after) {
     const old = recipientState(before.get(address));
     if (content(old) === content(state)) continue;
-    const key = segmentRecipientKey(accountId, segmentId, address);
+    const key = keyOf(accountId, segmentId, address, before.get(address));
     if (!state) {
       writes.push({
         delta: -1,
@@ -189,13 +208,13 @@ export async function applyMembershipChanges(
     ...new Set(changes.map((change) => addressKey(change.kind === 'contact-out' ? change.email : change.entry.email))),
   ];
   for (let attempt = 0; ; attempt++) {
-    const before = await readItems(accountId, segmentId, addresses);
+    const { found: before, strayCopies } = await readItems(accountId, segmentId, addresses);
     const after = new Map<string, RecipientState | undefined>(addresses.map((address) => [address, recipientState(before.get(address))]));
     const manualTaken: string[] = [];
     for (const change of changes) applyChange(after, change, manualTaken);
     const newCount = [...after].filter(([address, state]) => state && !before.has(address)).length;
     let nextId = newCount > 0 ? await reserveIds(accountId, SEGMENT_RECIPIENT, newCount) : 0;
-    const writes = planWrites(accountId, segmentId, before, after, () => nextId++);
+    const writes = [...planWrites(accountId, segmentId, before, after, () => nextId++), ...strayDeletes(strayCopies)];
     try {
       for (let start = 0; start < writes.length; start += writesPerTransaction) {
         const group = writes.slice(start, start + writesPerTransaction);

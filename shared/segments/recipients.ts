@@ -1,14 +1,24 @@
 // Segment recipients: reading, listing and deleting the recipient items of segments. One item per
 // segment and lower-cased address holds a manually stored entry, a matching contact, or both; the
 // items are spread over 16 shards (keys.ts), merged back into address order where order matters.
+// Items stored before the shards stay in the segment's unsharded partition for their whole life:
+// every reader takes it as one more shard, and a change goes to the item where it was found.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { batchWriteAll, deleteRequest } from '../table/batch';
+import { batchGetAll, batchWriteAll, deleteRequest } from '../table/batch';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { countChange } from './counts';
 import { exclusionPut } from './exclusions';
-import { SEGMENT_RECIPIENT, segmentRecipientIdIndexKey, segmentRecipientPartition, segmentRecipientShardPartitions, segmentRecipientShards } from './keys';
+import {
+  SEGMENT_RECIPIENT,
+  legacySegmentRecipientKey,
+  segmentRecipientIdIndexKey,
+  segmentRecipientKey,
+  segmentRecipientPartition,
+  segmentRecipientShardPartitions,
+  segmentRecipientShards,
+} from './keys';
 import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '../table/pages';
 import { isConditionFailure, queryPage, queryPageAfter, withoutKeys, type Item } from '../table/records';
 import { pageReadSize, ShardMerge, type ReadSize } from '../table/shard-merge';
@@ -117,7 +127,7 @@ export function toSegmentRecipient(item: Item): SegmentRecipient {
  * address, so pages are stable without a second index; the id index serves lookups by id only.
  */
 export async function listSegmentRecipientsPage(accountId: number, segmentId: number, page: PageRequest): Promise<ListPage<SegmentRecipient>> {
-  return mapPage(await queryShardedListPage({ partition: segmentRecipientPartition(accountId, segmentId), shards: segmentRecipientShards }, page), toSegmentRecipient);
+  return mapPage(await queryShardedListPage({ partition: segmentRecipientPartition(accountId, segmentId), shards: segmentRecipientShards, unsharded: true }, page), toSegmentRecipient);
 }
 
 /**
@@ -138,11 +148,16 @@ export async function forEachSegmentRecipient(
   }
 }
 
-/** A merge of the segment's 16 shards in key order, from just after `after`. */
+/** Every partition a segment's recipients may be in: its 16 shards, and where they were stored before. */
+function recipientPartitions(accountId: number, segmentId: number): string[] {
+  return [...segmentRecipientShardPartitions(accountId, segmentId), segmentRecipientPartition(accountId, segmentId)];
+}
+
+/** A merge of the segment's 16 shards and its unsharded partition in key order, from just after `after`. */
 function shardsOf(accountId: number, segmentId: number, after: string | undefined): ShardMerge<Item> {
-  const partitions = segmentRecipientShardPartitions(accountId, segmentId);
+  const partitions = recipientPartitions(accountId, segmentId);
   return new ShardMerge<Item>(
-    segmentRecipientShards,
+    partitions.length,
     (item) => String(item.sk),
     async (shard, from, size) => {
       const page = await queryPageAfter({ partition: partitions[shard] as string, after: from, limit: size });
@@ -187,6 +202,44 @@ export async function segmentRecipientsAfter(accountId: number, segmentId: numbe
   const items = await merge.take(limit, recipientReadSize);
   const last = items[items.length - 1];
   return { recipients: items.map(toSegmentRecipient), last: last === undefined ? undefined : String(last.sk) };
+}
+
+/** The items at these (lower-cased) addresses, each where it is, and copies of them stored twice. */
+export interface RecipientItems {
+  found: Map<string, Item>;
+  /**
+   * Items stored before the shards whose address also has an item in its shard: only a write of the
+   * previous version racing this one's while a stage is upgraded leaves one. The shard's item is
+   * the one found; the copy is deleted by the next change of that address.
+   */
+  strayCopies: Map<string, Item>;
+}
+
+/**
+ * The recipient items at these lower-cased addresses: BatchGets of their shard keys, then, only when
+ * the segment still holds items stored before the shards (one Query of one item says so), of the
+ * keys they would have there.
+ */
+export async function recipientItemsAt(
+  accountId: number,
+  segmentId: number,
+  addresses: readonly string[],
+  options: { consistentRead?: boolean; concurrency?: number } = {},
+): Promise<RecipientItems> {
+  const read = (keys: Parameters<typeof batchGetAll>[0]) => batchGetAll(keys, options);
+  const [sharded, probe] = await Promise.all([
+    read(addresses.map((address) => segmentRecipientKey(accountId, segmentId, address))),
+    queryPage({ partition: segmentRecipientPartition(accountId, segmentId), limit: 1 }),
+  ]);
+  const found = new Map(sharded.map((item) => [String(item.sk), item]));
+  const strayCopies = new Map<string, Item>();
+  if (probe.items.length === 0) return { found, strayCopies };
+  for (const item of await read(addresses.map((address) => legacySegmentRecipientKey(accountId, segmentId, address)))) {
+    const address = String(item.sk);
+    if (found.has(address)) strayCopies.set(address, item);
+    else found.set(address, item);
+  }
+  return { found, strayCopies };
 }
 
 /** The contacts currently in a segment through its rules: contact id -> the address its item is keyed by. */
@@ -245,7 +298,7 @@ export async function deleteSegmentRecipient(accountId: number, recipientId: num
  * none was left). Deleted items leave their shard, so the next call starts where this one stopped.
  */
 export async function deleteSegmentRecipientsPage(accountId: number, segmentId: number, limit = 500): Promise<number> {
-  for (const partition of segmentRecipientShardPartitions(accountId, segmentId)) {
+  for (const partition of recipientPartitions(accountId, segmentId)) {
     const page = await queryPage({ partition, limit });
     if (page.items.length === 0) continue;
     await batchWriteAll(page.items.map(deleteRequest));

@@ -6,6 +6,7 @@ import type { JobOutcome, JobRun } from '../background-jobs/job-queue';
 import { applyMembershipChanges, SegmentChanged, type MembershipChange } from '../segments/recipient-changes';
 import type { SegmentJoin } from '../segments/membership';
 import { isMatchedBy, recipientEntryOf } from '../segments/membership';
+import { withExclusionsAmong, withExclusionsOf } from '../segments/exclusions';
 import { segmentRecipientsAfter } from '../segments/recipients';
 import { getSegmentRules, markSegmentBuilt, type SegmentRules } from '../segments/repository';
 
@@ -17,7 +18,8 @@ const superseded: JobOutcome = { status: 'superseded', message: 'The segment was
 /** Add the matching contacts of one page after contact `after`; answers the last contact id read, or null at the end. */
 async function addMatchingContacts(accountId: number, segment: SegmentRules, after: number | null, onJoined: (join: SegmentJoin) => Promise<void>) {
   const contacts = await contactsOfTypePage(accountId, segment.contact_type_id, after, rebuildPageSize);
-  const changes = contacts.filter((contact) => isMatchedBy(segment, contact)).map(recipientEntryOf);
+  const rules = await withExclusionsOf(accountId, segment, contacts.map((contact) => contact.id));
+  const changes = contacts.filter((contact) => isMatchedBy(rules, contact)).map(recipientEntryOf);
   const { joined } = await applyMembershipChanges(accountId, segment.id, changes, segment.rules_version);
   if (joined.length > 0) await onJoined({ segmentId: segment.id, joined });
   return { read: contacts.length, last: contacts.length < rebuildPageSize ? null : (contacts.at(-1)?.id ?? null) };
@@ -28,10 +30,11 @@ async function removeDeparted(accountId: number, segment: SegmentRules, after: s
   const page = await segmentRecipientsAfter(accountId, segment.id, after, rebuildPageSize);
   const held = page.recipients.filter((recipient) => recipient.contact_id !== null);
   const contacts = await getContacts(accountId, held.map((recipient) => Number(recipient.contact_id)));
+  const rules = await withExclusionsAmong(accountId, segment, [...contacts.keys()]);
   const changes: MembershipChange[] = held
     .filter((recipient) => {
       const contact = contacts.get(Number(recipient.contact_id));
-      return !contact || !isMatchedBy(segment, contact) || contact.email.trim().toLowerCase() !== recipient.email.trim().toLowerCase();
+      return !contact || !isMatchedBy(rules, contact) || contact.email.trim().toLowerCase() !== recipient.email.trim().toLowerCase();
     })
     .map((recipient) => ({ kind: 'contact-out', email: recipient.email, contactId: Number(recipient.contact_id) }));
   await applyMembershipChanges(accountId, segment.id, changes, segment.rules_version);

@@ -6,6 +6,7 @@ import { JobNotStarted, startJob, type JobOutcome, type JobRun } from '../backgr
 import { RecordNotFound } from '../table/errors';
 import { SEGMENT } from '../segments/keys';
 import { runSegmentRebuild } from './segment-rebuild';
+import { deleteExclusionsPage } from '../segments/exclusions';
 import { deleteSegmentRecipientsPage } from '../segments/recipients';
 import { newSegmentPut, segmentDeletion, segmentRulesUpdate, type SegmentInput } from '../segments/repository';
 
@@ -20,9 +21,9 @@ export async function saveSegment(accountId: number, input: SegmentInput): Promi
 
 /** Replace a segment's rules and start rebuilding its membership; RecordNotFound when it does not exist. */
 export async function updateSegmentRules(accountId: number, id: number, input: SegmentInput): Promise<void> {
-  const { rulesVersion, update } = segmentRulesUpdate(accountId, id, input);
+  const { rulesVersion, changes } = segmentRulesUpdate(accountId, id, input);
   try {
-    await startJob(accountId, { kind: 'segment-rebuild', target: id, version: rulesVersion, message: rebuilding }, [update]);
+    await startJob(accountId, { kind: 'segment-rebuild', target: id, version: rulesVersion, message: rebuilding }, changes);
   } catch (error) {
     if (error instanceof JobNotStarted) throw new RecordNotFound(SEGMENT, id);
     throw error;
@@ -32,7 +33,7 @@ export async function updateSegmentRules(accountId: number, id: number, input: S
 /** Delete a segment (at once, for clients) and start purging its recipients; RecordNotFound when it does not exist. */
 export async function deleteSegment(accountId: number, id: number): Promise<void> {
   try {
-    await startJob(accountId, { kind: 'segment-purge', target: id, message: 'Waiting to delete the segment\u2019s recipients.' }, [segmentDeletion(accountId, id)]);
+    await startJob(accountId, { kind: 'segment-purge', target: id, message: 'Waiting to delete the segment\u2019s recipients.' }, segmentDeletion(accountId, id));
   } catch (error) {
     if (error instanceof JobNotStarted) throw new RecordNotFound(SEGMENT, id);
     throw error;
@@ -44,12 +45,12 @@ export function runSegmentRebuildJob(run: JobRun): Promise<JobOutcome> {
   return runSegmentRebuild(run, (join) => onSegmentsJoined(run.accountId, [join]));
 }
 
-/** The `segment-purge` job: the deleted segment's recipients, a page at a time. */
+/** The `segment-purge` job: the deleted segment's recipients, then its exclusions, a page at a time (its counters expire on their own). */
 export async function runSegmentPurgeJob(run: JobRun): Promise<JobOutcome> {
   const segmentId = Number(run.job.target);
   for (;;) {
     if (!run.keepGoing()) return { status: 'paused' };
-    const deleted = await deleteSegmentRecipientsPage(run.accountId, segmentId);
+    const deleted = (await deleteSegmentRecipientsPage(run.accountId, segmentId)) || (await deleteExclusionsPage(run.accountId, segmentId));
     if (deleted === 0) break;
     await run.checkpoint(deleted, { phase: 'recipients', after: null }, 'Deleting the segment\u2019s recipients.');
   }

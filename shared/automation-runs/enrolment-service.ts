@@ -1,7 +1,7 @@
 // Enrolling contacts in live automations: the hooks the contacts, import and segment code call when
 // contacts join a target, and the enrolment of one automation's joiners with their first due time.
 import { config } from '../config';
-import { listAutomationSteps } from '../automations/steps';
+import { firstStepWait } from '../automations/steps';
 import { liveAutomationsOn, type Automation, type AutomationTarget } from '../automations/repository';
 import { enrolContacts, type Joiner } from '../automations/enrolments';
 import { describeError, log } from '../log';
@@ -29,7 +29,7 @@ export async function runStepsSoon(): Promise<void> {
  */
 export async function enrolInAutomation(accountId: number, automation: Automation, joiners: readonly Joiner[]): Promise<number> {
   if (joiners.length === 0) return 0;
-  const [first] = await listAutomationSteps(accountId, automation.utr);
+  const first = await firstStepWait(accountId, automation.utr);
   if (!first) return 0;
   return enrolContacts(accountId, automation.utr, joiners, dueAfter(currentTime(), first));
 }

@@ -5,7 +5,7 @@ import { fieldsByName, toContactRecord } from '../contacts/items';
 import type { ContactRecord } from '../contacts/record';
 import { listCustomFields } from '../custom-fields/repository';
 import { contactKey } from '../contacts/keys';
-import { segmentRecipientKey } from '../segments/keys';
+import { recipientItemsAt } from '../segments/recipients';
 import { getItems } from '../table/records';
 
 /** The contacts that still exist, by id. */
@@ -18,9 +18,9 @@ export async function currentContacts(accountId: number, contactIds: readonly nu
 /** The ids of the contacts that are still members of the target: of the contact type, or matched by the segment. */
 export async function stillInTarget(accountId: number, target: AutomationTarget, contacts: readonly ContactRecord[]): Promise<Set<number>> {
   if (target.table === 'contacts_') return new Set(contacts.filter((contact) => contact.contact_type_id === target.id).map((contact) => contact.id));
-  const items = await getItems(contacts.map((contact) => segmentRecipientKey(accountId, target.id, contact.email)));
+  const { found } = await recipientItemsAt(accountId, target.id, [...new Set(contacts.map((contact) => contact.email.toLowerCase()))]);
   const matched = new Set<number>();
-  for (const item of items) {
+  for (const item of found.values()) {
     const contactId = (item.contact as { contact_id?: unknown } | undefined)?.contact_id;
     if (contactId !== undefined) matched.add(Number(contactId));
   }

@@ -6,7 +6,7 @@
 // else stays due, unclaimed, for the next run. A step whose sender is not verified is never mailed:
 // its enrolments stay due until the sender is verified again.
 import { getAutomation, automationStatus, exitCriteria, type Automation, type AutomationTarget } from '../automations/repository';
-import { listAutomationSteps, type AutomationStep } from '../automations/steps';
+import { listAutomationSteps, type AutomationStepSummary } from '../automations/steps';
 import { getAutomationReputationView } from '../automations/reputation-pause';
 import type { ContactRecord } from '../contacts/record';
 import { chunked, inParallel } from '../table/concurrency';
@@ -18,6 +18,7 @@ import {
   endEnrolment,
   keepDue,
   lastDrainedHour,
+  markedDueHours,
   parkEnrolment,
   rememberDrainedHour,
   type Enrolment,
@@ -31,7 +32,7 @@ import type { DeliveryRecipient } from '../delivery/delivery-message';
 import { contactFields } from '../contacts/merge-fields';
 import type { SendRef } from '../ledger/send-ref';
 import { currentTime } from '../time';
-import { bucketsToDrain, drainedThrough, dueAfter } from '../automations/buckets';
+import { bucketsToDrain, drainedThrough, dueAfter, legacyDueShards } from '../automations/buckets';
 import { currentContacts, stillInTarget } from './members';
 import { automationGroupId, stepContent, type StepMail } from './step-content';
 import { ensureAccountTenant, type AccountTenant } from '../tenancy/tenant-service';
@@ -80,12 +81,13 @@ const deliveryBatch = 100;
 const parallelDeliveries = 4;
 const writeConcurrency = 16;
 /** Bucket partitions (hour x shard) read at once. */
-const parallelPartitions = 8;
+const parallelPartitions = 16;
+const legacyDueShardNumbers = Array.from({ length: legacyDueShards }, (_, shard) => shard);
 
 /** What one run reads once and reuses: automations, their steps, step contents, country names. */
 class RunCache {
   private automations = new Map<string, Promise<Automation | undefined>>();
-  private steps = new Map<string, Promise<AutomationStep[]>>();
+  private steps = new Map<string, Promise<AutomationStepSummary[]>>();
   private contents = new Map<string, Promise<StepMail>>();
   private countries = new Map<string, Promise<string | undefined>>();
   private tenants = new Map<number, Promise<AccountTenant | undefined>>();
@@ -110,7 +112,7 @@ class RunCache {
     return found;
   }
 
-  stepsOf(accountId: number, utr: string): Promise<AutomationStep[]> {
+  stepsOf(accountId: number, utr: string): Promise<AutomationStepSummary[]> {
     const key = `${accountId}#${utr}`;
     let found = this.steps.get(key);
     if (!found) this.steps.set(key, (found = listAutomationSteps(accountId, utr)));
@@ -118,7 +120,7 @@ class RunCache {
   }
 
   /** The step's mail and its sender's verification, read once per step per run. */
-  content(accountId: number, automation: Automation, step: AutomationStep): Promise<StepMail> {
+  content(accountId: number, automation: Automation, step: AutomationStepSummary): Promise<StepMail> {
     const key = `${accountId}#${step.utr}`;
     let found = this.contents.get(key);
     if (!found) this.contents.set(key, (found = stepContent(accountId, automation, step)));
@@ -162,7 +164,7 @@ async function changeAll(enrolments: readonly Enrolment[], change: (enrolment: E
  * batch, each batch's enrolments written and its mails counted as soon as it ends, so a run that
  * stops loses nothing it did. A batch not started before the run's time ran out is left as it is.
  */
-async function runStep(run: Run, automation: Automation, steps: AutomationStep[], step: AutomationStep, enrolments: Enrolment[], tenant?: AccountTenant): Promise<void> {
+async function runStep(run: Run, automation: Automation, steps: AutomationStepSummary[], step: AutomationStepSummary, enrolments: Enrolment[], tenant?: AccountTenant): Promise<void> {
   const { cache, summary } = run;
   const accountId = automation.user_id;
   const contacts = await currentContacts(accountId, enrolments.map((enrolment) => enrolment.contactId));
@@ -267,7 +269,7 @@ async function runAutomation(run: Run, accountId: number, automationUtr: string,
       summary.keptDue += due.length;
       continue;
     }
-    await runStep(run, automation, steps, steps.find((step) => step.id === stepId) as AutomationStep, due, tenant);
+    await runStep(run, automation, steps, steps.find((step) => step.id === stepId) as AutomationStepSummary, due, tenant);
   }
 }
 
@@ -311,7 +313,10 @@ export async function runDueSteps(options: RunOptions = {}): Promise<RunSummary>
     return !outOfTime;
   };
   const run: Run = { cache: new RunCache(), summary, keepGoing };
-  const partitions = bucketsToDrain(now, await lastDrainedHour()).flatMap((hour) => dueShardNumbers.map((shard) => ({ hour, shard })));
+  const hours = bucketsToDrain(now, await lastDrainedHour());
+  const marked = await markedDueHours(hours[0] as string, hours.at(-1) as string);
+  // An hour nothing was indexed in since hours were marked can only hold enrolments of before, in its first shards.
+  const partitions = hours.flatMap((hour) => (marked.has(hour) ? dueShardNumbers : legacyDueShardNumbers).map((shard) => ({ hour, shard })));
   // Oldest hours first; a few partitions at once, so catching up on many empty hours stays quick.
   await inParallel(partitions, parallelPartitions, async ({ hour, shard }) => {
     let cursor: Record<string, unknown> | undefined;

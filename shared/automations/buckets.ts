@@ -6,11 +6,19 @@ const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
 
 /**
- * Shards per hour bucket. A gsi1 partition takes about 1,000 writes a second; a large import or a
- * custom automation set live writes all its enrolments into one hour, so they are spread over shards
- * by contact id. The runner reads every shard of every hour it drains (hours x shards Queries).
+ * Shards per hour bucket. The due index is shared by every account, and a gsi1 partition takes about
+ * 1,000 write units a second; the sort keys start with the due time, so writes land at the end of
+ * the range and split-for-heat cannot help. One account's import at 5,000 rows/s into a type with a
+ * live automation (or a custom automation set live on a large target) indexes 5,000 enrolments a
+ * second in one hour, one unit each: over 16 shards by contact id that is 313 WCU/s a shard, 31% of
+ * each, so one account's import cannot throttle the index for the others (three such imports at once
+ * fit). With 4 shards it was 1,250 a shard: throttled. The runner reads the 16 shards of an hour only
+ * when an enrolment was indexed in it (enrolments.ts marks the hour first), else the 4 used before.
  */
-export const dueShards = 4;
+export const dueShards = 16;
+
+/** Shards per hour bucket before there were 16: hours without a mark are read in these only. */
+export const legacyDueShards = 4;
 
 /** How far back a runner with no memory of earlier runs looks for enrolments left due. */
 export const firstRunLookbackHours = 7 * 24;

@@ -1,14 +1,32 @@
 // Automation enrolments: every table access for them and for the step runner's state. One item per
-// automation and contact (so a contact is enrolled at most once); an active enrolment carries gsi1
-// keys in the due index (hour bucket + shard partition, due time first in the sort key).
+// automation and contact (so a contact is enrolled at most once), in one of 16 shards of the
+// automation's enrolment partition (keys.ts); an active enrolment carries gsi1 keys in the due index
+// (hour bucket + shard partition, due time first in the sort key). Enrolments stored before the
+// shards stay where they are: each change goes to the item where it was read, and readers of a whole
+// automation read that old partition beside the shards.
 import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dueShards, hourBucket, indexTime, shardOf } from './buckets';
 import { currentTime, isoTimestamp } from '../time';
 import { batchWriteAll, deleteRequest } from '../table/batch';
 import { db, tableName } from '../table/client';
 import { inParallel } from '../table/concurrency';
-import { AUTOMATION_ENROLMENT, automationDueBound, automationDuePartition, automationDueSortKey, automationEnrolmentKey, automationEnrolmentPartition, automationKey, automationRunnerStateKey } from './keys';
-import { getItem, isConditionFailure, queryAll, queryPageAfter, type Item } from '../table/records';
+import {
+  AUTOMATION_ENROLMENT,
+  automationDueBound,
+  automationDueHourKey,
+  automationDuePartition,
+  automationDueSortKey,
+  automationEnrolmentKey,
+  automationEnrolmentPartition,
+  automationEnrolmentShardPartitions,
+  automationKey,
+  automationRunnerStateKey,
+  legacyEnrolmentKey,
+} from './keys';
+import type { Key } from '../table/keys';
+import { batchGetAll } from '../table/batch';
+import { getItem, isConditionFailure, queryAll, queryPage, queryPageAfter, type Item } from '../table/records';
+import { ShardMerge, pageReadSize } from '../table/shard-merge';
 import { isTransactionCancelled } from '../table/transactions';
 
 /** Why an enrolment ended; `parked` is not an end: its automation was not live when it fell due. */
@@ -25,6 +43,8 @@ export interface Enrolment {
   dueAt: Date;
   state: EnrolmentState;
   enrolledAt: string;
+  /** The item's key as read: a shard's, or the unsharded partition's for an enrolment stored before. */
+  key: Key;
 }
 
 /** A contact joining an automation's target. */
@@ -38,9 +58,32 @@ const writeConcurrency = 16;
 /** `automationStatus.live` (repository.ts imports this module, so the value is not imported back). */
 const liveStatus = 1;
 
-function dueIndexKey(accountId: number, automationUtr: string, contactId: number, dueAt: Date, now: Date): { gsi1pk: string; gsi1sk: string } {
+/** Hours this container has marked as used in the due index: each is written once per container. */
+const markedHours = new Set<string>();
+
+/**
+ * Mark an hour as used in the due index before anything is indexed in it, so the runner reads its
+ * shards. Marks are a few bytes, one per hour used (under 9,000 a year), read by range: they stay.
+ */
+async function markDueHour(hour: string): Promise<void> {
+  if (markedHours.has(hour)) return;
+  await db().send(new PutCommand({ TableName: tableName(), Item: automationDueHourKey(hour) }));
+  markedHours.add(hour);
+}
+
+/** The due-index keys of an enrolment, its hour marked first. */
+async function dueIndexKey(accountId: number, automationUtr: string, contactId: number, dueAt: Date, now: Date): Promise<{ gsi1pk: string; gsi1sk: string }> {
   const at = indexTime(dueAt, now);
+  await markDueHour(hourBucket(at));
   return { gsi1pk: automationDuePartition(hourBucket(at), shardOf(contactId)), gsi1sk: automationDueSortKey(at, accountId, automationUtr, contactId) };
+}
+
+/**
+ * The hours between `first` and `last` (both included) that some enrolment was indexed in: one Query.
+ * An hour without a mark may still hold enrolments indexed before hours were marked, in its first 4 shards.
+ */
+export async function markedDueHours(first: string, last: string): Promise<Set<string>> {
+  return new Set((await queryAll({ partition: automationDueHourKey(first).pk, between: [first, last] })).map((item) => String(item.sk)));
 }
 
 function toEnrolment(item: Item): Enrolment {
@@ -53,7 +96,25 @@ function toEnrolment(item: Item): Enrolment {
     dueAt: new Date(String(item.due_at)),
     state: String(item.state) as EnrolmentState,
     enrolledAt: String(item.enrolled_at),
+    key: { pk: String(item.pk), sk: String(item.sk) },
   };
+}
+
+/** Every partition an automation's enrolments may be in: its shards, and where they were stored before. */
+function enrolmentPartitions(accountId: number, automationUtr: string): string[] {
+  return [...automationEnrolmentShardPartitions(accountId, automationUtr), automationEnrolmentPartition(accountId, automationUtr)];
+}
+
+/**
+ * The contacts among these already enrolled in the automation's unsharded partition (stored before
+ * the shards). One Query of one item first says whether that partition holds any: it is read on every
+ * call, not remembered, because while a stage is upgraded the previous version still enrols there.
+ */
+async function enrolledBefore(accountId: number, automationUtr: string, contactIds: readonly number[]): Promise<Set<number>> {
+  const probe = await queryPage({ partition: automationEnrolmentPartition(accountId, automationUtr), limit: 1 });
+  if (probe.items.length === 0) return new Set();
+  const items = await batchGetAll(contactIds.map((id) => legacyEnrolmentKey(accountId, automationUtr, id)), { consistentRead: true });
+  return new Set(items.map((item) => Number(item.contact_id)));
 }
 
 /**
@@ -63,14 +124,15 @@ function toEnrolment(item: Item): Enrolment {
 export async function enrolContacts(accountId: number, automationUtr: string, joiners: readonly Joiner[], dueAt: Date): Promise<number> {
   const now = currentTime();
   let created = 0;
-  await inParallel(joiners, writeConcurrency, async (joiner) => {
+  const before = await enrolledBefore(accountId, automationUtr, [...new Set(joiners.map((joiner) => joiner.contactId))]);
+  await inParallel(joiners.filter((joiner) => !before.has(joiner.contactId)), writeConcurrency, async (joiner) => {
     try {
       await db().send(
         new PutCommand({
           TableName: tableName(),
           Item: {
             ...automationEnrolmentKey(accountId, automationUtr, joiner.contactId),
-            ...dueIndexKey(accountId, automationUtr, joiner.contactId, dueAt, now),
+            ...(await dueIndexKey(accountId, automationUtr, joiner.contactId, dueAt, now)),
             entity: AUTOMATION_ENROLMENT,
             account_id: accountId,
             automation_utr: automationUtr,
@@ -93,13 +155,14 @@ export async function enrolContacts(accountId: number, automationUtr: string, jo
 }
 
 export async function getEnrolment(accountId: number, automationUtr: string, contactId: number): Promise<Enrolment | undefined> {
-  const item = await getItem(automationEnrolmentKey(accountId, automationUtr, contactId));
+  const item = (await getItem(automationEnrolmentKey(accountId, automationUtr, contactId))) ?? (await getItem(legacyEnrolmentKey(accountId, automationUtr, contactId)));
   return item ? toEnrolment(item) : undefined;
 }
 
 /** Every enrolment of an automation, in contact id order. */
 export async function listEnrolments(accountId: number, automationUtr: string): Promise<Enrolment[]> {
-  return (await queryAll({ partition: automationEnrolmentPartition(accountId, automationUtr) })).map(toEnrolment);
+  const items = (await Promise.all(enrolmentPartitions(accountId, automationUtr).map((partition) => queryAll({ partition })))).flat();
+  return items.map(toEnrolment).sort((a, b) => a.contactId - b.contactId);
 }
 
 /** One page of the enrolments due by `now` in one hour and shard, oldest due first. */
@@ -123,7 +186,7 @@ export async function dueEnrolmentsPage(
   return { enrolments: (result.Items ?? []).map(toEnrolment), next: result.LastEvaluatedKey };
 }
 
-/** The shards of an hour bucket, for the runner's loop. */
+/** The shards of a marked hour bucket, for the runner's loop. */
 export const dueShardNumbers: readonly number[] = Array.from({ length: dueShards }, (_, shard) => shard);
 
 /** Only the version of the enrolment the runner read may change: a concurrent runner's change wins. */
@@ -140,7 +203,7 @@ async function conditionalUpdate(enrolment: Enrolment, update: string, values: R
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: automationEnrolmentKey(enrolment.accountId, enrolment.automationUtr, enrolment.contactId),
+        Key: enrolment.key,
         UpdateExpression: update,
         ConditionExpression: condition.ConditionExpression,
         ExpressionAttributeNames: { '#state': 'state' },
@@ -155,8 +218,8 @@ async function conditionalUpdate(enrolment: Enrolment, update: string, values: R
 }
 
 /** Record a step as sent and index the next one; false when another run moved the enrolment first. */
-export function advanceEnrolment(enrolment: Enrolment, sentStepId: number, nextDueAt: Date): Promise<boolean> {
-  const index = dueIndexKey(enrolment.accountId, enrolment.automationUtr, enrolment.contactId, nextDueAt, currentTime());
+export async function advanceEnrolment(enrolment: Enrolment, sentStepId: number, nextDueAt: Date): Promise<boolean> {
+  const index = await dueIndexKey(enrolment.accountId, enrolment.automationUtr, enrolment.contactId, nextDueAt, currentTime());
   return conditionalUpdate(enrolment, 'SET last_step_id = :sent, due_at = :due, gsi1pk = :gpk, gsi1sk = :gsk, #state = :active', {
     ':sent': sentStepId,
     ':due': nextDueAt.toISOString(),
@@ -176,8 +239,8 @@ export function endEnrolment(enrolment: Enrolment, state: Exclude<EnrolmentState
 }
 
 /** Leave an enrolment due: index it again at `now`, so the next run retries it. */
-export function keepDue(enrolment: Enrolment): Promise<boolean> {
-  const index = dueIndexKey(enrolment.accountId, enrolment.automationUtr, enrolment.contactId, enrolment.dueAt, currentTime());
+export async function keepDue(enrolment: Enrolment): Promise<boolean> {
+  const index = await dueIndexKey(enrolment.accountId, enrolment.automationUtr, enrolment.contactId, enrolment.dueAt, currentTime());
   return conditionalUpdate(enrolment, 'SET gsi1pk = :gpk, gsi1sk = :gsk', { ':gpk': index.gsi1pk, ':gsk': index.gsi1sk });
 }
 
@@ -204,7 +267,7 @@ export async function parkEnrolment(enrolment: Enrolment): Promise<boolean> {
           {
             Update: {
               TableName: tableName(),
-              Key: automationEnrolmentKey(enrolment.accountId, enrolment.automationUtr, enrolment.contactId),
+              Key: enrolment.key,
               UpdateExpression: 'SET #state = :parked REMOVE gsi1pk, gsi1sk',
               ConditionExpression: condition.ConditionExpression,
               ExpressionAttributeNames: { '#state': 'state' },
@@ -232,12 +295,23 @@ export async function resumeParkedEnrolmentsPage(
   after: string | null,
   limit = 500,
 ): Promise<{ read: number; resumed: number; last: string | null }> {
-  const page = await queryPageAfter({ partition: automationEnrolmentPartition(accountId, automationUtr), after: after ?? undefined, limit });
+  const partitions = enrolmentPartitions(accountId, automationUtr);
+  // The shards and the old partition merged in contact id order, so `after` resumes a whole pass.
+  const merge = new ShardMerge<Item>(
+    partitions.length,
+    (item) => String(item.sk),
+    async (shard, from, size) => {
+      const page = await queryPageAfter({ partition: partitions[shard] as string, after: from, limit: size });
+      return { items: page.items, more: page.next !== undefined };
+    },
+    after ?? undefined,
+  );
+  const page = { items: await merge.take(limit, pageReadSize) };
   const parked = page.items.map(toEnrolment).filter((enrolment) => enrolment.state === 'parked');
   const now = currentTime();
   let resumed = 0;
   await inParallel(parked, writeConcurrency, async (enrolment) => {
-    const index = dueIndexKey(accountId, automationUtr, enrolment.contactId, enrolment.dueAt, now);
+    const index = await dueIndexKey(accountId, automationUtr, enrolment.contactId, enrolment.dueAt, now);
     if (await conditionalUpdate(enrolment, 'SET #state = :active, gsi1pk = :gpk, gsi1sk = :gsk', { ':active': 'active', ':gpk': index.gsi1pk, ':gsk': index.gsi1sk })) resumed++;
   });
   const last = page.items.at(-1);
@@ -246,9 +320,13 @@ export async function resumeParkedEnrolmentsPage(
 
 /** Delete every enrolment of an automation (the automation is being deleted), 25 per BatchWriteItem. */
 export async function deleteEnrolments(accountId: number, automationUtr: string): Promise<number> {
-  const items = await queryAll({ partition: automationEnrolmentPartition(accountId, automationUtr) });
-  await batchWriteAll(items.map(deleteRequest), { concurrency: writeConcurrency });
-  return items.length;
+  let deleted = 0;
+  for (const partition of enrolmentPartitions(accountId, automationUtr)) {
+    const items = await queryAll({ partition });
+    await batchWriteAll(items.map(deleteRequest), { concurrency: writeConcurrency });
+    deleted += items.length;
+  }
+  return deleted;
 }
 
 /** The last hour bucket the runner drained completely, if it ever did. */

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
-import { copyAutomationSteps, deleteStepsOfAutomation, isUuidUtr, listAutomationSteps } from './steps';
+import { copyAutomationSteps, deleteStepsOfAutomation, isUuidUtr } from './steps';
 import { db, tableName } from '../table/client';
 import { deleteEnrolments } from './enrolments';
 import { RecordNotFound } from '../table/errors';
@@ -183,7 +183,6 @@ export async function addAutomation(accountId: number, input: AutomationInput): 
 /** A draft copy of an automation with copies of its steps and zeroed statistics. */
 export async function duplicateAutomation(accountId: number, utr: string): Promise<Automation> {
   const original = await getAutomation(accountId, utr);
-  const steps = await listAutomationSteps(accountId, utr);
   const now = isoTimestamp();
   const copy: Automation = {
     ...original,
@@ -195,7 +194,7 @@ export async function duplicateAutomation(accountId: number, utr: string): Promi
     created_at: now,
     updated_at: now,
   };
-  const copied = await copyAutomationSteps(accountId, steps, { utr: copy.utr, id: copy.id });
+  const copied = await copyAutomationSteps(accountId, utr, { utr: copy.utr, id: copy.id });
   await putAutomation(accountId, copy, copied);
   return copy;
 }

@@ -1,16 +1,17 @@
 // Automation steps (the spec's automation schedules: one email of an automation each): every table
 // access for them. Steps live in their automation's partition in step order; a small pointer item
-// per step finds it by its utr alone.
+// per step finds it by its utr alone. A step's design lives in an item of its own (keys.ts), so the
+// step's own item stays small; steps stored before that keep their design inline until upgraded.
 import { randomUUID } from 'node:crypto';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId, reserveIds } from '../table/ids';
-import { AUTOMATION_STEP, automationKey, automationStepKey, automationStepPartition, automationStepUtrKey } from './keys';
-import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { AUTOMATION_STEP, automationKey, automationStepDesignKey, automationStepKey, automationStepPartition, automationStepUtrKey } from './keys';
+import { queryListPage, type ListPage, type PageRequest } from '../table/pages';
+import { getItem, getItems, queryAll, queryPage, withoutKeys, type Item } from '../table/records';
 import { isTransactionCancelled, packTransactions } from '../table/transactions';
 
 export const waitingTypes = ['instantly', 'days', 'hours'] as const;
@@ -39,6 +40,12 @@ export interface AutomationStep extends AutomationStepInput {
   updated_at: string;
 }
 
+/** The design fields, kept in the step's design item. */
+export type StepDesign = Pick<AutomationStep, 'template_json' | 'template_html'>;
+
+/** A step without its design: what enrolment, the runner and statistics need, read from small items. */
+export type AutomationStepSummary = Omit<AutomationStep, keyof StepDesign>;
+
 /** A step with the utr of its automation, which the table keys need and the output never shows. */
 export interface StoredAutomationStep {
   step: AutomationStep;
@@ -56,10 +63,13 @@ export function isUuidUtr(text: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
 }
 
-// Each transaction holds at most 100 actions; a step costs two (step and pointer), plus one counter.
-const stepsPerTransaction = 49;
+// Each transaction holds at most 100 actions; a step costs three (step, pointer, design), plus one counter.
+const stepsPerTransaction = 33;
 
-function toStep(item: Item): AutomationStep {
+/** Marks a step item whose design is in its design item; a step item without it holds its design itself. */
+const designApart = 'design_apart';
+
+function toSummary(item: Item): AutomationStepSummary {
   const record = withoutKeys<Partial<AutomationStep>>(item);
   return {
     id: Number(record.id),
@@ -72,21 +82,38 @@ function toStep(item: Item): AutomationStep {
     waiting_type: record.waiting_type as WaitingType,
     utr: record.utr as string,
     preview_img: record.preview_img as string,
-    template_json: record.template_json ?? null,
-    template_html: record.template_html ?? null,
     created_at: record.created_at as string,
     updated_at: record.updated_at as string,
   };
 }
 
-function stepItem(accountId: number, owner: StepOwner, step: AutomationStep): Item {
-  return { ...automationStepKey(accountId, owner.utr, step.id), entity: AUTOMATION_STEP, automation_utr: owner.utr, ...step };
+function designOf(item: Item): StepDesign {
+  return { template_json: (item.template_json as string | null | undefined) ?? null, template_html: (item.template_html as string | null | undefined) ?? null };
 }
 
-/** The step's item and its utr pointer, both new. */
+/** The summary's fields in the spec's order, with the design in its place. */
+function withDesign(summary: AutomationStepSummary, design: StepDesign): AutomationStep {
+  const { created_at, updated_at, ...rest } = summary;
+  return { ...rest, ...design, created_at, updated_at };
+}
+
+function stepItem(accountId: number, owner: StepOwner, step: AutomationStepSummary): Item {
+  return { ...automationStepKey(accountId, owner.utr, step.id), entity: AUTOMATION_STEP, automation_utr: owner.utr, ...step, [designApart]: 1 };
+}
+
+function designItem(accountId: number, automationUtr: string, step: AutomationStep): Item {
+  return { ...automationStepDesignKey(accountId, automationUtr, step.id), entity: `${AUTOMATION_STEP}-design`, step_utr: step.utr, template_json: step.template_json, template_html: step.template_html };
+}
+
+function summaryOf(step: AutomationStep): AutomationStepSummary {
+  const { template_json: _json, template_html: _html, ...summary } = step;
+  return summary;
+}
+
+/** The step's item and its utr pointer, both new (its design item is written before them). */
 function stepPuts(accountId: number, owner: StepOwner, step: AutomationStep): TransactionItem[] {
   return [
-    { Put: { TableName: tableName(), Item: stepItem(accountId, owner, step), ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: tableName(), Item: stepItem(accountId, owner, summaryOf(step)), ConditionExpression: 'attribute_not_exists(pk)' } },
     {
       Put: {
         TableName: tableName(),
@@ -97,11 +124,40 @@ function stepPuts(accountId: number, owner: StepOwner, step: AutomationStep): Tr
   ];
 }
 
-function stepDeletes(accountId: number, automationUtr: string, step: AutomationStep): TransactionItem[] {
+function stepDeletes(accountId: number, automationUtr: string, step: AutomationStepSummary): TransactionItem[] {
   return [
     { Delete: { TableName: tableName(), Key: automationStepKey(accountId, automationUtr, step.id), ConditionExpression: 'attribute_exists(pk)' } },
     { Delete: { TableName: tableName(), Key: automationStepUtrKey(accountId, step.utr), ConditionExpression: 'attribute_exists(pk)' } },
+    // No condition: a step stored with its design inline has no design item.
+    { Delete: { TableName: tableName(), Key: automationStepDesignKey(accountId, automationUtr, step.id) } },
   ];
+}
+
+/**
+ * Write a step's design item on its own, before the step that points to it: a design may be 350 KB,
+ * so designs never share a transaction (4 MB in all). One left behind by a step write that failed
+ * is overwritten by nothing and read by nothing (its step id is never handed out again).
+ */
+async function putDesign(accountId: number, automationUtr: string, step: AutomationStep): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: designItem(accountId, automationUtr, step) }));
+}
+
+/**
+ * A step's design, from its design item, or from the step's own item for a step stored with its
+ * design inline (before designs had items of their own). Empty when the step is gone.
+ */
+export async function readStepDesign(accountId: number, automationUtr: string, stepId: number): Promise<StepDesign> {
+  const apart = await getItem(automationStepDesignKey(accountId, automationUtr, stepId));
+  if (apart) return designOf(apart);
+  const inline = await getItem(automationStepKey(accountId, automationUtr, stepId));
+  return designOf(inline ?? {});
+}
+
+/** Steps with their designs: one BatchGet of the design items (the API's listing). */
+async function withDesigns(accountId: number, automationUtr: string, items: Item[]): Promise<AutomationStep[]> {
+  const apart = items.filter((item) => item[designApart] !== undefined);
+  const designs = new Map((await getItems(apart.map((item) => automationStepDesignKey(accountId, automationUtr, Number(item.id))))).map((item) => [String(item.sk), item]));
+  return items.map((item) => withDesign(toSummary(item), designOf(item[designApart] === undefined ? item : (designs.get(String(item.sk)) ?? {}))));
 }
 
 /**
@@ -130,14 +186,21 @@ async function transact(actions: TransactionItem[], notFound: () => RecordNotFou
   }
 }
 
-/** An automation's steps in step order. */
-export async function listAutomationSteps(accountId: number, automationUtr: string): Promise<AutomationStep[]> {
-  return (await queryAll({ partition: automationStepPartition(accountId, automationUtr) })).map(toStep);
+/** An automation's steps in step order, without their designs (small items: no design is read). */
+export async function listAutomationSteps(accountId: number, automationUtr: string): Promise<AutomationStepSummary[]> {
+  return (await queryAll({ partition: automationStepPartition(accountId, automationUtr) })).map(toSummary);
 }
 
-/** One page of an automation's steps, in step order. */
+/** The first step's waiting period, from one small item (what enrolling needs); undefined without steps. */
+export async function firstStepWait(accountId: number, automationUtr: string): Promise<Pick<AutomationStep, 'waiting_type' | 'waiting_period'> | undefined> {
+  const [first] = (await queryPage({ partition: automationStepPartition(accountId, automationUtr), limit: 1 })).items;
+  return first && { waiting_type: first.waiting_type as WaitingType, waiting_period: Number(first.waiting_period) };
+}
+
+/** One page of an automation's steps, in step order, with their designs. */
 export async function listAutomationStepsPage(accountId: number, automationUtr: string, page: PageRequest): Promise<ListPage<AutomationStep>> {
-  return mapPage(await queryListPage({ partition: automationStepPartition(accountId, automationUtr) }, page), toStep);
+  const found = await queryListPage({ partition: automationStepPartition(accountId, automationUtr) }, page);
+  return { items: await withDesigns(accountId, automationUtr, found.items), nextCursor: found.nextCursor };
 }
 
 /** Add a step at the end of an automation; RecordNotFound when the automation is gone (or being deleted). */
@@ -152,6 +215,7 @@ export async function addAutomationStep(accountId: number, owner: StepOwner, inp
     created_at: now,
     updated_at: now,
   };
+  await putDesign(accountId, owner.utr, step);
   await transact([...stepPuts(accountId, owner, step), stepCountChange(accountId, owner.utr, 1, true)], () => new RecordNotFound('automation', owner.utr));
   return step;
 }
@@ -163,7 +227,8 @@ export async function getAutomationStep(accountId: number, stepUtr: string): Pro
   const automationUtr = pointer?.automation_utr as string | undefined;
   const item = automationUtr ? await getItem(automationStepKey(accountId, automationUtr, Number(pointer?.step_id))) : undefined;
   if (!automationUtr || !item) throw new RecordNotFound(AUTOMATION_STEP, stepUtr);
-  return { step: toStep(item), automationUtr };
+  const [step] = await withDesigns(accountId, automationUtr, [item]);
+  return { step: step as AutomationStep, automationUtr };
 }
 
 /** Delete one step and lower its automation's count with it. */
@@ -189,12 +254,16 @@ export async function deleteStepsOfAutomation(accountId: number, automationUtr: 
 }
 
 /**
- * Copy steps onto another automation (duplicate) with new ids and utrs, in the same order. The
- * copies are written before their automation exists: `automation_schedule_count` is set when the
- * automation item itself is put, so the copy appears complete or not at all.
+ * Copy an automation's steps onto another automation (duplicate) with new ids and utrs, in the same
+ * order. The copies are written before their automation exists: `automation_schedule_count` is set
+ * when the automation item itself is put, so the copy appears complete or not at all. Each design is
+ * read and written on its own, so no transaction carries more than small step items.
  */
-export async function copyAutomationSteps(accountId: number, steps: readonly AutomationStep[], owner: StepOwner): Promise<number> {
-  if (steps.length === 0) return 0;
+export async function copyAutomationSteps(accountId: number, fromUtr: string, owner: StepOwner): Promise<number> {
+  const summaries = await listAutomationSteps(accountId, fromUtr);
+  if (summaries.length === 0) return 0;
+  const steps: AutomationStep[] = [];
+  for (const summary of summaries) steps.push(withDesign(summary, await readStepDesign(accountId, fromUtr, summary.id)));
   const firstId = await reserveIds(accountId, AUTOMATION_STEP, steps.length);
   const now = isoTimestamp();
   const copies = steps.map((step, i): AutomationStep => ({
@@ -205,7 +274,8 @@ export async function copyAutomationSteps(accountId: number, steps: readonly Aut
     created_at: now,
     updated_at: now,
   }));
-  // Packed by size as well as count: ten steps with designs near their limit fill the 4 MB of one transaction.
+  // Designs go on their own; the step puts are packed by size as well as count.
+  for (const copy of copies) await putDesign(accountId, owner.utr, copy);
   for (const group of packTransactions(copies, (step) => stepPuts(accountId, owner, step))) {
     await transact(group.flatMap((step) => stepPuts(accountId, owner, step)), () => new RecordNotFound(AUTOMATION_STEP, owner.utr));
   }

@@ -7,7 +7,8 @@ import { transactionLimit, type Companions, type TransactionItem } from '../tabl
 import { tableName } from '../table/client';
 import type { Item } from '../table/records';
 import type { ContactRecord } from '../contacts/record';
-import { segmentKey, segmentRecipientKey } from './keys';
+import { countAttribute } from './counts';
+import { segmentCountKey, segmentRecipientKey, segmentRecipientShards } from './keys';
 import { applyMembershipChanges } from './recipient-changes';
 import { recipientState } from './recipients';
 import { listSegmentRulesOfContactType } from './repository';
@@ -55,7 +56,8 @@ export async function segmentDepartures(accountId: number, contacts: readonly Co
         const { write, leaves } = departureOf(item);
         const departure = departures[index] as Required<Companions>;
         departure.writes.push(write);
-        if (leaves) departure.counters.push({ key: segmentKey(accountId, segment.id), attribute: 'segment_emails_count', delta: -1 });
+        // The counter by contact id, so one bulk delete spreads over all 16.
+        if (leaves) departure.counters.push({ key: segmentCountKey(accountId, segment.id, contact.id % segmentRecipientShards), attribute: countAttribute, delta: -1, createMissing: true });
         segmentsLeft[index]?.push(segment.id);
       }
     }

@@ -9,6 +9,7 @@ export interface SegmentJoin {
   segmentId: number;
   joined: SegmentJoiner[];
 }
+import { withExclusionsOf } from './exclusions';
 import { contactEntry } from './recipients';
 import { getSegmentRules, listSegmentRulesOfContactType, type SegmentRules } from './repository';
 
@@ -40,16 +41,8 @@ export function isMatchedBy(segment: SegmentRules, contact: ContactRecord): bool
 export function recipientEntryOf(contact: ContactRecord): MembershipChange & { kind: 'contact-in' } {
   return {
     kind: 'contact-in',
-    entry: contactEntry({
-      contact_id: contact.id,
-      first_name: contact.first_name,
-      last_name: contact.last_name,
-      email: contact.email,
-      country: contact.country,
-      state: contact.state,
-      city: contact.city,
-      address_line1: contact.address_line1,
-    }),
+    // contactEntry keeps only the fields a segment recipient holds.
+    entry: contactEntry({ ...contact, contact_id: contact.id }),
   };
 }
 
@@ -72,9 +65,11 @@ export function membershipChangesFor(segment: SegmentRules, changes: readonly Co
 
 async function syncSegment(accountId: number, segment: SegmentRules, changes: readonly ContactChange[]): Promise<SegmentJoin | undefined> {
   let current: SegmentRules | undefined = segment;
+  const entering = changes.flatMap(({ after }) => (after ? [after.id] : []));
   for (let attempt = 0; current && attempt < maxRuleChanges; attempt++) {
     try {
-      const { joined } = await applyMembershipChanges(accountId, current.id, membershipChangesFor(current, changes), current.rules_version);
+      const rules = await withExclusionsOf(accountId, current, entering);
+      const { joined } = await applyMembershipChanges(accountId, current.id, membershipChangesFor(rules, changes), current.rules_version);
       return { segmentId: current.id, joined };
     } catch (error) {
       if (!(error instanceof SegmentChanged)) throw error;

@@ -1,15 +1,17 @@
 // Applying membership changes to one segment's recipient items: read the items involved, work out
-// their new content in memory, and write only what differs, with the segment's counter in the same
-// transaction. Optimistic: every write is conditional and a lost race is read again and retried.
+// their new content in memory, and write only what differs, with a change of one of the segment's
+// counters (counts.ts) in the same transaction; the segment item itself is never written.
+// Optimistic: every write is conditional and a lost race is read again and retried.
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { batchGetAll } from '../table/batch';
 import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { reserveIds } from '../table/ids';
-import { SEGMENT_RECIPIENT, segmentKey, segmentRecipientIdIndexKey, segmentRecipientKey } from './keys';
+import { countChange } from './counts';
+import { SEGMENT_RECIPIENT, segmentRecipientIdIndexKey, segmentRecipientKey } from './keys';
+import type { Key } from '../table/keys';
 import type { Item } from '../table/records';
-import { recipientState, type ContactEntry, type ManualEntry, type RecipientState } from './recipients';
+import { recipientItemsAt, recipientState, type ContactEntry, type ManualEntry, type RecipientState, type RecipientItems } from './recipients';
 import { cancellationCodes } from '../table/transactions';
 
 export type MembershipChange =
@@ -44,8 +46,8 @@ export interface SegmentJoiner {
 const maxAttempts = 8;
 const parallelReads = 8;
 /**
- * DynamoDB allows 100 actions per transaction; one is the segment's counter or check. Groups run
- * one after another: each updates the segment item, and concurrent transactions on one item conflict.
+ * DynamoDB allows 100 actions per transaction; one is a counter's change or check. Groups run one
+ * after another, each with one of the segment's 16 counters picked at random.
  */
 const writesPerTransaction = 99;
 
@@ -63,10 +65,29 @@ function pause(attempt: number): Promise<void> {
 }
 
 /** The current items at these addresses; a large import reads its groups of 100 a few at a time in parallel. */
-async function readItems(accountId: number, segmentId: number, addresses: string[]): Promise<Map<string, Item>> {
-  const keys = addresses.map((address) => segmentRecipientKey(accountId, segmentId, address));
-  const items = await batchGetAll(keys, { consistentRead: true, concurrency: parallelReads });
-  return new Map(items.map((item) => [String(item.sk), item]));
+function readItems(accountId: number, segmentId: number, addresses: string[]): Promise<RecipientItems> {
+  return recipientItemsAt(accountId, segmentId, addresses, { consistentRead: true, concurrency: parallelReads });
+}
+
+/** Where an address's item is written: where it was read (a shard, or where it was stored before the shards), else its shard. */
+function keyOf(accountId: number, segmentId: number, address: string, old: Item | undefined): Key {
+  return old ? { pk: String(old.pk), sk: String(old.sk) } : segmentRecipientKey(accountId, segmentId, address);
+}
+
+/** The deletes of stray copies (recipients.ts), each counted out: both copies were counted in. */
+function strayDeletes(copies: Map<string, Item>): Write[] {
+  return [...copies.values()].map((item) => ({
+    delta: -1,
+    action: {
+      Delete: {
+        TableName: tableName(),
+        Key: { pk: String(item.pk), sk: String(item.sk) },
+        ConditionExpression: '#version = :version',
+        ExpressionAttributeNames: { '#version': 'version' },
+        ExpressionAttributeValues: { ':version': item.version },
+      },
+    },
+  }));
 }
 
 function applyChange(states: Map<string, RecipientState | undefined>, change: MembershipChange, taken: string[]): void {
@@ -120,7 +141,7 @@ function planWrites(
   for (const [address, state] of after) {
     const old = recipientState(before.get(address));
     if (content(old) === content(state)) continue;
-    const key = segmentRecipientKey(accountId, segmentId, address);
+    const key = keyOf(accountId, segmentId, address, before.get(address));
     if (!state) {
       writes.push({
         delta: -1,
@@ -170,35 +191,9 @@ function planWrites(
   return writes;
 }
 
-/** The segment's own action in a transaction: counter change, or only a check that it still holds these rules. */
-function segmentAction(accountId: number, segmentId: number, delta: number, rulesVersion: string | undefined): TransactionItem {
-  const condition = rulesVersion === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND rules_version = :rules';
-  const values = rulesVersion === undefined ? {} : { ':rules': rulesVersion };
-  const key = segmentKey(accountId, segmentId);
-  if (delta === 0) {
-    return {
-      ConditionCheck: {
-        TableName: tableName(),
-        Key: key,
-        ConditionExpression: condition,
-        ...(rulesVersion === undefined ? {} : { ExpressionAttributeValues: values }),
-      },
-    };
-  }
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: 'ADD segment_emails_count :delta',
-      ConditionExpression: condition,
-      ExpressionAttributeValues: { ':delta': delta, ...values },
-    },
-  };
-}
-
 /**
  * Apply changes to one segment's recipients. Each group of up to 99 item writes is one transaction
- * with the segment's counter change. With `rulesVersion`, the writes are refused (SegmentChanged)
+ * with a counter's change. With `rulesVersion`, the writes are refused (SegmentChanged)
  * once the segment's rules are no longer those the caller evaluated; without it, only when the
  * segment is gone. Changes are idempotent, so a retry after a partial run redoes only what is left.
  */
@@ -213,18 +208,18 @@ export async function applyMembershipChanges(
     ...new Set(changes.map((change) => addressKey(change.kind === 'contact-out' ? change.email : change.entry.email))),
   ];
   for (let attempt = 0; ; attempt++) {
-    const before = await readItems(accountId, segmentId, addresses);
+    const { found: before, strayCopies } = await readItems(accountId, segmentId, addresses);
     const after = new Map<string, RecipientState | undefined>(addresses.map((address) => [address, recipientState(before.get(address))]));
     const manualTaken: string[] = [];
     for (const change of changes) applyChange(after, change, manualTaken);
     const newCount = [...after].filter(([address, state]) => state && !before.has(address)).length;
     let nextId = newCount > 0 ? await reserveIds(accountId, SEGMENT_RECIPIENT, newCount) : 0;
-    const writes = planWrites(accountId, segmentId, before, after, () => nextId++);
+    const writes = [...planWrites(accountId, segmentId, before, after, () => nextId++), ...strayDeletes(strayCopies)];
     try {
       for (let start = 0; start < writes.length; start += writesPerTransaction) {
         const group = writes.slice(start, start + writesPerTransaction);
         const delta = group.reduce((sum, write) => sum + write.delta, 0);
-        const actions = [...group.map((write) => write.action), segmentAction(accountId, segmentId, delta, rulesVersion)];
+        const actions = [...group.map((write) => write.action), countChange(accountId, segmentId, delta, rulesVersion)];
         await db().send(new TransactWriteCommand({ TransactItems: actions }));
       }
       const joined = [...after].flatMap(([, state]) => (state?.contact ? [{ contactId: state.contact.contact_id, email: state.contact.email }] : []));
@@ -232,7 +227,7 @@ export async function applyMembershipChanges(
     } catch (error) {
       const codes = cancellationCodes(error);
       if (!codes) throw error;
-      // Which action refused: the last is the segment's.
+      // Which action refused: the last is the counter's, which holds the segment's rules version.
       if (codes.at(-1) === 'ConditionalCheckFailed') throw new SegmentChanged(segmentId);
       if (attempt + 1 >= maxAttempts) throw error;
       await pause(attempt);

@@ -10,6 +10,7 @@ import type { TransactionItem } from '../table/bulk-delete';
 import { db, tableName } from '../table/client';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, isConditionFailure, putNewItem, queryAll, setExpression, withoutKeys, type Item } from '../table/records';
+import { countClosings, countedRecipients, countRulesUpdates } from './counts';
 
 /** A segment as the spec shows it. */
 export interface Segment {
@@ -95,18 +96,22 @@ function toRules(item: Item): SegmentRules {
       fieldType: types[i] ?? 'text',
     })),
     rules_version: String(item.rules_version ?? ''),
+    // Exclusions made before they became items (exclusions.ts adds the others where they matter).
     excluded_contact_ids: new Set([...((item.excluded_contact_ids as Set<number> | undefined) ?? [])].map(Number)),
     building: item[buildingAttribute] !== undefined,
   };
 }
 
-function withCount(item: Item): SegmentWithCount {
-  return { ...toSegment(item), segment_emails_count: Number(item.segment_emails_count ?? 0), build_status: item[buildingAttribute] === undefined ? 'ready' : 'building' };
+/** The segment with its count: its counters' sum, plus the count a segment item kept before counters had items. */
+function withCount(item: Item, counted: number): SegmentWithCount {
+  return { ...toSegment(item), segment_emails_count: Number(item.segment_emails_count ?? 0) + counted, build_status: item[buildingAttribute] === undefined ? 'ready' : 'building' };
 }
 
-/** One page of the account's segments, in id order. */
+/** One page of the account's segments, in id order, each with its count. */
 export async function listSegmentsPage(accountId: number, page: PageRequest): Promise<ListPage<SegmentWithCount>> {
-  return mapPage(await queryListPage({ partition: segmentPartition(accountId) }, page), withCount);
+  const found = await queryListPage({ partition: segmentPartition(accountId) }, page);
+  const counts = await countedRecipients(accountId, found.items.map((item) => Number(item.id)));
+  return mapPage(found, (item) => withCount(item, counts.get(Number(item.id)) ?? 0));
 }
 
 export async function getSegment(accountId: number, id: number): Promise<Segment> {
@@ -165,10 +170,11 @@ export async function newSegmentPut(accountId: number, input: SegmentInput): Pro
 }
 
 /**
- * The Update that replaces a segment's name, contact type and rules under a new rules version and
- * marks it building (in the transaction that starts its rebuild job); refused when it does not exist.
+ * The writes that replace a segment's name, contact type and rules under a new rules version and
+ * mark it building (in the transaction that starts its rebuild job): the segment's Update, refused
+ * when it does not exist, first; then its counters', which membership writes check the version on.
  */
-export function segmentRulesUpdate(accountId: number, id: number, input: SegmentInput): { rulesVersion: string; update: TransactionItem } {
+export function segmentRulesUpdate(accountId: number, id: number, input: SegmentInput): { rulesVersion: string; changes: TransactionItem[] } {
   const rulesVersion = randomUUID();
   const changes: Item = {
     ...segmentContactTypeIndexKey(accountId, input.contact_type_id, id),
@@ -182,19 +188,17 @@ export function segmentRulesUpdate(accountId: number, id: number, input: Segment
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const update = setExpression(changes, names, values);
-  return {
-    rulesVersion,
-    update: {
-      Update: {
-        TableName: tableName(),
-        Key: segmentKey(accountId, id),
-        UpdateExpression: update,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
+  const segmentUpdate: TransactionItem = {
+    Update: {
+      TableName: tableName(),
+      Key: segmentKey(accountId, id),
+      UpdateExpression: update,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
     },
   };
+  return { rulesVersion, changes: [segmentUpdate, ...countRulesUpdates(accountId, id, rulesVersion)] };
 }
 
 /** The rebuild for `rulesVersion` is complete: the segment may be mailed. False when its rules changed meanwhile (or it is gone). */
@@ -218,10 +222,11 @@ export async function markSegmentBuilt(accountId: number, id: number, rulesVersi
 }
 
 /**
- * The Delete of a segment's item (in the transaction that starts the job purging its recipients);
- * refused when it does not exist. Membership writes in flight are conditioned on the item, so they
- * fail from then on instead of adding recipients behind the purge.
+ * The writes that delete a segment (in the transaction that starts the job purging its recipients):
+ * the Delete of its item, refused when it does not exist, first; then its counters marked deleted.
+ * Membership writes in flight are conditioned on a counter, so they fail from then on instead of
+ * adding recipients behind the purge.
  */
-export function segmentDeletion(accountId: number, id: number): TransactionItem {
-  return { Delete: { TableName: tableName(), Key: segmentKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } };
+export function segmentDeletion(accountId: number, id: number): TransactionItem[] {
+  return [{ Delete: { TableName: tableName(), Key: segmentKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } }, ...countClosings(accountId, id)];
 }

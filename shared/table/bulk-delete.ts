@@ -23,6 +23,8 @@ export interface CounterChange {
   key: Key;
   attribute: string;
   delta: number;
+  /** The counter is an item of its own that may not exist yet: the change creates it (else it must exist). */
+  createMissing?: boolean;
 }
 
 /** What goes with deleting one record, in the same transaction: the items it owns and the counts it is in. */
@@ -174,13 +176,13 @@ function pack(records: PlannedRecord[]): PlannedRecord[][] {
 
 /** One group's actions: the records' own writes, then one update per counter with the group's changes summed. */
 function transaction(group: PlannedRecord[]): TransactionItem[] {
-  const sums = new Map<string, { key: Key; deltas: Map<string, number> }>();
+  const sums = new Map<string, { key: Key; deltas: Map<string, number>; createMissing: boolean }>();
   for (const change of group.flatMap((record) => record.counters)) {
-    const entry = sums.get(keyText(change.key)) ?? { key: change.key, deltas: new Map<string, number>() };
+    const entry = sums.get(keyText(change.key)) ?? { key: change.key, deltas: new Map<string, number>(), createMissing: change.createMissing === true };
     entry.deltas.set(change.attribute, (entry.deltas.get(change.attribute) ?? 0) + change.delta);
     sums.set(keyText(change.key), entry);
   }
-  const counterUpdates: TransactionItem[] = [...sums.values()].map(({ key, deltas }) => {
+  const counterUpdates: TransactionItem[] = [...sums.values()].map(({ key, deltas, createMissing }) => {
     const attributes = [...deltas];
     return {
       Update: {
@@ -188,7 +190,7 @@ function transaction(group: PlannedRecord[]): TransactionItem[] {
         Key: { pk: key.pk, sk: key.sk },
         UpdateExpression: `ADD ${attributes.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
         // A count on a missing parent would create a ghost item.
-        ConditionExpression: 'attribute_exists(pk)',
+        ...(createMissing ? {} : { ConditionExpression: 'attribute_exists(pk)' }),
         ExpressionAttributeNames: Object.fromEntries(attributes.map(([name], i) => [`#c${i}`, name])),
         ExpressionAttributeValues: Object.fromEntries(attributes.map(([, delta], i) => [`:c${i}`, delta])),
       },

@@ -108,6 +108,8 @@ function withinPageBytes(read: Item[]): Item[] {
 /** A list whose items are write-sharded over `shards` partitions `<partition>#<shard>` (see keys.ts). */
 export interface ShardedListSource extends ListSource {
   shards: number;
+  /** Items stored before the list was sharded stay in `<partition>` itself: it is read as one more shard. */
+  unsharded?: boolean;
 }
 
 /**
@@ -123,10 +125,11 @@ export async function queryShardedListPage(source: ShardedListSource, request: P
   const skName = source.index ? 'gsi1sk' : 'sk';
   const after = request.cursor === undefined ? undefined : decodeCursor(list, request.cursor)[skName];
   const merge = new ShardMerge<Item>(
-    source.shards,
+    source.shards + (source.unsharded ? 1 : 0),
     (item) => String(item[skName]),
     async (shard, from, limit) => {
-      const page = await queryPageAfter({ partition: shardPartition(source.partition, shard), index: source.index, after: from, limit });
+      const partition = shard === source.shards ? source.partition : shardPartition(source.partition, shard);
+      const page = await queryPageAfter({ partition, index: source.index, after: from, limit });
       return { items: page.items, more: page.next !== undefined };
     },
     after,

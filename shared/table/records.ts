@@ -117,6 +117,8 @@ export async function queryPage(options: {
   partition: string;
   index?: 'gsi1';
   beginsWith?: string;
+  /** Only sort keys from the first to the second, both included (instead of `beginsWith`). */
+  between?: [string, string];
   limit?: number;
   cursor?: Record<string, unknown>;
   descending?: boolean;
@@ -125,17 +127,21 @@ export async function queryPage(options: {
 }): Promise<Page> {
   const pkName = options.index ? 'gsi1pk' : 'pk';
   const skName = options.index ? 'gsi1sk' : 'sk';
+  const range = options.between ? ' AND #sk BETWEEN :low AND :high' : options.beginsWith ? ' AND begins_with(#sk, :prefix)' : '';
   const input: QueryCommandInput = {
     TableName: tableName(),
     IndexName: options.index,
-    KeyConditionExpression: options.beginsWith ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+    KeyConditionExpression: `#pk = :pk${range}`,
     ...(options.without === undefined ? {} : { FilterExpression: 'attribute_not_exists(#without)' }),
     ExpressionAttributeNames: {
       '#pk': pkName,
-      ...(options.beginsWith ? { '#sk': skName } : {}),
+      ...(range ? { '#sk': skName } : {}),
       ...(options.without === undefined ? {} : { '#without': options.without }),
     },
-    ExpressionAttributeValues: options.beginsWith ? { ':pk': options.partition, ':prefix': options.beginsWith } : { ':pk': options.partition },
+    ExpressionAttributeValues: {
+      ':pk': options.partition,
+      ...(options.between ? { ':low': options.between[0], ':high': options.between[1] } : options.beginsWith ? { ':prefix': options.beginsWith } : {}),
+    },
     Limit: options.limit,
     ExclusiveStartKey: options.cursor,
     ScanIndexForward: !options.descending,

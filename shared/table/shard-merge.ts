@@ -35,13 +35,15 @@ interface Shard<T> {
 
 /**
  * A k-way merge over `shards` shards whose items have unique keys, ordered as strings (ids are
- * zero-padded sort keys). It takes an item only when every shard not read to its end holds a read
+ * zero-padded sort keys); a key found in two shards is taken once. It takes an item only when every shard not read to its end holds a read
  * item, so no shard can still hold a smaller one: items come out in key order, with no gaps and no
  * duplicates. A shard that runs dry is read again (all dry shards at once, in parallel). State is
  * kept between `take` calls, so one merge can stream a whole partition set.
  */
 export class ShardMerge<T> {
   private readonly state: Shard<T>[];
+  /** The key of the last item taken. */
+  private lastKey: string | undefined;
 
   constructor(
     shards: number,
@@ -75,7 +77,12 @@ export class ShardMerge<T> {
         if (!next || this.keyOf(shard.items[shard.at] as T) < this.keyOf(next.items[next.at] as T)) next = shard;
       }
       if (!next) break;
-      taken.push(next.items[next.at++] as T);
+      const item = next.items[next.at++] as T;
+      // The same key in two shards (an item stored where it was before the partition was sharded,
+      // and again in its shard) comes out once.
+      if (this.lastKey !== undefined && this.keyOf(item) === this.lastKey) continue;
+      this.lastKey = this.keyOf(item);
+      taken.push(item);
     }
     return taken;
   }

@@ -11,7 +11,7 @@ import { listEnrolments } from '../../shared/automations/enrolments';
 import { runJob, type JobMessage } from '../../shared/background-jobs/job-queue';
 import { isFinished } from '../../shared/jobs/repository';
 import { registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
-import { segmentRecipientPartition } from '../../shared/segments/keys';
+import { segmentRecipientShardPartitions } from '../../shared/segments/keys';
 import { getSegmentRules } from '../../shared/segments/repository';
 import { queryAll } from '../../shared/table/records';
 import { newAccount } from '../support/accounts';
@@ -85,8 +85,8 @@ async function addContacts(account: Account, typeId: number, count: number, city
 }
 
 async function recipientsOf(account: Account, segmentId: number): Promise<string[]> {
-  const items = await queryAll({ partition: segmentRecipientPartition(account.account_id, segmentId) });
-  return items.map((item) => String(item.sk)).sort();
+  const shards = await Promise.all(segmentRecipientShardPartitions(account.account_id, segmentId).map((partition) => queryAll({ partition })));
+  return shards.flat().map((item) => String(item.sk)).sort();
 }
 
 async function segmentList(account: Account): Promise<Record<string, unknown>[]> {

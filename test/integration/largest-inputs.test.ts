@@ -1,7 +1,7 @@
 // The largest input each item takes, through the API on DynamoDB Local (which refuses an item past
 // 400 KB as DynamoDB does): it is stored, or refused up front with 422, never a failed write (500).
 // Text is in a character of three bytes (one UTF-16 unit), the most bytes a length limit lets through.
-import { listAutomationSteps } from '../../shared/automations/steps';
+import { listAutomationSteps, readStepDesign } from '../../shared/automations/steps';
 import { addCustomField } from '../../shared/custom-fields/repository';
 import { findCountryByCode, seedReferenceData } from '../../shared/reference-data/repository';
 import { getSingleSend } from '../../shared/single-sends/repository';
@@ -27,7 +27,8 @@ test('an automation step with a 350 KB design and its longest subject and previe
   const utr = await createAutomation(world, { automation_name: wide(255) });
   await addStep(world, utr, { subject: wide(998), preview_img: wide(255), template_html: design(350) });
   const [step] = await listAutomationSteps(world.accountId, utr);
-  expect(step).toMatchObject({ subject: wide(998), preview_img: wide(255), template_html: design(350) });
+  expect(step).toMatchObject({ subject: wide(998), preview_img: wide(255) });
+  expect(await readStepDesign(world.accountId, utr, Number(step?.id))).toEqual({ template_json: null, template_html: design(350) });
 });
 
 test('a single send with a 300 KB design and its longest texts is stored', async () => {

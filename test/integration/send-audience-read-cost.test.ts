@@ -140,11 +140,11 @@ async function buildWorld(): Promise<World> {
   };
 }
 
-/** Whether a queried partition is one of the entry's own: the segment's recipients, or a shard of the type's index. */
+/** Whether a queried partition is one of the entry's own: a shard of the segment's recipients, or a shard of the type's index. */
 function audiencePartitionOf(entry: RecipientEntry): (partition: string) => boolean {
   if (entry.table === 'segments_') {
-    const partition = segmentRecipientPartition(world.accountId, Number(entry.id));
-    return (queried) => queried === partition;
+    const prefix = `${segmentRecipientPartition(world.accountId, Number(entry.id))}#`;
+    return (queried) => queried.startsWith(prefix);
   }
   const prefix = `${contactsOfTypePartition(world.accountId, Number(entry.id))}#`;
   return (queried) => queried.startsWith(prefix);

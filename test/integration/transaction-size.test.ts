@@ -1,6 +1,6 @@
 // Writes of many large items through the API on DynamoDB Local, which refuses a transaction of more
 // than 4 MB of items as DynamoDB does: they are packed by size as well as by count.
-import { listAutomationSteps } from '../../shared/automations/steps';
+import { listAutomationSteps, readStepDesign } from '../../shared/automations/steps';
 import { addCustomField } from '../../shared/custom-fields/repository';
 import { addStep, automationWorld, call, createAutomation, uuidPattern } from '../support/automations';
 import { newAccount } from '../support/accounts';
@@ -22,7 +22,11 @@ test('duplicating an automation with 12 steps of 350 KB copies every step', asyn
   expect(result).toEqual({ status: 200, body: { status: 'success', message: { utr: expect.stringMatching(uuidPattern) } } });
   const copyUtr = (result.body.message as { utr: string }).utr;
   const [original, copy] = [await listAutomationSteps(world.accountId, utr), await listAutomationSteps(world.accountId, copyUtr)];
-  expect(copy.map((step) => [step.subject, step.template_html])).toEqual(original.map((step) => [step.subject, step.template_html]));
+  const withDesigns = (automationUtr: string, steps: typeof original) =>
+    Promise.all(steps.map(async (step) => [step.subject, (await readStepDesign(world.accountId, automationUtr, step.id)).template_html]));
+  const [originalDesigns, copyDesigns] = [await withDesigns(utr, original), await withDesigns(copyUtr, copy)];
+  expect(copyDesigns).toEqual(originalDesigns);
+  expect(copyDesigns.map(([, html]) => html)).toEqual(Array.from({ length: 12 }, (_, step) => design(350 * 1024, `step ${step}`)));
   expect(copy).toHaveLength(12);
   const details = await call(world.keys, 'GET', 'automations/details', { query: { utr: copyUtr } });
   expect(details.body.message).toMatchObject({ automation: { utr: copyUtr, status: 0 } });

@@ -33,6 +33,6 @@ describe('automation buckets', () => {
     const now = at('2026-01-02T10:00:00.000Z');
     expect(indexTime(at('2026-01-01T00:00:00.000Z'), now)).toEqual(now);
     expect(indexTime(at('2026-01-03T00:00:00.000Z'), now)).toEqual(at('2026-01-03T00:00:00.000Z'));
-    expect(new Set([1, 2, 3, 4, 5, 6, 7, 8].map(shardOf)).size).toBe(4);
+    expect(new Set([1, 2, 3, 4, 5, 6, 7, 8].map(shardOf)).size).toBe(8);
   });
 });

@@ -39,6 +39,18 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 const keys = (ids: number[]) => ids.map(idSortKey);
 
 describe('shard merge', () => {
+  it('takes a key found in two shards once, within a page and across the pages of one merge', async () => {
+    // An item stored where it was before the partition was sharded, and again in its shard.
+    const byShard = [keys([1, 3, 5]), keys([3, 4, 5])];
+    const read = async (shard: number, after: string | undefined, limit: number): Promise<ShardRead<string>> => {
+      const items = (byShard[shard] ?? []).filter((key) => after === undefined || key > after).slice(0, limit);
+      return { items, more: items.length === limit };
+    };
+    const merge = new ShardMerge<string>(byShard.length, (key) => key, read);
+
+    expect([await merge.take(3, pageReadSize), await merge.take(3, pageReadSize)]).toEqual([keys([1, 3, 4]), keys([5])]);
+  });
+
   it('pages round-robin shards in id order, every id once, one round of Queries per page', async () => {
     const ids = range(1, 2500);
     for (const limit of [1000, 7, 1, 16, 17]) {

@@ -11,6 +11,9 @@ import { newAccount } from '../support/accounts';
 
 const utr = '33333333-2222-4333-8444-555555555555';
 
+// 1,000 enrolments written one by one: minutes on a loaded machine, never a measure of speed.
+jest.setTimeout(180_000);
+
 describe('automation enrolments over shards', () => {
   test('1,000 joiners of one automation spread evenly over its 16 enrolment partitions and over the due index shards', async () => {
     // Prepare

@@ -32,11 +32,27 @@ const keptContents = 16;
 /** The container's copy of each send's content, by send, with the version it was read at. */
 const contents = new Map<string, { version: number; content: SendContent }>();
 
+/**
+ * Reads of a send's content under way, by send and version: invocations side by side in one process
+ * (the local queue runs two) share one instead of each reading the design.
+ */
+const contentReads = new Map<string, Promise<SendContent | undefined>>();
+
 /** The send's content at `version`: read (design and all) once per container and version, then kept. */
-async function sendContent(accountId: number, utr: string, version: number): Promise<SendContent | undefined> {
+function sendContent(accountId: number, utr: string, version: number): Promise<SendContent | undefined> {
   const key = `${accountId}#${utr}`;
   const kept = contents.get(key);
-  if (kept?.version === version) return kept.content;
+  if (kept?.version === version) return Promise.resolve(kept.content);
+  const readKey = `${key}#${version}`;
+  let read = contentReads.get(readKey);
+  if (!read) {
+    read = readSendContent(accountId, utr, key).finally(() => contentReads.delete(readKey));
+    contentReads.set(readKey, read);
+  }
+  return read;
+}
+
+async function readSendContent(accountId: number, utr: string, key: string): Promise<SendContent | undefined> {
   const singleSend = await getSendingSingleSend(accountId, utr);
   if (!singleSend || singleSend.status < singleSendStatus.running) return undefined;
   const content = singleSendContent(singleSend);

@@ -109,6 +109,14 @@ async function continueInFreshMessage(message: DeliveryMessage, recipients: Deli
 /** Time kept in hand when the Lambda's time runs short: enough to settle and re-queue what is left. */
 const reserveMs = 15_000;
 
+/**
+ * How long one message is mailed before the recipients it has not reached continue in a fresh message
+ * at the back of its account's queue: a container is never held longer by one account, so another
+ * account's new mail, which the fair queue hands out first, waits about this long at most, however
+ * low the per-container rate (docs/architecture.md: Fair delivery).
+ */
+export const deliveryTurnMs = 2_000;
+
 
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
@@ -148,10 +156,11 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
     await settle(message, tally);
     return 'done';
   }
-  // Out of time, or paused: the recipients not reached (never claimed) continue at once in a fresh
-  // message of the same batch, carrying this run's counts, rather than waiting for the whole
-  // message's redelivery.
-  if (!goOn() && outcome.failed.length === 0) {
+  // Its turn or the Lambda's time over, or paused: the recipients not reached (never claimed)
+  // continue at once in a fresh message of the same batch, carrying this run's counts, rather than
+  // waiting for the whole message's redelivery. Unless SES throttled them: then the redelivery's
+  // wait is the backoff they need.
+  if (!goOn() && outcome.failed.length === 0 && !outcome.throttled) {
     await continueInFreshMessage(message, outcome.deferred, tally);
     return 'done';
   }
@@ -172,6 +181,12 @@ export function handleDeliveryEvent(event: SQSEvent, context?: Pick<Context, 'ge
   const cache: ContentCache = new Map();
   const keepGoing = timeLeft(remainingOf(context), { reserveMs });
   return consumeRecords('deliveries', event, undefined, 'delivery message', async (record) => {
-    if ((await processRecord(record, cache, keepGoing)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
+    // The turn starts with the first recipient's: the reads before it never use it up, so each turn mails someone.
+    let turnEnds: number | undefined;
+    const inTurn = () => {
+      turnEnds ??= Date.now() + deliveryTurnMs;
+      return keepGoing() && Date.now() < turnEnds;
+    };
+    if ((await processRecord(record, cache, inTurn)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
   });
 }

@@ -11,7 +11,7 @@ import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
 import { EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { maxBatchSize, queueConsumers, queueNames, queueUrlEnvName } from '../../shared/queue/queues';
+import { queueBatchSizes, queueConsumers, queueNames, queueUrlEnvName } from '../../shared/queue/queues';
 import { scheduleDeadLetterArnEnvName } from '../../shared/scheduling/aws-scheduler';
 import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
 import { identityRefreshIntervalMinutes } from '../../shared/sender-verification/refresh-service';
@@ -65,7 +65,7 @@ export class EventWiring extends Construct {
       functions.functionOf(queueConsumers[queue]).addEnvironment(queueUrlEnvName(queue), platform.queueOf(queue).queue.queueUrl);
       functions.functionOf(queueConsumers[queue]).addEventSource(
         new SqsEventSource(platform.queueOf(queue).queue, {
-          batchSize: maxBatchSize,
+          batchSize: queueBatchSizes[queue],
           reportBatchItemFailures: true,
           // Every queue's consumers are capped, so no queue takes the account's concurrency from the
           // API; the deliverers' cap also keeps them under the SES rate.

@@ -67,6 +67,8 @@ export interface DeliveryOutcome {
    * they are never mailed again: at most once wins over at least once.
    */
   uncertain: number;
+  /** SES throttled (or paused sending) past the retries: some of `deferred` wait on SES, not on the caller's time. */
+  throttled: boolean;
 }
 
 /** How often a caller mailing a batch looks whether its send or automation was paused meanwhile. */
@@ -133,7 +135,7 @@ export async function deliverToRecipients(
   const addresses = distinct.map((recipient) => recipient.email);
   // The ledger first: a recipient this batch already mailed counts as mailed even if suppressed since.
   const [inLedger, suppressed] = await Promise.all([ledgerEntriesAmong(ref, addresses), suppressedNow(ref, content, addresses)]);
-  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0 };
+  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0, throttled: false };
   const countMailed = () => {
     outcome.sent++;
   };
@@ -264,6 +266,7 @@ export async function deliverToRecipients(
     await markAlone(carried);
   });
   await Promise.all(workers);
+  outcome.throttled = throttled;
   // A single send's batch is counted when it settles (delivery-queue.ts), from the ledger, exactly once.
   if (!batch) await countSent(ref, outcome.sent);
   return outcome;

@@ -1,12 +1,12 @@
 // The queue port on the laptop: an in-process queue that calls the consumer with a real SQSEvent and
-// keeps the deployed queue's rules: batches of 10, DelaySeconds, partial batch failure, redelivery
+// keeps the deployed queue's rules: each queue's batch size, DelaySeconds, partial batch failure, redelivery
 // after a delay, dead-letter after maxReceiveCount receives. Given a directory (the local stack gives one under
 // DATA_DIR), each queue keeps its messages in a journal there (local-queue-journal.ts): a message is
 // on disk before the sender is answered and removed only once its consumer succeeded, so after a crash
 // the messages that were waiting or in flight are delivered again, receive counts kept, as SQS would.
 // Without one, messages live in memory and a restart drops them.
-// Like an SQS fair queue, messages carry a message group (the account), served round-robin
-// (fair-groups.ts).
+// Like an SQS fair queue, messages carry a message group (the account), and the groups with the fewest
+// messages in flight are served first (fair-groups.ts).
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { standIn } from '../aws-call-watch';
@@ -14,12 +14,13 @@ import { log } from '../log';
 import { FairGroups } from './fair-groups';
 import { openQueueJournal, type QueueJournal } from './local-queue-journal';
 import { toRecord, type LocalMessage } from './local-message';
-import { maxBatchSize, maxReceiveCount, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
+import { maxBatchSize, maxReceiveCount, queueBatchSizes, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
 
 /** A queue's consumer: a Lambda handler for SQS events, answering partial batch failures. */
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
 
 export interface LocalQueueSettings {
+  /** Messages per event at most; a queue with a smaller batch size of its own (queueBatchSizes) keeps it. */
   batchSize: number;
   /** Receives before a message moves to the dead-letter list (the redrive policy's maxReceiveCount). */
   maxReceiveCount: number;
@@ -267,10 +268,11 @@ function schedulePump(queue: QueueName, state: QueueState): void {
 
 function pump(queue: QueueName, state: QueueState): void {
   while (state.inFlight < settings.concurrency && state.pending.size > 0) {
-    const batch = state.pending.take(settings.batchSize);
+    const batch = state.pending.take(Math.min(settings.batchSize, queueBatchSizes[queue]));
     state.inFlight++;
     void deliver(queue, state, batch).finally(() => {
       state.inFlight--;
+      state.pending.done(batch);
       pump(queue, state);
       notifyIfIdle();
     });

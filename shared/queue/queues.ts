@@ -42,8 +42,17 @@ export function maxReceiveCountOf(queue: QueueName): number {
 /** SQS's longest DelaySeconds: 15 minutes. */
 export const maxDelaySeconds = 900;
 
-/** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event here. */
+/** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event. */
 export const maxBatchSize = 10;
+
+/**
+ * Messages per event each queue's consumer receives (the event source's batch size). Deliveries one
+ * at a time: a delivery message holds up to 50 recipients mailed at the SES rate, and every message
+ * of an event waits for those before it, so with ten a newcomer's mail would wait behind up to 500 of
+ * another account's per container; with one, SQS's fair queue picks the next message for each
+ * container as soon as its current one is done (docs/architecture.md: Fair delivery).
+ */
+export const queueBatchSizes: Readonly<Record<QueueName, number>> = { deliveries: 1, imports: maxBatchSize, jobs: maxBatchSize, webhooks: maxBatchSize };
 
 // 256 KiB is the SQS message and batch limit that holds in every region and account.
 export const maxBatchBytes = 262_144;

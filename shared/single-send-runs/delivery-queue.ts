@@ -32,11 +32,27 @@ const keptContents = 16;
 /** The container's copy of each send's content, by send, with the version it was read at. */
 const contents = new Map<string, { version: number; content: SendContent }>();
 
+/**
+ * Reads of a send's content under way, by send and version: invocations side by side in one process
+ * (the local queue runs two) share one instead of each reading the design.
+ */
+const contentReads = new Map<string, Promise<SendContent | undefined>>();
+
 /** The send's content at `version`: read (design and all) once per container and version, then kept. */
-async function sendContent(accountId: number, utr: string, version: number): Promise<SendContent | undefined> {
+function sendContent(accountId: number, utr: string, version: number): Promise<SendContent | undefined> {
   const key = `${accountId}#${utr}`;
   const kept = contents.get(key);
-  if (kept?.version === version) return kept.content;
+  if (kept?.version === version) return Promise.resolve(kept.content);
+  const readKey = `${key}#${version}`;
+  let read = contentReads.get(readKey);
+  if (!read) {
+    read = readSendContent(accountId, utr, key).finally(() => contentReads.delete(readKey));
+    contentReads.set(readKey, read);
+  }
+  return read;
+}
+
+async function readSendContent(accountId: number, utr: string, key: string): Promise<SendContent | undefined> {
   const singleSend = await getSendingSingleSend(accountId, utr);
   if (!singleSend || singleSend.status < singleSendStatus.running) return undefined;
   const content = singleSendContent(singleSend);
@@ -93,6 +109,14 @@ async function continueInFreshMessage(message: DeliveryMessage, recipients: Deli
 /** Time kept in hand when the Lambda's time runs short: enough to settle and re-queue what is left. */
 const reserveMs = 15_000;
 
+/**
+ * How long one message is mailed before the recipients it has not reached continue in a fresh message
+ * at the back of its account's queue: a container is never held longer by one account, so another
+ * account's new mail, which the fair queue hands out first, waits about this long at most, however
+ * low the per-container rate (docs/architecture.md: Fair delivery).
+ */
+export const deliveryTurnMs = 2_000;
+
 
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
@@ -132,10 +156,11 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
     await settle(message, tally);
     return 'done';
   }
-  // Out of time, or paused: the recipients not reached (never claimed) continue at once in a fresh
-  // message of the same batch, carrying this run's counts, rather than waiting for the whole
-  // message's redelivery.
-  if (!goOn() && outcome.failed.length === 0) {
+  // Its turn or the Lambda's time over, or paused: the recipients not reached (never claimed)
+  // continue at once in a fresh message of the same batch, carrying this run's counts, rather than
+  // waiting for the whole message's redelivery. Unless SES throttled them: then the redelivery's
+  // wait is the backoff they need.
+  if (!goOn() && outcome.failed.length === 0 && !outcome.throttled) {
     await continueInFreshMessage(message, outcome.deferred, tally);
     return 'done';
   }
@@ -156,6 +181,12 @@ export function handleDeliveryEvent(event: SQSEvent, context?: Pick<Context, 'ge
   const cache: ContentCache = new Map();
   const keepGoing = timeLeft(remainingOf(context), { reserveMs });
   return consumeRecords('deliveries', event, undefined, 'delivery message', async (record) => {
-    if ((await processRecord(record, cache, keepGoing)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
+    // The turn starts with the first recipient's: the reads before it never use it up, so each turn mails someone.
+    let turnEnds: number | undefined;
+    const inTurn = () => {
+      turnEnds ??= Date.now() + deliveryTurnMs;
+      return keepGoing() && Date.now() < turnEnds;
+    };
+    if ((await processRecord(record, cache, inTurn)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');
   });
 }

@@ -45,22 +45,24 @@ describe('event functions and what feeds them', () => {
       expect(functionProperties(synthesized, 'send-deliver').Environment.Variables.DELIVERY_MAX_RECEIVES).toBe(String(maxReceiveCount));
     });
 
-    test('feeds send-deliver in batches of 10 with partial batch failures and at most deliveryConcurrency containers', () => {
+    test('feeds send-deliver one message at a time with partial batch failures and at most deliveryConcurrency containers', () => {
       template.resourceCountIs('AWS::Lambda::EventSourceMapping', queueNames.length);
       template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
         FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsSendDeliver') },
         EventSourceArn: resolve(synthesized.stack.platform.queueOf('deliveries').queue.queueArn),
-        BatchSize: 10,
+        // One per invocation: a container takes its next message, the fair queue's choice, as soon as one is done.
+        BatchSize: 1,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         ScalingConfig: { MaximumConcurrency: 3 },
       });
     });
 
-    test('every queue feeds its consumer with partial batch failures, each capped', () => {
+    test('every queue feeds its consumer with partial batch failures, each capped; all but deliveries in batches of 10', () => {
       for (const queue of queueNames) {
         const expected = {
           FunctionName: { Ref: Match.stringLikeRegexp(`^Functions${constructId(queueConsumers[queue])}`) },
           EventSourceArn: resolve(synthesized.stack.platform.queueOf(queue).queue.queueArn),
+          BatchSize: queue === 'deliveries' ? 1 : 10,
           FunctionResponseTypes: ['ReportBatchItemFailures'],
           ScalingConfig: { MaximumConcurrency: queueConsumerCap(queue, 3) },
         };

@@ -1,5 +1,7 @@
-// The local queue adapter: real SQSEvent batches of at most 10, DelaySeconds, partial batch failure
-// redelivery, dead-letter after 3 receives, bounded concurrency; kept in a directory, it survives a kill -9.
+// The local queue adapter: real SQSEvent batches of the queue's batch size (at most 10; deliveries one
+// at a time), DelaySeconds, partial batch failure redelivery, dead-letter after 3 receives, bounded
+// concurrency, message groups served as a fair queue does; kept in a directory, it survives a kill -9.
+// The adapter's rules are shown on the imports queue (batches of 10).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,17 +11,20 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { resetConfig } from '../../shared/config';
 import { configureLocalQueue, localDeadLetters, localQueueIdle, registerLocalConsumer, stopLocalQueues, takeLocalMessages } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
-import { maxReceiveCountOf } from '../../shared/queue/queues';
+import { maxReceiveCountOf, type QueueName } from '../../shared/queue/queues';
 import { sleep, waitFor } from '../support/local-stack';
 
 const repoRoot = join(__dirname, '../..');
+
+/** The queue the adapter's rules are shown on: one with the largest batches. */
+const queue: QueueName = 'imports';
 
 const logLines: string[] = [];
 let unregister: (() => void) | undefined;
 
 function consume(consumer: (event: SQSEvent) => Promise<SQSBatchResponse | void>): SQSEvent[] {
   const events: SQSEvent[] = [];
-  unregister = registerLocalConsumer('deliveries', async (event) => {
+  unregister = registerLocalConsumer(queue, async (event) => {
     events.push(event);
     return consumer(event);
   });
@@ -46,7 +51,7 @@ test('messages arrive as SQS records in batches of at most 10', async () => {
   const events = consume(async () => undefined);
 
   // Act
-  await sendMessages('deliveries', Array.from({ length: 25 }, (_, n) => ({ n })));
+  await sendMessages(queue, Array.from({ length: 25 }, (_, n) => ({ n })));
   await localQueueIdle();
 
   // Assess
@@ -57,7 +62,7 @@ test('messages arrive as SQS records in batches of at most 10', async () => {
   expect(record).toMatchObject({
     eventSource: 'aws:sqs',
     awsRegion: expect.any(String),
-    eventSourceARN: expect.stringMatching(/^arn:aws:sqs:[a-z0-9-]+:\d{12}:deliveries$/),
+    eventSourceARN: expect.stringMatching(/^arn:aws:sqs:[a-z0-9-]+:\d{12}:imports$/),
     attributes: { ApproximateReceiveCount: '1', SenderId: expect.any(String) },
     messageAttributes: {},
   });
@@ -72,14 +77,14 @@ test('only the records named in batchItemFailures are delivered again', async ()
     ),
   }));
 
-  await sendMessages('deliveries', [{ n: 1 }, { n: 2 }, { n: 3 }]);
+  await sendMessages(queue, [{ n: 1 }, { n: 2 }, { n: 3 }]);
   await localQueueIdle();
 
   expect(events).toHaveLength(2);
   expect(events[1]?.Records.map(bodyOf)).toEqual([{ n: 2 }]);
   expect(events[1]?.Records[0]?.attributes.ApproximateReceiveCount).toBe('2');
   expect(events[1]?.Records[0]?.messageId).toBe(events[0]?.Records[1]?.messageId);
-  expect(localDeadLetters('deliveries')).toHaveLength(0);
+  expect(localDeadLetters(queue)).toHaveLength(0);
 });
 
 test('a message failing maxReceiveCount (5) receives moves to the dead-letter list, with a log line', async () => {
@@ -87,12 +92,12 @@ test('a message failing maxReceiveCount (5) receives moves to the dead-letter li
     batchItemFailures: event.Records.filter((record) => bodyOf(record).n === 13).map((record) => ({ itemIdentifier: record.messageId })),
   }));
 
-  await sendMessages('deliveries', [{ n: 12 }, { n: 13 }]);
+  await sendMessages(queue, [{ n: 12 }, { n: 13 }]);
   await localQueueIdle();
 
   const receives = events.flatMap((event) => event.Records).filter((record) => bodyOf(record).n === 13);
   expect(receives.map((record) => record.attributes.ApproximateReceiveCount)).toEqual(['1', '2', '3', '4', '5']);
-  const dead = localDeadLetters('deliveries');
+  const dead = localDeadLetters(queue);
   expect(dead).toHaveLength(1);
   expect(dead[0]).toMatchObject({ body: '{"n":13}', receiveCount: 5 });
   expect(logLines.join('\n')).toMatch(/dead-letter/);
@@ -120,18 +125,18 @@ test('a consumer that throws fails its whole batch', async () => {
     if (calls === 1) throw new Error('crashed');
   });
 
-  await sendMessages('deliveries', [{ n: 1 }, { n: 2 }]);
+  await sendMessages(queue, [{ n: 1 }, { n: 2 }]);
   await localQueueIdle();
 
   expect(events.map((event) => event.Records.map(bodyOf))).toEqual([[{ n: 1 }, { n: 2 }], [{ n: 1 }, { n: 2 }]]);
-  expect(localDeadLetters('deliveries')).toHaveLength(0);
+  expect(localDeadLetters(queue)).toHaveLength(0);
 });
 
 test('an itemIdentifier that is not in the batch fails the whole batch, as Lambda does', async () => {
   let calls = 0;
   const events = consume(async () => (calls++ === 0 ? { batchItemFailures: [{ itemIdentifier: 'not-a-message-id' }] } : undefined));
 
-  await sendMessages('deliveries', [{ n: 1 }, { n: 2 }]);
+  await sendMessages(queue, [{ n: 1 }, { n: 2 }]);
   await localQueueIdle();
 
   expect(events).toHaveLength(2);
@@ -149,17 +154,17 @@ test('batches in flight are bounded by the configured concurrency', async () => 
     inFlight--;
   });
 
-  await sendMessages('deliveries', Array.from({ length: 60 }, (_, n) => ({ n })));
+  await sendMessages(queue, Array.from({ length: 60 }, (_, n) => ({ n })));
   await localQueueIdle();
 
   expect(most).toBe(2);
 });
 
 test('without a consumer, messages end in the dead-letter list instead of vanishing', async () => {
-  await sendMessages('deliveries', [{ n: 99 }]);
+  await sendMessages(queue, [{ n: 99 }]);
   await localQueueIdle();
 
-  expect(localDeadLetters('deliveries')).toEqual([expect.objectContaining({ body: '{"n":99}', reason: expect.stringMatching(/no consumer/) })]);
+  expect(localDeadLetters(queue)).toEqual([expect.objectContaining({ body: '{"n":99}', reason: expect.stringMatching(/no consumer/) })]);
 });
 
 test('one group with a backlog does not starve another: groups are served round-robin, like SQS fair queues', async () => {
@@ -173,9 +178,9 @@ test('one group with a backlog does not starve another: groups are served round-
   });
 
   // Account A's big send builds a backlog; account B's few messages arrive while it drains.
-  await sendMessages('deliveries', Array.from({ length: 200 }, (_, n) => ({ id: `A${n}` })), { group: 'A' });
+  await sendMessages(queue, Array.from({ length: 200 }, (_, n) => ({ id: `A${n}` })), { group: 'A' });
   await started;
-  await sendMessages('deliveries', Array.from({ length: 5 }, (_, n) => ({ id: `B${n}` })), { group: 'B' });
+  await sendMessages(queue, Array.from({ length: 5 }, (_, n) => ({ id: `B${n}` })), { group: 'B' });
   await localQueueIdle();
 
   expect(received).toHaveLength(205);
@@ -188,6 +193,30 @@ test('one group with a backlog does not starve another: groups are served round-
   expect(received.filter((id) => id.startsWith('B'))).toEqual(['B0', 'B1', 'B2', 'B3', 'B4']);
 });
 
+test('deliveries come one message per event, and the next goes to the group with the fewest in flight, as SQS serves quiet tenants first', async () => {
+  // Every event is held until released, so which message goes next is decided with two in flight.
+  const events: string[][] = [];
+  const held: Array<() => void> = [];
+  let holding = true;
+  unregister = registerLocalConsumer('deliveries', async (event) => {
+    events.push(event.Records.map((record) => (JSON.parse(record.body) as { id: string }).id));
+    if (holding) await new Promise<void>((release) => held.push(release));
+  });
+
+  // Account A's backlog fills both consumers; account B's one message comes while they work.
+  await sendMessages('deliveries', Array.from({ length: 5 }, (_, n) => ({ id: `A${n}` })), { group: 'A' });
+  await waitFor(() => events.length === 2, 5_000, "A's first two messages");
+  await sendMessages('deliveries', [{ id: 'B0' }], { group: 'B' });
+  held.shift()?.();
+  await waitFor(() => events.length === 3, 5_000, 'the next message');
+  holding = false;
+  held.forEach((release) => release());
+  await localQueueIdle();
+
+  // B's message went next (A still had one in flight, B none), and each event held one message.
+  expect(events).toEqual([['A0'], ['A1'], ['B0'], ['A2'], ['A3'], ['A4']]);
+});
+
 test('a failed message is redelivered within its own group, and the group is on the record', async () => {
   const events = consume(async (event) => ({
     batchItemFailures: event.Records.filter((record) => bodyOf(record).n === 1 && record.attributes.ApproximateReceiveCount === '1').map(
@@ -195,8 +224,8 @@ test('a failed message is redelivered within its own group, and the group is on 
     ),
   }));
 
-  await sendMessages('deliveries', [{ n: 1 }, { n: 2 }], { group: '7' });
-  await sendMessages('deliveries', [{ n: 3 }]);
+  await sendMessages(queue, [{ n: 1 }, { n: 2 }], { group: '7' });
+  await sendMessages(queue, [{ n: 3 }]);
   await localQueueIdle();
 
   const records = events.flatMap((event) => event.Records);
@@ -206,7 +235,7 @@ test('a failed message is redelivered within its own group, and the group is on 
     [2, '7'],
     [1, '7'],
   ]);
-  expect(localDeadLetters('deliveries')).toHaveLength(0);
+  expect(localDeadLetters(queue)).toHaveLength(0);
 });
 
 describe('DelaySeconds, on a simulated clock', () => {
@@ -226,8 +255,8 @@ describe('DelaySeconds, on a simulated clock', () => {
     const received = () => events.flatMap((event) => event.Records).map((record) => bodyOf(record).n);
     let idle = false;
 
-    await sendMessages('deliveries', [{ n: 1 }], { delaySeconds: 900 });
-    await sendMessages('deliveries', [{ n: 2 }]);
+    await sendMessages(queue, [{ n: 1 }], { delaySeconds: 900 });
+    await sendMessages(queue, [{ n: 2 }]);
     void localQueueIdle().then(() => (idle = true));
     await jest.advanceTimersByTimeAsync(899_999);
     const beforeTheDelay = { received: received(), idle };
@@ -241,11 +270,11 @@ describe('DelaySeconds, on a simulated clock', () => {
 
   test('messages still waiting can be taken off the queue with what is left of their delays', async () => {
     const events = consume(async () => undefined);
-    await sendMessages('deliveries', [{ n: 1 }], { delaySeconds: 60, group: '7' });
+    await sendMessages(queue, [{ n: 1 }], { delaySeconds: 60, group: '7' });
     await jest.advanceTimersByTimeAsync(20_500);
-    await sendMessages('deliveries', [{ n: 2 }], { delaySeconds: 900 });
+    await sendMessages(queue, [{ n: 2 }], { delaySeconds: 900 });
 
-    expect(takeLocalMessages('deliveries')).toEqual([
+    expect(takeLocalMessages(queue)).toEqual([
       { messageId: expect.any(String), body: '{"n":1}', group: '7', delaySeconds: 40 },
       { messageId: expect.any(String), body: '{"n":2}', group: undefined, delaySeconds: 900 },
     ]);
@@ -258,7 +287,7 @@ describe('DelaySeconds, on a simulated clock', () => {
     const directory = mkdtempSync(join(tmpdir(), 'local-queue-'));
     try {
       configureLocalQueue({ directory });
-      await sendMessages('deliveries', [{ n: 1 }], { delaySeconds: 600 });
+      await sendMessages(queue, [{ n: 1 }], { delaySeconds: 600 });
       await jest.advanceTimersByTimeAsync(200_000);
       await stopLocalQueues();
 
@@ -321,7 +350,7 @@ describe('kept in a directory (the local stack keeps it under DATA_DIR)', () => 
       firstRun.push(...event.Records.map((record) => bodyOf(record).n));
       if (firstRun.length > 10) await held;
     });
-    await sendMessages('deliveries', Array.from({ length: 30 }, (_, n) => ({ n })));
+    await sendMessages(queue, Array.from({ length: 30 }, (_, n) => ({ n })));
     await waitFor(() => firstRun.length === 20, 5_000, 'the second batch');
     // The second batch is still in flight when the stop gives up waiting for it.
     await stopLocalQueues(50);
@@ -343,9 +372,9 @@ describe('kept in a directory (the local stack keeps it under DATA_DIR)', () => 
       if (event.Records.some((record) => bodyOf(record).n === 3 && record.attributes.ApproximateReceiveCount === '2')) await new Promise(() => undefined);
       return { batchItemFailures: event.Records.filter((record) => bodyOf(record).n !== 2).map((record) => ({ itemIdentifier: record.messageId })) };
     });
-    await sendMessages('deliveries', [{ n: 1 }, { n: 2 }]);
+    await sendMessages(queue, [{ n: 1 }, { n: 2 }]);
     await localQueueIdle();
-    await sendMessages('deliveries', [{ n: 3 }]);
+    await sendMessages(queue, [{ n: 3 }]);
     await waitFor(() => logLines.length === 1, 5_000, 'the first dead letter');
     await sleep(100);
     await stopLocalQueues(50);
@@ -356,7 +385,7 @@ describe('kept in a directory (the local stack keeps it under DATA_DIR)', () => 
     await localQueueIdle();
 
     expect(events).toEqual([]);
-    expect(localDeadLetters('deliveries').map((letter) => [letter.body, letter.receiveCount])).toEqual([
+    expect(localDeadLetters(queue).map((letter) => [letter.body, letter.receiveCount])).toEqual([
       ['{"n":1}', 2],
       ['{"n":3}', 2],
     ]);
@@ -367,10 +396,10 @@ describe('kept in a directory (the local stack keeps it under DATA_DIR)', () => 
     const directory = newDirectory();
     configureLocalQueue({ directory });
     const events = consume(async () => undefined);
-    await sendMessages('deliveries', Array.from({ length: 5 }, (_, n) => ({ n })));
+    await sendMessages(queue, Array.from({ length: 5 }, (_, n) => ({ n })));
     await localQueueIdle();
     await stopLocalQueues();
-    const journal = join(directory, 'deliveries.journal');
+    const journal = join(directory, `${queue}.journal`);
     appendFileSync(journal, '{"op":"send","id":"torn","bo');
 
     configureLocalQueue({ directory, log: (line) => logLines.push(line) });

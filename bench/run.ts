@@ -23,6 +23,9 @@
 //   8 DynamoDB capacity of a single send with a 300 KB design (bench/send-capacity.ts, a child
 //     process): write units per mail in all and on its busiest item, reads of the design
 //       BENCH_CAPACITY_RECIPIENTS (1000)
+//   9 bulk JSON upsert contacts/s through contacts/bulk-upsert + jobs/details, over the CSV import's
+//     rows/s of the same run (selecting 9 runs 5 first)
+//       BENCH_UPSERT_CONTACTS (10000)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +33,7 @@ import { startLocalStack, type LocalStack } from '../infra/local/local-stack';
 import { Api } from './lib/api';
 import { details, log, notDone, printTable, root, round, rows, settings } from './lib/report';
 import { scenarioApiLatency } from './scenarios/api-latency';
+import { scenarioBulkUpsert } from './scenarios/bulk-upsert';
 import { scenarioColdStart } from './scenarios/cold-start';
 import { scenarioCsvImport } from './scenarios/csv-import';
 import { scenarioReadCost } from './scenarios/read-cost';
@@ -60,7 +64,7 @@ async function main(): Promise<void> {
     (details.scenario_seconds as Record<string, number>)[name] = round((performance.now() - t) / 1000);
   };
 
-  if (want(1) || want(2) || want(5) || want(7)) {
+  if (want(1) || want(2) || want(5) || want(7) || want(9)) {
     const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
     let stack: LocalStack | undefined;
     try {
@@ -72,7 +76,9 @@ async function main(): Promise<void> {
       // Round trips first, on a near-empty account; then the load; then the import.
       if (want(2)) await attempt('2 DynamoDB round trips', () => scenarioRoundTrips(api));
       if (want(1)) await attempt('1 API latency', () => scenarioApiLatency(api));
-      if (want(5)) await attempt('5 CSV import', () => scenarioCsvImport(api));
+      // The upsert's rate is measured against the import's of the same run.
+      if (want(5) || want(9)) await attempt('5 CSV import', () => scenarioCsvImport(api));
+      if (want(9)) await attempt('9 bulk upsert', () => scenarioBulkUpsert(api));
       if (want(7)) await attempt('7 send read cost', scenarioReadCost);
     } finally {
       await stack?.stop();
@@ -83,7 +89,7 @@ async function main(): Promise<void> {
   if (want(6)) await attempt('6 render', scenarioRender);
   if (want(4)) await attempt('4 send path', scenarioSendScripts);
   if (want(8)) await attempt('8 send capacity', scenarioSendCapacity);
-  for (const n of [1, 2, 3, 4, 5, 6, 7, 8]) if (!want(n)) notDone.push(`scenario ${n} (not selected)`);
+  for (const n of [1, 2, 3, 4, 5, 6, 7, 8, 9]) if (!want(n) && !(n === 5 && want(9))) notDone.push(`scenario ${n} (not selected)`);
 
   rows.sort((a, b) => a.scenario.localeCompare(b.scenario));
   const durationS = round((performance.now() - started) / 1000);

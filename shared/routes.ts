@@ -89,6 +89,7 @@ export const routes: readonly Route[] = [
     ['POST', 'contacts/update', 'update'],
     ['DELETE', 'contacts/delete', 'delete'],
     ['POST', 'contacts/bulk-delete', 'bulkDelete'],
+    ['POST', 'contacts/bulk-upsert', 'bulkUpsert'],
   ]),
 
   // Custom and reserved fields

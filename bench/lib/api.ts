@@ -37,7 +37,7 @@ export class Api {
   ) {}
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async call(method: string, path: string, options: { query?: Record<string, string | number>; form?: Record<string, string | { filename: string; content: string }> } = {}): Promise<{ status: number; body: any }> {
+  async call(method: string, path: string, options: { query?: Record<string, string | number>; form?: Record<string, string | { filename: string; content: string }>; json?: unknown } = {}): Promise<{ status: number; body: any }> {
     const url = new URL(path, this.base);
     for (const [key, value] of Object.entries(options.query ?? {})) url.searchParams.set(key, String(value));
     const init: RequestInit = { method, headers: { ...this.headers } };
@@ -45,6 +45,9 @@ export class Api {
       const { contentType, body } = multipartBody(options.form);
       init.headers = { ...this.headers, 'Content-Type': contentType };
       init.body = body;
+    } else if (options.json !== undefined) {
+      init.headers = { ...this.headers, 'Content-Type': 'application/json' };
+      init.body = JSON.stringify(options.json);
     }
     const response = await fetch(url, init);
     const text = await response.text();

@@ -8,15 +8,15 @@ export const num = (name: string, fallback: number) => {
   return value;
 };
 /** The scenarios by number and by the name of their file in bench/scenarios/. */
-export const scenarioNames: Readonly<Record<string, number>> = { 'api-latency': 1, 'round-trips': 2, 'cold-start': 3, 'send-scripts': 4, 'csv-import': 5, render: 6, 'read-cost': 7, 'send-capacity': 8 };
+export const scenarioNames: Readonly<Record<string, number>> = { 'api-latency': 1, 'round-trips': 2, 'cold-start': 3, 'send-scripts': 4, 'csv-import': 5, render: 6, 'read-cost': 7, 'send-capacity': 8, 'bulk-upsert': 9 };
 
-/** `--only cold-start,2` (or `--only=...`) on the command line, else BENCH_SCENARIOS, else all eight. */
+/** `--only cold-start,2` (or `--only=...`) on the command line, else BENCH_SCENARIOS, else all nine. */
 function selectedScenarios(argv: readonly string[]): number[] {
   const flag = argv.findIndex((arg) => arg === '--only' || arg.startsWith('--only='));
-  const list = flag < 0 ? (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8') : argv[flag]!.startsWith('--only=') ? argv[flag]!.slice('--only='.length) : (argv[flag + 1] ?? '');
+  const list = flag < 0 ? (process.env.BENCH_SCENARIOS ?? '1,2,3,4,5,6,7,8,9') : argv[flag]!.startsWith('--only=') ? argv[flag]!.slice('--only='.length) : (argv[flag + 1] ?? '');
   const selected = list.split(',').map((item) => item.trim()).filter(Boolean).map((item) => scenarioNames[item] ?? Number(item));
   const unknown = selected.filter((n) => !Object.values(scenarioNames).includes(n));
-  if (!selected.length || unknown.length) throw new Error(`unknown scenario in "${list}": use 1-8 or ${Object.keys(scenarioNames).join(', ')}`);
+  if (!selected.length || unknown.length) throw new Error(`unknown scenario in "${list}": use 1-9 or ${Object.keys(scenarioNames).join(', ')}`);
   return selected;
 }
 
@@ -29,6 +29,7 @@ export const settings = {
   sendRecipientsLarge: num('BENCH_SEND_RECIPIENTS_LARGE', 8_000),
   stepEnrolments: num('BENCH_STEP_ENROLMENTS', 2_000),
   csvRows: num('BENCH_CSV_ROWS', 5_000),
+  upsertContacts: num('BENCH_UPSERT_CONTACTS', 10_000),
   capacityRecipients: num('BENCH_CAPACITY_RECIPIENTS', 1_000),
   childTimeoutMs: num('BENCH_CHILD_TIMEOUT_MS', 240_000),
 };

@@ -1,6 +1,7 @@
 // The `jobs` queue's consumer (SQS, partial batch failures): runs background jobs from their cursors.
 import type { Context, SQSEvent } from 'aws-lambda';
 import { runContactTypeDeleteJob } from '../../shared/audience/contact-type-service';
+import { runContactUpsertJob } from '../../shared/audience/contact-upsert';
 import { runAutomationEnrolJob } from '../../shared/automation-runs/going-live';
 import { eventHandler } from '../../shared/event-entry';
 import { handleJobEvent, type JobRunner } from '../../shared/background-jobs/job-queue';
@@ -15,6 +16,7 @@ export const jobRunners: Readonly<Record<JobKind, JobRunner>> = {
   'segment-purge': runSegmentPurgeJob,
   'automation-enrol': runAutomationEnrolJob,
   'single-send-link-purge': runLinkPurgeJob,
+  'contact-upsert': runContactUpsertJob,
 };
 
 export const handler = eventHandler((event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => handleJobEvent(event, context, jobRunners));

@@ -2,5 +2,6 @@
 import { httpHandler } from '../../shared/http/pipeline';
 import { csvSample, importStatus, uploadCsv } from './csv-operations';
 import { add, bulkDelete, details, list, remove, update } from './operations';
+import { bulkUpsert } from './upsert-operations';
 
-export const handler = httpHandler('contacts', { list, add, details, update, delete: remove, bulkDelete, csvSample, uploadCsv, importStatus });
+export const handler = httpHandler('contacts', { list, add, details, update, delete: remove, bulkDelete, bulkUpsert, csvSample, uploadCsv, importStatus });

@@ -228,13 +228,25 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
   }),
   Job: record('A background job of the account and how far it got.', {
     id: integer,
-    kind: every<JobKind>({ 'contact-type-delete': true, 'segment-rebuild': true, 'segment-purge': true, 'automation-enrol': true, 'single-send-link-purge': true }),
+    kind: every<JobKind>({ 'contact-type-delete': true, 'segment-rebuild': true, 'segment-purge': true, 'automation-enrol': true, 'single-send-link-purge': true, 'contact-upsert': true }),
     target: text,
     status: every<JobStatus>({ queued: true, running: true, completed: true, superseded: true, failed: true }),
     processed: { type: 'integer', minimum: 0 },
     message: text,
     ...stamps,
     finished_at: orNull(timestamp),
+  }),
+  // Not a record: its fields are there only on a `contact-upsert` job, so none is required.
+  ContactUpsertCounts: {
+    type: 'object',
+    description: 'What the details of a `contact-upsert` job add (and only its): its counts so far (`processed` counts every contact handled, refused ones included) and the first 1,000 refused contacts, in index order.',
+    properties: { ...counters(['created', 'updated', 'failed']), errors: listOf(ref('ContactUpsertError')) },
+    additionalProperties: true,
+  },
+  ContactUpsertError: record('Why one contact of a bulk upsert was not written: its index in the call, its email as given, and the messages contacts/add gives, by field.', {
+    index: { type: 'integer', minimum: 0 },
+    email: orNull(text),
+    errors: { type: 'object', additionalProperties: listOf(text) },
   }),
   ImportRowError: record('Why one CSV row was not imported.', { row: { type: 'integer', minimum: 1 }, messages: listOf(text) }),
   ContactImport: record('A CSV import and its counts so far.', {

@@ -5,6 +5,7 @@
 // required fields against the handlers' real 422 answers, so the two cannot drift apart unnoticed.
 import { contactTypeId as contactTypeIdField, name as contactTypeName } from '../../functions/contact-types/operations';
 import { contactId } from '../../functions/contacts/operations';
+import { upsertFields } from '../../functions/contacts/upsert-operations';
 import { fieldName, fieldType } from '../../functions/custom-fields/operations';
 import { segmentId, contactTypeId as segmentContactTypeId, segmentName } from '../../functions/segments/operations';
 import { maxNameLength, recordId as segmentRecordId } from '../../functions/segments/recipient-operations';
@@ -72,6 +73,18 @@ const automationBody: Schema = {
 /** Bulk deletes of sends and automations name each record by its integer id or by its utr. */
 const idsOrUtrs = { items: { type: ['integer', 'string'], minimum: 1, minLength: 1 } };
 
+/**
+ * One contact of a bulk upsert: contacts/add's fields but the type (the call's). A value contacts/add
+ * would refuse refuses that contact alone, in its job's errors, never the call: so the document names
+ * each field's type in words and constrains nothing (the call's 422s are the call's own).
+ */
+const upsertContact: JsonSchema = (() => {
+  const { contact_type_id: _type, ...fields } = contactSchema('id');
+  const typeOf = (schema: JsonSchema) => [schema.type ?? 'value', schema.format ? `(${String(schema.format)})` : ''].join(' ').trim();
+  const properties = Object.fromEntries(Object.entries(fields).map(([name, field]) => [name, { description: `${typeOf(field.describe().schema)} as contacts/add takes it${name === 'email' ? '; always given' : name === 'country' ? '; a new address needs it' : ''}.` }]));
+  return { type: 'object', properties, description: 'Matched by email within the type, case-insensitively: a match is updated with the fields given; a new address is created and needs `country`. A contact with a value contacts/add refuses is refused alone, with its messages, in the job\'s `errors`.' };
+})();
+
 const idQuery = { id: integer().required().min(1) };
 const paged = pageQuery();
 
@@ -93,6 +106,7 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   'POST /api/contacts/update': { body: { contact_id: contactId, ...contactSchema('id') } },
   'DELETE /api/contacts/delete': { query: { contact_id: contactId } },
   'POST /api/contacts/bulk-delete': { body: { strIds: idList() } },
+  'POST /api/contacts/bulk-upsert': { body: { contact_type_id: upsertFields.contact_type_id, contacts: upsertFields.contacts.documented({ items: upsertContact }) } },
 
   // Custom and reserved fields
   'GET /api/reserve-fields': {},

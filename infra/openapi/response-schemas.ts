@@ -60,6 +60,10 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'POST /api/contacts/update': says('Contact Updated Successfully'),
   'DELETE /api/contacts/delete': deleted,
   'POST /api/contacts/bulk-delete': deleted,
+  'POST /api/contacts/bulk-upsert': {
+    ...message(members({ job_id: integer })),
+    description: 'The contacts are upserted by a background job (kind `contact-upsert`): follow it with jobs/details.',
+  },
 
   'GET /api/reserve-fields': message(members({ reservedFields: listOf(ref('FieldDefinition')) })),
   'GET /api/custom-fields': page('customFields', ref('FieldDefinition')),
@@ -92,7 +96,7 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'DELETE /api/suppressions/delete': deleted,
 
   'GET /api/jobs': page('jobs', ref('Job')),
-  'GET /api/jobs/details': message(members({ job: ref('Job') })),
+  'GET /api/jobs/details': message(members({ job: { allOf: [ref('Job'), ref('ContactUpsertCounts')] } })),
 
   'GET /api/notification-recipients': page('notifications', ref('NotificationRecipient')),
   'POST /api/notification-recipient/save': added,

@@ -74,8 +74,10 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // schedules an immediate automation-steps run (shared/automation-runs/enrolment-service.ts).
   // Deleting a type, saving or deleting a segment and setting an automation live start background jobs.
   'contact-types': { table: readWrite, schedules: true, enqueue: ['jobs'] },
-  // The CSV upload also queues an import job; bulk deletes batch-write, sharded type lists query gsi1.
-  contacts: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
+  // The CSV upload also queues an import job, a bulk upsert a background job (its contacts stored in
+  // pieces by BatchWriteItem, its start checking the type: ConditionCheckItem); bulk deletes
+  // batch-write, sharded type lists query gsi1.
+  contacts: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports', 'jobs'] },
   'custom-fields': { table: readWrite },
   segments: { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   'unsubscribe-groups': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
@@ -87,7 +89,8 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // A save or delete moves the account's webhook count in the same transaction; the secret is sealed
   // with the webhook secret key.
   webhooks: { table: readWrite, webhookKey: true },
-  // Read only, but for the request counter and idempotency keys: a job's progress; the design library
+  // Read only, but for the request counter and idempotency keys: a job's progress (a bulk upsert's
+  // counts and refused contacts are its import's items: GetItem, Query); the design library
   // and reference lists ship in the bundle, so those two read only the caller's credentials.
   jobs: { table: read },
   templates: { table: credentialsAndKeys },
@@ -154,7 +157,7 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // A long import continues in a fresh message of its own queue; imported contacts enrol too.
   'contact-import': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment
-  // schedules an immediate automation-steps run.
+  // schedules an immediate automation-steps run. A bulk upsert writes its contacts as an import does.
   'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   // Reads the webhook (its URL and sealed secret) and opens the secret with the webhook secret key. A
   // retry, a probe and a drain page are messages it queues on its own queue; its circuit item moves by

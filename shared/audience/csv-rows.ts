@@ -1,7 +1,7 @@
 // Reading the rows of a contact CSV file as contact input: each row validated like contacts/add, by
 // ranges, so an import job can take a file chunk by chunk and get the same rows on every replay.
 import { fieldsByName } from '../contacts/items';
-import type { ImportRows } from '../contacts/import-rows';
+import type { ImportRows, LinkedRow } from '../contacts/import-rows';
 import type { ImportRow } from './import-writes';
 import { rowError, type RowError } from '../contacts/import-jobs';
 import { listCustomFields } from '../custom-fields/repository';
@@ -11,7 +11,8 @@ import { contactColumns, readContactInput } from '../contacts/input';
 
 export type { RowError };
 
-type RowResult = { ok: true; row: ImportRow } | { ok: false; error: RowError };
+/** A row read: valid (to write) or refused with its error, in the shape its kind of import words one. */
+export type RowResult<E> = { ok: true; row: ImportRow } | { ok: false; error: E };
 
 /** A country cell: an id, an ISO2 or ISO3 code, or a name; each distinct cell is looked up once. */
 function countryResolver(): (value: number | string) => Promise<number | undefined> {
@@ -55,19 +56,7 @@ export async function csvRowReader(accountId: number, contactTypeId: number, fil
   });
   const context = { customFields, contactTypeExists: async () => true, resolveCountry: countryResolver(), countryInput: 'id-code-or-name' as const };
 
-  const results = new Map<number, Promise<RowResult>>();
-
-  const readRow = (index: number): Promise<RowResult> => {
-    let result = results.get(index);
-    if (!result) {
-      result = readOne(index);
-      results.set(index, result);
-    }
-    return result;
-  };
-
-  async function readOne(index: number): Promise<RowResult> {
-    const row = await file.row(index);
+  async function readOne(row: LinkedRow): Promise<RowResult<RowError>> {
     const input: Record<string, unknown> = { contact_type_id: contactTypeId };
     const custom: Record<string, string> = {};
     row.cells.forEach((cell, position) => {
@@ -84,6 +73,25 @@ export async function csvRowReader(accountId: number, contactTypeId: number, fil
     }
   }
 
+  return { columns, customFields, readRange: linkedRangeReader(file, readOne) };
+}
+
+/**
+ * Rows `start` to `end` of linked rows as `readOne` reads each: the valid ones to write and the
+ * refused ones. A row whose email a later valid row repeats is skipped: the later row wins.
+ */
+export function linkedRangeReader<E>(file: ImportRows, readOne: (row: LinkedRow) => Promise<RowResult<E>>): (start: number, end: number) => Promise<{ valid: ImportRow[]; errors: E[] }> {
+  const results = new Map<number, Promise<RowResult<E>>>();
+
+  const readRow = (index: number): Promise<RowResult<E>> => {
+    let result = results.get(index);
+    if (!result) {
+      result = file.row(index).then(readOne);
+      results.set(index, result);
+    }
+    return result;
+  };
+
   /**
    * Whether a later row of the email is valid: the later rows in file order up to the first valid
    * one, in the same order as ever. Only a valid row asks, and it stops at the next valid row of its
@@ -96,22 +104,18 @@ export async function csvRowReader(accountId: number, contactTypeId: number, fil
     return false;
   }
 
-  return {
-    columns,
-    customFields,
-    async readRange(start, end) {
-      const valid: ImportRow[] = [];
-      const errors: RowError[] = [];
-      for (let index = start; index < Math.min(end, file.count); index++) {
-        // Validation is CPU work on promises that are already settled: without a turn of the event
-        // loop now and then, a chunk read ahead would hold up the replies of the chunk writing.
-        if ((index - start) % yieldEveryRows === yieldEveryRows - 1) await new Promise((resume) => setImmediate(resume));
-        const result = await readRow(index);
-        if (!result.ok) errors.push(result.error);
-        else if (!(await replacedLater(index))) valid.push(result.row);
-        results.delete(index);
-      }
-      return { valid, errors };
-    },
+  return async (start, end) => {
+    const valid: ImportRow[] = [];
+    const errors: E[] = [];
+    for (let index = start; index < Math.min(end, file.count); index++) {
+      // Validation is CPU work on promises that are already settled: without a turn of the event
+      // loop now and then, a chunk read ahead would hold up the replies of the chunk writing.
+      if ((index - start) % yieldEveryRows === yieldEveryRows - 1) await new Promise((resume) => setImmediate(resume));
+      const result = await readRow(index);
+      if (!result.ok) errors.push(result.error);
+      else if (!(await replacedLater(index))) valid.push(result.row);
+      results.delete(index);
+    }
+    return { valid, errors };
   };
 }

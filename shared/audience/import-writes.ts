@@ -17,19 +17,33 @@ import { type Key } from '../table/keys';
 import { getItem, isConditionFailure, type Item } from '../table/records';
 import type { ContactChange } from '../segments/membership';
 import { cancellationCodes, packTransactions, type TransactionItem } from '../table/transactions';
+import { format, messages } from '../validation';
 
-/** One valid row: its line in the file, its fields, and which standard columns the file has. */
+/** One valid row: its line in the file (a JSON upsert's: its index), its fields and custom values. */
 export interface ImportRow {
   line: number;
   fields: ContactFields;
   customValues: CustomValues;
+  /**
+   * The standard fields this row gives, when it says for itself (a JSON contact, unlike a file's row
+   * whose columns are the file's): they replace the file's columns on update, and a row that leaves
+   * out `country` only updates, as a new contact needs one.
+   */
+  given?: ReadonlySet<string>;
+}
+
+/** A row refused while writing: its line, the field its message is about (as `contacts/add` keys it) and the message. */
+export interface RefusedRow {
+  line: number;
+  field: string;
+  message: string;
 }
 
 export interface ImportCounts {
   imported: number;
   updated: number;
   /** Rows refused while writing (an email claimed concurrently by another contact). */
-  refused: { line: number; message: string }[];
+  refused: RefusedRow[];
 }
 
 export interface ImportResult extends ImportCounts {
@@ -67,6 +81,11 @@ export interface ImportOptions {
   onClassified?: (freshEmails: string[]) => Promise<void>;
   /** Leave the type's `contacts_count` to the caller (an import job adds it with its checkpoint). */
   deferCount?: boolean;
+}
+
+/** Whether a row the type does not hold may create a contact: a new contact needs a country. */
+function canCreate(row: ImportRow): boolean {
+  return !row.given || row.given.has('country');
 }
 
 /** Contacts removed per transaction: each is two deletes, 100 actions in all. */
@@ -113,6 +132,12 @@ async function putUnchanged<T extends { before: ContactRecord; after: ContactRec
 /** The email claims of these emails in the type (missing ones are absent). */
 function claimsOf(accountId: number, contactTypeId: number, emails: string[]): Promise<Item[]> {
   return getMany(emails.map((email) => contactEmailKey(accountId, contactTypeId, email)));
+}
+
+/** The lower-cased emails among these that the type holds (their claims exist). */
+export async function heldEmails(accountId: number, contactTypeId: number, emails: string[]): Promise<Set<string>> {
+  if (emails.length === 0) return new Set();
+  return new Set((await claimsOf(accountId, contactTypeId, emails)).map((claim) => String(claim.sk)));
 }
 
 /** The contacts that already hold these emails in the type, by lower-cased email (`claims`: their claims, when already read). */
@@ -174,7 +199,8 @@ async function removeWritten(accountId: number, records: ContactRecord[]): Promi
 }
 
 /** A row written over an existing contact: the file's columns replace, columns it lacks keep their values. */
-function updatedRecord(before: ContactRecord, row: ImportRow, columns: ReadonlySet<string>, fields: ReturnType<typeof fieldsByName>, now: string): ContactRecord {
+function updatedRecord(before: ContactRecord, row: ImportRow, fileColumns: ReadonlySet<string>, fields: ReturnType<typeof fieldsByName>, now: string): ContactRecord {
+  const columns = row.given ?? fileColumns;
   const merged = { ...row.fields };
   for (const name of Object.keys(merged) as (keyof ContactFields)[]) {
     if (name !== 'contact_type_id' && !columns.has(name)) (merged as Record<string, unknown>)[name] = before[name];
@@ -198,7 +224,7 @@ export async function lookUpImport(accountId: number, contactTypeId: number, row
     typeIsOpen(accountId, contactTypeId),
   ]);
   const existing = await existingByEmail(accountId, contactTypeId, [], fields, claims);
-  const freshCount = rows.filter((row) => !existing.has(row.fields.email.toLowerCase())).length;
+  const freshCount = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()) && canCreate(row)).length;
   // Reserved with the lookup: a lookup not used, or a type found closing, only leaves a gap in the ids.
   const firstId = open && freshCount > 0 ? await reserveIds(accountId, CONTACT, freshCount) : 0;
   return { rows, fields, existing, open, firstId };
@@ -206,7 +232,7 @@ export async function lookUpImport(accountId: number, contactTypeId: number, row
 
 /** The lower-cased emails of a lookup's rows that the type does not hold: the rows the import will try to create. */
 export function freshEmails(lookup: ImportLookup): string[] {
-  return lookup.rows.filter((row) => !lookup.existing.has(row.fields.email.toLowerCase())).map((row) => row.fields.email.toLowerCase());
+  return lookup.rows.filter((row) => !lookup.existing.has(row.fields.email.toLowerCase()) && canCreate(row)).map((row) => row.fields.email.toLowerCase());
 }
 
 export async function importContacts(
@@ -223,7 +249,11 @@ export async function importContacts(
   const changes: ContactChange[] = [];
   const refused: ImportResult['refused'] = [];
   let existing = found;
-  const fresh = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()));
+  const unknown = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()));
+  // A row that leaves out the country can only update: a new contact is refused as contacts/add refuses one without it.
+  const countryless = unknown.filter((row) => !canCreate(row));
+  refused.push(...countryless.map((row) => ({ line: row.line, field: 'country', message: format(messages.required, { attribute: 'country' }) })));
+  const fresh = unknown.filter((row) => !countryless.includes(row));
   let toUpdate = rows.filter((row) => existing.has(row.fields.email.toLowerCase()));
   // Whatever happened since the lookup (a contact added, changed or deleted meanwhile) the
   // conditional writes below find out; the lookup only decides which rows try to create.
@@ -233,7 +263,7 @@ export async function importContacts(
   if (fresh.length > 0) {
     const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now) }));
     const tooLarge = records.filter(({ record }) => !contactFitsOneItem(record, fields));
-    refused.push(...tooLarge.map(({ row }) => ({ line: row.line, message: contactTooLargeMessage })));
+    refused.push(...tooLarge.map(({ row }) => ({ line: row.line, field: 'custom_field', message: contactTooLargeMessage })));
     const outcome = await createMany(records.filter((entry) => !tooLarge.includes(entry)), fields);
     created = outcome.created;
     if (outcome.claimedMeanwhile.length > 0) {
@@ -241,7 +271,7 @@ export async function importContacts(
       existing = new Map([...existing, ...(await existingByEmail(accountId, contactTypeId, outcome.claimedMeanwhile.map((row) => row.fields.email), fields))]);
       for (const row of outcome.claimedMeanwhile) {
         if (existing.has(row.fields.email.toLowerCase())) toUpdate.push(row);
-        else refused.push({ line: row.line, message: 'The email has already been taken.' });
+        else refused.push({ line: row.line, field: 'email', message: format(messages.unique, { attribute: 'email' }) });
       }
     }
     changes.push(...created.map(({ record }) => ({ after: record })));
@@ -253,9 +283,9 @@ export async function importContacts(
     return { line: row.line, before, after: updatedRecord(before, row, columns, fields, now) };
   });
   const oversized = planned.filter(({ after }) => !contactFitsOneItem(after, fields));
-  refused.push(...oversized.map(({ line }) => ({ line, message: contactTooLargeMessage })));
+  refused.push(...oversized.map(({ line }) => ({ line, field: 'custom_field', message: contactTooLargeMessage })));
   const { written: updates, changed } = await putUnchanged(planned.filter((update) => !oversized.includes(update)), fields);
-  refused.push(...changed.map(({ line }) => ({ line, message: changedMeanwhileMessage })));
+  refused.push(...changed.map(({ line }) => ({ line, field: 'email', message: changedMeanwhileMessage })));
   refused.sort((a, b) => a.line - b.line);
   changes.push(...updates.map(({ before, after }) => ({ before, after })));
 

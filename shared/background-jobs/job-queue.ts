@@ -57,10 +57,12 @@ export async function enqueueJob(message: JobMessage): Promise<void> {
  * Start a job: the job item is written in one transaction with `change` (the writes that make the job
  * necessary, e.g. deleting a contact type's item), so neither happens without the other; then the
  * job's message is queued. Throws JobNotStarted, with the cancellation codes of `change`'s actions,
- * when a condition of `change` failed.
+ * when a condition of `change` failed. `change` may be made from the job's id (what the job will
+ * read, stored under it first).
  */
-export async function startJob(accountId: number, job: NewJob, change: TransactionItem[] = []): Promise<number> {
+export async function startJob(accountId: number, job: NewJob, changeOf: TransactionItem[] | ((jobId: number) => Promise<TransactionItem[]>) = []): Promise<number> {
   const { id, put } = await newJobPut(accountId, job);
+  const change = typeof changeOf === 'function' ? await changeOf(id) : changeOf;
   try {
     await db().send(new TransactWriteCommand({ TransactItems: [...change, put] }));
   } catch (error) {

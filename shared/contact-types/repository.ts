@@ -96,6 +96,18 @@ export function contactTypeClosing(accountId: number, id: number): TransactionIt
   };
 }
 
+/** A check, for a transaction that lets contacts join the type, that it exists and is not closing. */
+export function contactTypeOpen(accountId: number, id: number): TransactionItem {
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: contactTypeKey(accountId, id),
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#closing)',
+      ExpressionAttributeNames: { '#closing': contactTypeClosingAttribute },
+    },
+  };
+}
+
 /** Delete the contact type's own item; false when it was already gone. */
 export async function removeContactType(accountId: number, id: number): Promise<boolean> {
   return (await deleteExistingItem(contactTypeKey(accountId, id))) !== undefined;

@@ -4,7 +4,7 @@ import { deserialize, serialize } from 'node:v8';
 import { batchWriteAll, putRequest } from '../table/batch';
 import { RecordNotFound } from '../table/errors';
 import { getItem, type Item } from '../table/records';
-import { CONTACT_IMPORT, contactImportFileKey } from './import-keys';
+import { CONTACT_IMPORT, contactImportFileKey, type ImportKind } from './import-keys';
 import type { ImportRows, LinkedRow } from './import-rows';
 
 /** A piece of stored rows stays well inside DynamoDB's 400 KB item. */
@@ -28,8 +28,8 @@ function storedRowBytes(cells: readonly string[]): number {
  * upload: piece 0 holds the header and the first row of each later piece, the later pieces as many
  * rows as fit one item. A run of the job reads the pieces it needs and never the CSV again.
  */
-export async function storeRows(accountId: number, importId: number, file: ImportRows, expiresAt: number): Promise<number> {
-  const item = (piece: number, content: Item): Item => ({ ...contactImportFileKey(accountId, importId, piece), entity: `${CONTACT_IMPORT}-file`, ...content, expires_at: expiresAt });
+export async function storeRows(accountId: number, importId: number, file: ImportRows, expiresAt: number, kind: ImportKind = CONTACT_IMPORT): Promise<number> {
+  const item = (piece: number, content: Item): Item => ({ ...contactImportFileKey(accountId, importId, piece, kind), entity: `${kind}-file`, ...content, expires_at: expiresAt });
   const pieces: Item[] = [];
   const firstRows: number[] = [];
   let rows: StoredRow[] = [];
@@ -53,15 +53,15 @@ export async function storeRows(accountId: number, importId: number, file: Impor
 }
 
 /** The rows stored for a queued job, each piece read from the table when a row of it is first asked for. */
-export async function loadImportRows(accountId: number, importId: number, count: number): Promise<ImportRows> {
-  const header = await getItem(contactImportFileKey(accountId, importId, 0));
-  if (!header) throw new RecordNotFound(`${CONTACT_IMPORT}-file`, importId);
+export async function loadImportRows(accountId: number, importId: number, count: number, kind: ImportKind = CONTACT_IMPORT): Promise<ImportRows> {
+  const header = await getItem(contactImportFileKey(accountId, importId, 0, kind));
+  if (!header) throw new RecordNotFound(`${kind}-file`, importId);
   const firstRows = header.first_rows as number[];
   const pieces = new Map<number, Promise<StoredRow[]>>();
   const piece = (number: number): Promise<StoredRow[]> => {
     let rows = pieces.get(number);
     if (!rows) {
-      rows = getItem(contactImportFileKey(accountId, importId, number)).then((item) => deserialize(Buffer.from(item?.rows as Uint8Array)) as StoredRow[]);
+      rows = getItem(contactImportFileKey(accountId, importId, number, kind)).then((item) => deserialize(Buffer.from(item?.rows as Uint8Array)) as StoredRow[]);
       pieces.set(number, rows);
     }
     return rows;

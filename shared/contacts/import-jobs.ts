@@ -1,5 +1,5 @@
-// Contact CSV import jobs: the job item (state, counts, checkpoint), the file's rows stored in pieces
-// and the row errors per chunk. Every table access for them is here.
+// Contact import jobs (a CSV upload's, a bulk JSON upsert's): the job item (state, counts,
+// checkpoint), the rows stored in pieces and the row errors per chunk. Every table access for them is here.
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
 import type { TransactionItem } from '../table/bulk-delete';
@@ -7,11 +7,12 @@ import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { storeRows } from './import-file';
-import { CONTACT_IMPORT, contactImportErrorsKey, contactImportErrorsPartition, contactImportKey } from './import-keys';
+import { CONTACT_IMPORT, contactImportErrorsKey, contactImportErrorsPartition, contactImportKey, type ImportKind } from './import-keys';
 import { contactTypeKey } from '../contact-types/keys';
 import { getItem, isConditionFailure, putNewItem, queryAll, type Item } from '../table/records';
 import type { ImportRows } from './import-rows';
 import { cancellationCodes } from '../table/transactions';
+import type { Key } from '../table/keys';
 
 export type ImportStatus = 'queued' | 'running' | 'completed' | 'failed';
 
@@ -37,6 +38,7 @@ export interface ContactImport {
 
 /** The job's working state, beside what the status shows. */
 export interface ImportJob extends Omit<ContactImport, 'errors'> {
+  kind: ImportKind;
   user_id: number;
   errors_stored: number;
   /** Set while a chunk is being written: its first row, and the emails it found new. */
@@ -60,8 +62,8 @@ export function rowError(row: number, messages: readonly string[]): RowError {
 const errorItemBytes = 256 * 1024;
 
 /** A chunk's kept errors, in order, in pieces that each fit one item, with each piece's place among them. */
-function errorPieces(errors: readonly RowError[]): { offset: number; errors: RowError[] }[] {
-  const pieces: { offset: number; errors: RowError[] }[] = [];
+function errorPieces<E>(errors: readonly E[]): { offset: number; errors: E[] }[] {
+  const pieces: { offset: number; errors: E[] }[] = [];
   let bytes = 0;
   errors.forEach((error, index) => {
     const size = Buffer.byteLength(JSON.stringify(error));
@@ -103,6 +105,7 @@ function toJob(item: Item): ImportJob {
   const number = (name: string) => Number(item[name] ?? 0);
   return {
     id: number('id'),
+    kind: item.entity as ImportKind,
     user_id: number('user_id'),
     status: item.status as ImportStatus,
     contact_type_id: number('contact_type_id'),
@@ -124,10 +127,28 @@ function toJob(item: Item): ImportJob {
  */
 export async function createImportJob(accountId: number, contactTypeId: number, totalRows: number, file?: ImportRows): Promise<ImportJob> {
   const id = await nextId(accountId, CONTACT_IMPORT);
-  const pieces = file ? await storeRows(accountId, id, file, expiresAt()) : 0;
+  const { job, item } = await newImport(accountId, CONTACT_IMPORT, id, contactTypeId, totalRows, file);
+  const created = await putNewItem(item);
+  if (!created) throw new Error(`Contact import id ${id} of account ${accountId} was already taken`);
+  return job;
+}
+
+/**
+ * A queued import of `kind` under an id given by the caller (a bulk upsert's is its background job's),
+ * its rows stored first: the Put that creates it, for the transaction that starts the job.
+ */
+export async function newImportPut(accountId: number, kind: ImportKind, id: number, contactTypeId: number, file: ImportRows): Promise<TransactionItem> {
+  const { item } = await newImport(accountId, kind, id, contactTypeId, file.count, file);
+  return { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** The job and its item; with `file` its rows are stored first. */
+async function newImport(accountId: number, kind: ImportKind, id: number, contactTypeId: number, totalRows: number, file?: ImportRows): Promise<{ job: ImportJob; item: Item & Key }> {
+  const pieces = file ? await storeRows(accountId, id, file, expiresAt(), kind) : 0;
   const now = isoTimestamp();
   const job: ImportJob = {
     id,
+    kind,
     user_id: accountId,
     status: file ? 'queued' : 'running',
     contact_type_id: contactTypeId,
@@ -140,30 +161,33 @@ export async function createImportJob(accountId: number, contactTypeId: number, 
     created_at: now,
     updated_at: now,
   };
-  const created = await putNewItem({ ...contactImportKey(accountId, id), entity: CONTACT_IMPORT, ...job, file_pieces: pieces, expires_at: expiresAt() });
-  if (!created) throw new Error(`Contact import id ${id} of account ${accountId} was already taken`);
-  return job;
+  const { kind: _kind, ...state } = job;
+  return { job, item: { ...contactImportKey(accountId, id, kind), entity: kind, ...state, file_pieces: pieces, expires_at: expiresAt() } };
 }
 
-export async function getImportJob(accountId: number, id: number): Promise<ImportJob> {
-  const item = await getItem(contactImportKey(accountId, id));
-  if (!item) throw new RecordNotFound(CONTACT_IMPORT, id);
+export async function getImportJob(accountId: number, id: number, kind: ImportKind = CONTACT_IMPORT): Promise<ImportJob> {
+  const item = await getItem(contactImportKey(accountId, id, kind));
+  if (!item) throw new RecordNotFound(kind, id);
   return toJob(item);
+}
+
+/** An import's stored row errors in row order (at most `maxStoredErrors`), in the shape its kind keeps them. */
+export async function getImportErrors<E = RowError>(accountId: number, id: number, kind: ImportKind = CONTACT_IMPORT): Promise<E[]> {
+  const errorItems = await queryAll({ partition: contactImportErrorsPartition(accountId, id, kind) });
+  return errorItems.flatMap((item) => item.errors as E[]).slice(0, maxStoredErrors);
 }
 
 /** The job as the status shows it, with its stored row errors in row order. */
 export async function getContactImport(accountId: number, id: number): Promise<ContactImport> {
-  const { user_id: _user, errors_stored: _stored, pending_start: _start, pending_fresh: _fresh, ...job } = await getImportJob(accountId, id);
-  const errorItems = await queryAll({ partition: contactImportErrorsPartition(accountId, id) });
-  const errors = errorItems.flatMap((item) => item.errors as RowError[]).slice(0, maxStoredErrors);
-  return { ...job, errors };
+  const { kind: _kind, user_id: _user, errors_stored: _stored, pending_start: _start, pending_fresh: _fresh, ...job } = await getImportJob(accountId, id);
+  return { ...job, errors: await getImportErrors(accountId, id) };
 }
 
-export async function markImportStatus(accountId: number, id: number, status: ImportStatus): Promise<void> {
+export async function markImportStatus(accountId: number, id: number, status: ImportStatus, kind: ImportKind = CONTACT_IMPORT): Promise<void> {
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
-      Key: contactImportKey(accountId, id),
+      Key: contactImportKey(accountId, id, kind),
       UpdateExpression: 'SET #status = :status, updated_at = :now',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#status': 'status' },
@@ -178,12 +202,12 @@ export async function markImportStatus(accountId: number, id: number, status: Im
  * created since), so its counts come out the same (`first` false). ChunkAlreadyDone when the chunk
  * is checkpointed.
  */
-export async function claimChunk(accountId: number, id: number, start: number, freshEmails: string[]): Promise<{ fresh: Set<string>; first: boolean }> {
+export async function claimChunk(accountId: number, id: number, start: number, freshEmails: string[], kind: ImportKind = CONTACT_IMPORT): Promise<{ fresh: Set<string>; first: boolean }> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: contactImportKey(accountId, id),
+        Key: contactImportKey(accountId, id, kind),
         UpdateExpression: 'SET pending_start = :start, pending_fresh = :fresh',
         ConditionExpression: 'processed_rows = :start AND (attribute_not_exists(pending_start) OR pending_start <> :start)',
         ExpressionAttributeValues: { ':start': start, ':fresh': freshEmails },
@@ -193,17 +217,18 @@ export async function claimChunk(accountId: number, id: number, start: number, f
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
   }
-  const job = await getImportJob(accountId, id);
+  const job = await getImportJob(accountId, id, kind);
   if (job.processed_rows !== start || job.pending_start !== start) throw new ChunkAlreadyDone();
   return { fresh: new Set(job.pending_fresh), first: false };
 }
 
-export interface ChunkOutcome {
+/** A chunk's counts and its row errors, in the shape its kind of import keeps them (a CSV's: RowError). */
+export interface ChunkOutcome<E = RowError> {
   start: number;
   end: number;
   imported: number;
   updated: number;
-  errors: RowError[];
+  errors: E[];
 }
 
 /**
@@ -213,7 +238,7 @@ export interface ChunkOutcome {
  * With `nextFresh` (the next chunk is looked up and this run goes on to write it) the same write
  * records the next chunk's claim, as `claimChunk` would: the next chunk then writes at once.
  */
-export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome, nextFresh?: string[]): Promise<ImportJob> {
+export async function checkpointChunk<E>(job: ImportJob, chunk: ChunkOutcome<E>, nextFresh?: string[]): Promise<ImportJob> {
   const accountId = job.user_id;
   const kept = chunk.errors.slice(0, Math.max(0, maxStoredErrors - job.errors_stored));
   const done = chunk.end >= job.total_rows;
@@ -223,7 +248,7 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome, nextF
     {
       Update: {
         TableName: tableName(),
-        Key: contactImportKey(accountId, job.id),
+        Key: contactImportKey(accountId, job.id, job.kind),
         UpdateExpression: claimsNext
           ? 'SET processed_rows = :end, #status = :status, updated_at = :now, pending_start = :end, pending_fresh = :fresh ADD #imported :imported, #updated :updated, #failed :failed, errors_stored :kept'
           : 'SET processed_rows = :end, #status = :status, updated_at = :now REMOVE pending_start, pending_fresh ADD #imported :imported, #updated :updated, #failed :failed, errors_stored :kept',
@@ -246,8 +271,8 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome, nextF
   // A chunk's errors go in as many items as they need. Each is keyed by the chunk's start plus its
   // place among the chunk's errors, under the next chunk's start: the status reads them in row order.
   for (const piece of errorPieces(kept)) {
-    const key = contactImportErrorsKey(accountId, job.id, chunk.start + piece.offset);
-    actions.push({ Put: { TableName: tableName(), Item: { ...key, entity: `${CONTACT_IMPORT}-errors`, errors: piece.errors, expires_at: expiresAt() } } });
+    const key = contactImportErrorsKey(accountId, job.id, chunk.start + piece.offset, job.kind);
+    actions.push({ Put: { TableName: tableName(), Item: { ...key, entity: `${job.kind}-errors`, errors: piece.errors, expires_at: expiresAt() } } });
   }
   if (chunk.imported > 0) {
     actions.push({

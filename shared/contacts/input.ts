@@ -42,6 +42,11 @@ export interface ContactInputContext {
   /** The country id a value names, or undefined when it names none. */
   resolveCountry: (value: number | string) => Promise<number | undefined>;
   countryInput: CountryInput;
+  /**
+   * Whether `country` may be left out (absent, not blank): a bulk upsert's contact that matches one
+   * keeps its country; a new one still needs it (the upsert checks that once it knows which is which).
+   */
+  countryMayBeLeftOut?: boolean;
 }
 
 export interface ContactInput {
@@ -94,6 +99,7 @@ export async function readContactInput(raw: Record<string, unknown>, context: Co
   const values: Record<string, unknown> = {};
   // Field by field rather than `validate`, so the references of fields that passed are still checked.
   for (const [name, field] of Object.entries(contactSchema(context.countryInput))) {
+    if (name === 'country' && context.countryMayBeLeftOut && raw.country === undefined) continue;
     const parsed = field.parse(raw[name], name);
     if (parsed.ok) values[name] = parsed.value;
     else errors[name] = [parsed.message];
@@ -118,7 +124,7 @@ export async function readContactInput(raw: Record<string, unknown>, context: Co
       last_name: textOf('last_name'),
       email: values.email as string,
       alt_email: (values.alt_email as string | undefined) ?? null,
-      country: String(countryId),
+      country: countryId === undefined ? '' : String(countryId),
       state: textOf('state'),
       city: textOf('city'),
       address_line1: textOf('address_line1'),

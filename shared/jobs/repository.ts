@@ -1,5 +1,5 @@
 // Background jobs: the work an API request starts and a queue consumer finishes (a contact type's
-// cascade delete, a segment rebuild or purge, an automation's enrolment at set-live). Each job item
+// cascade delete, a segment rebuild or purge, an automation's enrolment at set-live, a bulk upsert). Each job item
 // holds its state, its progress and the cursor it resumes from; every table access for it is here.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
@@ -11,7 +11,7 @@ import { getItem, isConditionFailure, withoutKeys, type Item } from '../table/re
 import type { TransactionItem } from '../table/bulk-delete';
 import { JOB, jobKey, jobPartition } from './keys';
 
-export type JobKind = 'contact-type-delete' | 'segment-rebuild' | 'segment-purge' | 'automation-enrol' | 'single-send-link-purge';
+export type JobKind = 'contact-type-delete' | 'segment-rebuild' | 'segment-purge' | 'automation-enrol' | 'single-send-link-purge' | 'contact-upsert';
 
 /**
  * `superseded`: the job stopped because what it worked for changed under it (the segment was saved

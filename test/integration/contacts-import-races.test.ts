@@ -36,7 +36,7 @@ test('a contact deleted after the lookup is not brought back by the import', asy
 
   // Assess: still deleted, the row refused, the type's count at zero.
   await expect(getContact(keys.account_id, contact.id)).rejects.toBeInstanceOf(RecordNotFound);
-  expect(result).toEqual({ imported: 0, updated: 0, refused: [{ line: 2, message: changedMeanwhile }] });
+  expect(result).toEqual({ imported: 0, updated: 0, refused: [{ line: 2, field: 'email', message: changedMeanwhile }] });
   expect(await contactCounts(keys)).toEqual({ [typeId]: 0 });
 });
 
@@ -55,7 +55,7 @@ test('a contact moved to another type after the lookup stays in its new type', a
 
   const after = await getContact(keys.account_id, contact.id);
   expect({ type: after.contact_type_id, firstName: after.first_name }).toEqual({ type: partners, firstName: 'Moved' });
-  expect(result).toEqual({ imported: 0, updated: 0, refused: [{ line: 5, message: changedMeanwhile }] });
+  expect(result).toEqual({ imported: 0, updated: 0, refused: [{ line: 5, field: 'email', message: changedMeanwhile }] });
   expect(await contactCounts(keys)).toEqual({ [customers]: 0, [partners]: 1 });
 });
 

@@ -88,6 +88,7 @@ export const tours: Record<string, (visit: Visit) => Promise<void>> = {
     await go({ method: 'DELETE', path: 'contacts/delete', query: { contact_id: id } });
     const rest = messageOf(await go({ method: 'GET', path: 'contacts/list' })).contacts as Listed[];
     await go({ method: 'POST', path: 'contacts/bulk-delete', body: { strIds: rest.map((contact) => contact.id) } });
+    await go({ method: 'POST', path: 'contacts/bulk-upsert', body: { contact_type_id: typeId, contacts: [{ email: 'ada@example.com', country: place.usa }, { email: 'bad' }] } });
   },
 
   segments: async (visit) => {
@@ -145,6 +146,11 @@ export const tours: Record<string, (visit: Visit) => Promise<void>> = {
     await jobsSettled(keys.account_id);
     const { id } = itemOf(messageOf(await visit(keys, 'jobs', { method: 'GET', path: 'jobs' })).jobs);
     await visit(keys, 'jobs', { method: 'GET', path: 'jobs/details', query: { id } });
+    // A bulk upsert's job shows its counts and refused contacts too.
+    await visit(keys, 'contacts', { method: 'POST', path: 'contacts/bulk-upsert', body: { contact_type_id: typeId, contacts: [{ email: 'ada@example.com', country: place.usa }, { email: 'bad' }] } });
+    await jobsSettled(keys.account_id);
+    const upsert = itemOf(messageOf(await visit(keys, 'jobs', { method: 'GET', path: 'jobs' })).jobs);
+    await visit(keys, 'jobs', { method: 'GET', path: 'jobs/details', query: { id: upsert.id } });
   },
 
   'notification-recipients': async (visit) => {

@@ -11,8 +11,8 @@ export interface OpenFacts {
 /** What a click showed: the request, the link it followed, and when, beside when the mail was sent. */
 export interface ClickFacts {
   method: string;
-  /** The User-Agent header as received; undefined when the request carried none. */
-  userAgent: string | undefined;
+  /** The User-Agent as received (a request without the header sent an empty one); undefined when not known (an SES event that does not say). */
+  userAgent?: string;
   /** Whether the click followed the hidden link every tracked mail carries (rendering/click-tracking.ts). */
   hiddenLink: boolean;
   /** Milliseconds from the mail being sent to the click; undefined when that is not known. */
@@ -88,7 +88,7 @@ const clickRules: readonly Rule<ClickFacts>[] = [
   { name: 'hidden-link', test: (click) => click.hiddenLink },
   // Browsers always send a User-Agent (RFC 9110 10.1.5: a client SHOULD); Microsoft Safe Links' fetches
   // often carry none ("Bot clicks from security scanners: a field guide").
-  { name: 'empty-user-agent', test: (click) => (click.userAgent ?? '').trim() === '' },
+  { name: 'empty-user-agent', test: (click) => click.userAgent !== undefined && click.userAgent.trim() === '' },
   { name: 'known-scanner', test: (click) => isKnownScanner(click.userAgent) },
   // Within 2 seconds of the send: Mautic's bot rule (BotRatioHelper, timeFromEmailThreshold = 2 s).
   { name: 'within-2-seconds', test: (click) => click.sinceSent !== undefined && click.sinceSent < botClickWindowMs },

@@ -38,8 +38,9 @@ describe('clicks', () => {
     expect(botClickRule({ ...person, hiddenLink: true })).toBe('hidden-link');
   });
 
-  test('an empty, blank or absent User-Agent is a bot', () => {
-    expect(['', '  ', undefined].map((userAgent) => botClickRule({ ...person, userAgent }))).toEqual(['empty-user-agent', 'empty-user-agent', 'empty-user-agent']);
+  test('an empty or blank User-Agent is a bot; one not known (an SES event that does not say) is no rule', () => {
+    expect(['', '  '].map((userAgent) => botClickRule({ ...person, userAgent }))).toEqual(['empty-user-agent', 'empty-user-agent']);
+    expect(botClickRule({ ...person, userAgent: undefined })).toBeUndefined();
   });
 
   test('every listed scanner is a bot, matched anywhere in the User-Agent and in any case', () => {

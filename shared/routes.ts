@@ -2,7 +2,7 @@
 // stack builds the HTTP API from it and the local gateway dispatches with it.
 // Over 300 lines on purpose: it is one table, one line a route, read top to bottom as the API's map.
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** The HTTP families: one Lambda each, in `functions/<family>/handler.ts`. */
 export type HttpFamily =
@@ -193,6 +193,8 @@ export const routes: readonly Route[] = [
   ...familyRoutes('public-pages', [
     ['GET', 'public/open', 'openPixel', linkRoute],
     ['GET', 'public/click', 'followClick', linkRoute],
+    // Link checkers and scanners probe with HEAD: answered like GET (a bot's click, still redirected).
+    ['HEAD', 'public/click', 'followClick', linkRoute],
     ['GET', 'public/preferences', 'showPreferences', linkRoute],
     ['POST', 'public/preferences', 'changePreferences', linkRoute],
     ['GET', 'public/unsubscribe', 'showPreferences', linkRoute],

@@ -1,7 +1,13 @@
 // The open-tracking pixel: a 1x1 transparent GIF for every request, and an open counted when its
-// token is one this service signed.
+// token is one this service signed: a person's, or a machine's (statistics/engagement-rules.ts).
 import { publicOperation } from '../../shared/http/pipeline';
 import { raw } from '../../shared/http/reply';
+import { describeError, log } from '../../shared/log';
+import { encodeSendRef } from '../../shared/ledger/send-ref';
+import type { RecipientClaims } from '../../shared/public-links/recipient-links';
+import { machineOpenRule } from '../../shared/statistics/engagement-rules';
+import { recordMachineOpen } from '../../shared/statistics/event-counts';
+import { emitWebhookEvent } from '../../shared/webhook-delivery/events';
 import { admitOpen, countRecipientEvent, readRecipientLink } from './recipient-link';
 
 /**
@@ -29,12 +35,28 @@ const pixelHeaders = {
 };
 
 /**
+ * Count an open: a person's as any recipient event; a machine's (Apple's privacy proxy, a scanner) in
+ * `machine_opens` alone, so the people's counts and their once-per-recipient markers never see it.
+ * Either way the webhooks hear of it, saying which it was. A failure to count is logged, never thrown.
+ */
+async function countOpen(claims: RecipientClaims, machine: boolean, requestId: string): Promise<void> {
+  if (!machine) return countRecipientEvent(claims, 'open', requestId);
+  try {
+    await recordMachineOpen(claims.ref);
+  } catch (error) {
+    log.error('machine open not counted', { requestId, send: encodeSendRef(claims.ref), ...describeError(error) });
+  }
+  await emitWebhookEvent({ event: 'open', ref: claims.ref, email: claims.email, machine: true });
+}
+
+/**
  * The same image whatever the token, so the pixel reveals nothing about which tokens are valid.
  * The count is awaited (a Lambda may be frozen once it answers) but can never fail the image.
  * Repeated views of one mail by one recipient within the hour read one item and write nothing.
  */
 export const openPixel = publicOperation(async ({ request }) => {
   const claims = readRecipientLink(request.query.token, request.requestId);
-  if (claims && (await admitOpen(claims, request.requestId))) await countRecipientEvent(claims, 'open', request.requestId);
+  const machine = machineOpenRule({ userAgent: request.headers['user-agent'] }) !== undefined;
+  if (claims && (await admitOpen(claims, request.requestId, machine))) await countOpen(claims, machine, request.requestId);
   return raw({ statusCode: 200, headers: { ...pixelHeaders }, body: transparentGif.toString('base64'), isBase64Encoded: true });
 });

@@ -78,12 +78,13 @@ export function limitReply(admission: LinkAdmission, format: 'html' | 'text'): R
 }
 
 /**
- * Whether this view of the pixel counts as an open: at most one per recipient and mail per hour, so
- * repeated views cost a read and no write. A failure counts nothing and never fails the image.
+ * Whether this view of the pixel counts as an open: at most one per recipient and mail per hour (a
+ * person's and a machine's each), so repeated views cost a read and no write. A failure counts
+ * nothing and never fails the image.
  */
-export async function admitOpen(claims: RecipientClaims, requestId: string): Promise<boolean> {
+export async function admitOpen(claims: RecipientClaims, requestId: string, machine = false): Promise<boolean> {
   try {
-    return (await takeLinkRequest(claims, 'open')).admitted;
+    return (await takeLinkRequest(claims, machine ? 'machine-open' : 'open')).admitted;
   } catch (error) {
     log.error('open not checked', { requestId, send: encodeSendRef(claims.ref), ...describeError(error) });
     return false;

@@ -14,7 +14,8 @@ type Schema = Record<string, unknown>;
 export const rawResponses: Readonly<Record<string, { mediaType: string; description: string }>> = {
   'GET /api/contacts/csv-sample/download': { mediaType: 'text/csv', description: 'A sample CSV file for contact uploads.' },
   'GET /api/public/open': { mediaType: 'image/gif', description: 'The 1x1 open-tracking pixel; the open is counted.' },
-  'GET /api/public/click': { mediaType: 'text/html', description: 'A tracked link: 302 to its original target (Location), the click counted; a link we did not sign answers 400 with an HTML page.' },
+  'GET /api/public/click': { mediaType: 'text/html', description: 'A tracked link: 302 to its original target (Location), the click counted (a person\'s or a bot\'s); a link we did not sign answers 400 with an HTML page.' },
+  'HEAD /api/public/click': { mediaType: 'text/html', description: 'A tracked link probed by a scanner: the GET\'s answer without a body, counted as a bot\'s click.' },
   'GET /api/public/preferences': { mediaType: 'text/html', description: 'The recipient\'s unsubscribe preferences page.' },
   'POST /api/public/preferences': { mediaType: 'text/html', description: 'The page confirming the changed preferences.' },
   'GET /api/public/unsubscribe': { mediaType: 'text/html', description: 'The unsubscribe preferences page (the List-Unsubscribe link).' },

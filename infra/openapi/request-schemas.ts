@@ -46,6 +46,13 @@ const listedAddresses = emailList()
 /** A signed token from a link the service mailed (checked by its signature, not by a field rule). */
 const token = string().required().documented({ description: 'The signed token of the link the service mailed.' });
 
+/** A tracked link's query, followed (GET) or probed (HEAD). */
+const clickLinkQuery = {
+  token,
+  url: string().required().documented({ format: 'uri', description: 'The link\'s target (http or https), as the mail carried it.' }),
+  sig: string().required().documented({ description: 'The signature binding the target to the token (the hidden link\'s is its own).' }),
+};
+
 /** The segment rules (shared/segments/conditions.ts): three parallel arrays, one condition per index. */
 const conditions: Schema = {
   select_field: array(string().required())
@@ -204,13 +211,8 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   // Where SES's custom verification mail leads after the click: plain pages, no fields.
   'GET /api/public/senders/verified': {},
   'GET /api/public/senders/verification-failed': {},
-  'GET /api/public/click': {
-    query: {
-      token,
-      url: string().required().documented({ format: 'uri', description: 'The link\'s target (http or https), as the mail carried it.' }),
-      sig: string().required().documented({ description: 'The signature binding the target to the token.' }),
-    },
-  },
+  'GET /api/public/click': { query: clickLinkQuery },
+  'HEAD /api/public/click': { query: clickLinkQuery },
 
   // API docs: files, no fields
   'GET /api/openapi.json': {},

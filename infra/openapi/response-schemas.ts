@@ -137,7 +137,11 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'GET /api/single-send/details': message(members({ singleSend: { ...listOf(ref('SingleSend')), minItems: 1, maxItems: 1, description: 'The one send, in an array as the spec has it.' } })),
   'GET /api/single-send/stats': message(
     members({
-      stats: members(counters(['audience', 'processed', 'delivered', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'bounces', 'complaints', 'unsubscribes', 'uncertain'])),
+      stats: members({
+        ...counters(['audience', 'processed', 'delivered', 'opens', 'unique_opens', 'machine_opens', 'clicks', 'unique_clicks', 'bot_clicks', 'bounces', 'complaints', 'unsubscribes', 'uncertain']),
+        machine_opens: { type: 'integer', minimum: 0, description: 'Opens by a machine (Apple Mail Privacy Protection, scanners), every one admitted; `opens` and `unique_opens` count people only.' },
+        bot_clicks: { type: 'integer', minimum: 0, description: 'Clicks by a bot (HEAD, the hidden link, within 2 s of the send, no User-Agent, a scanner), every one admitted; `clicks`, `unique_clicks` and `links` count people only.' },
+      }),
       links: listOf(ref('LinkClicks')),
     }),
   ),

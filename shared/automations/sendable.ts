@@ -6,7 +6,7 @@ import type { SendRef } from '../ledger/send-ref';
 import { addAutomationTotals, type AutomationTotal, type AutomationTotalsChange } from './repository';
 import { addStepCounts, type StepCounter, type StepCounts } from './step-counters';
 
-/** The automation's total of each counter (the spec's automation has no complaints and no clicks). */
+/** The automation's total of each counter (the spec's automation has no complaints and no clicks; its opens are people's). */
 const totalOf: Partial<Record<SendCounter, AutomationTotal>> = {
   triggered: 'total_triggered',
   delivered: 'total_delivered',
@@ -23,8 +23,10 @@ const stepCounterOf: Partial<Record<SendCounter, StepCounter>> = {
   complaints: 'complaints',
   opens: 'opens',
   unique_opens: 'unique_opens',
+  machine_opens: 'machine_opens',
   clicks: 'clicks',
   unique_clicks: 'unique_clicks',
+  bot_clicks: 'bot_clicks',
   unsubscribes: 'unsubscribes',
 };
 

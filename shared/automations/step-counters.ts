@@ -7,7 +7,7 @@ import { isConditionFailure } from '../table/records';
 import { automationStepUtrKey } from './keys';
 import { isUuidUtr } from './steps';
 
-export const stepCounters = ['delivered', 'opens', 'unique_opens', 'clicks', 'unique_clicks', 'bounces', 'complaints', 'unsubscribes'] as const;
+export const stepCounters = ['delivered', 'opens', 'unique_opens', 'machine_opens', 'clicks', 'unique_clicks', 'bot_clicks', 'bounces', 'complaints', 'unsubscribes'] as const;
 export type StepCounter = (typeof stepCounters)[number];
 export type StepCounts = Record<StepCounter, number>;
 

@@ -1,8 +1,9 @@
 // One recipient's mail, ready for SES: the design rendered with the recipient's values and links (open
-// pixel, tracked clicks, preferences, RFC 8058 one-click unsubscribe), under the send's tag and tenant.
+// pixel, tracked clicks and the hidden link, preferences, RFC 8058 one-click unsubscribe), under the
+// send's tag and tenant.
 // The deliverer and test mails compose it the same way.
 import type { OutgoingMail } from '../mail/mailer';
-import { clickLinkBuilder } from '../rendering/click-tracking';
+import { clickLinkBuilder, hiddenClickUrl } from '../rendering/click-tracking';
 import { renderMail } from '../rendering/render';
 import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from '../public-links/recipient-links';
 import { encodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
@@ -25,6 +26,7 @@ export function recipientMail(ref: SendRef, content: SendContent, recipient: Del
       oneClickUnsubscribe: oneClickUnsubscribeUrl(token),
       openPixel: openPixelUrl(token),
       trackClick: clickLinkBuilder(token),
+      hiddenClick: (target) => hiddenClickUrl(token, target),
     },
   });
   return {

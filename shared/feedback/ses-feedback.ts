@@ -1,14 +1,16 @@
 // SES configuration-set events (through SNS or EventBridge) turned into statistics and suppressions:
 // deliveries count as delivered, hard bounces count and suppress, complaints count and suppress, and
-// clicks (when a deployment turns SES click tracking on) count as our click endpoint counts them. The
-// send comes back from the `send_ref` message tag set at send time; mail without it (system mail) is ignored.
+// clicks (when a deployment turns SES click tracking on) count as our click endpoint counts them, a
+// bot's apart by the rules SES's event can tell (its User-Agent, its time after the send). The send
+// comes back from the `send_ref` message tag set at send time; mail without it (system mail) is ignored.
 import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
 import { addBouncedAddress } from '../suppressions/bounces';
 import { log } from '../log';
 import { isClickLink, isTrackedTarget } from '../rendering/click-tracking';
 import { checkReputation } from './reputation';
 import { decodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
-import { recordClick, recordSendEvent } from '../statistics/event-counts';
+import { botClickRule } from '../statistics/engagement-rules';
+import { recordBotClick, recordClick, recordSendEvent } from '../statistics/event-counts';
 import { emitWebhookEvent, type WebhookEventInput } from '../webhook-delivery/events';
 
 /** The parts of an SES event record we read (the same object in SNS messages and EventBridge details). */
@@ -16,11 +18,12 @@ export interface SesEventRecord {
   eventType?: string;
   /** Older identity notifications name the type here instead. */
   notificationType?: string;
-  mail?: { messageId?: string; destination?: string[]; tags?: Record<string, string[] | undefined> };
+  /** `timestamp`: when the message was sent (ISO 8601). */
+  mail?: { messageId?: string; timestamp?: string; destination?: string[]; tags?: Record<string, string[] | undefined> };
   delivery?: { recipients?: string[] };
   bounce?: { bounceType?: string; bounceSubType?: string; bouncedRecipients?: { emailAddress?: string }[] };
   complaint?: { complaintFeedbackType?: string; complainedRecipients?: { emailAddress?: string }[] };
-  click?: { link?: string };
+  click?: { link?: string; timestamp?: string; userAgent?: string };
 }
 
 export type SesFeedbackEvent = SNSEvent | EventBridgeEvent<string, SesEventRecord>;
@@ -30,7 +33,8 @@ export type Feedback =
   | { kind: 'delivered'; ref: SendRef; recipients: string[] }
   | { kind: 'hard-bounce'; ref: SendRef; recipients: string[]; detail: string | null }
   | { kind: 'complaint'; ref: SendRef; recipients: string[]; detail: string | null }
-  | { kind: 'click'; ref: SendRef; recipients: string[]; link: string }
+  /** `machine`: a bot's click (statistics/engagement-rules.ts); absent for a person's. */
+  | { kind: 'click'; ref: SendRef; recipients: string[]; link: string; machine?: true }
   | { kind: 'ignored'; reason: string };
 
 function isSnsEvent(event: SesFeedbackEvent): event is SNSEvent {
@@ -73,12 +77,19 @@ export function feedbackOf(record: SesEventRecord): Feedback {
       // Our click links were counted by our endpoint when followed; our own pages are not clicks.
       if (isClickLink(link)) return { kind: 'ignored', reason: 'click on our click link' };
       if (!isTrackedTarget(link)) return { kind: 'ignored', reason: 'click on an untracked link' };
-      return { kind: 'click', ref, recipients: record.mail?.destination ?? [], link };
+      const bot = botClickRule({ method: 'GET', userAgent: record.click?.userAgent, hiddenLink: false, sinceSent: sinceSent(record) }) !== undefined;
+      return { kind: 'click', ref, recipients: record.mail?.destination ?? [], link, ...(bot ? { machine: true as const } : {}) };
     }
     default:
       // Opens are counted by our own pixel; sends, rejects and delays change nothing here.
       return { kind: 'ignored', reason: `${type || 'untyped'} event` };
   }
+}
+
+/** Milliseconds from the mail being sent to the click, as SES reports both; undefined when either is missing. */
+function sinceSent(record: SesEventRecord): number | undefined {
+  const since = Date.parse(record.click?.timestamp ?? '') - Date.parse(record.mail?.timestamp ?? '');
+  return Number.isFinite(since) ? since : undefined;
 }
 
 export async function applyFeedback(feedback: Feedback): Promise<void> {
@@ -92,6 +103,8 @@ export async function applyFeedback(feedback: Feedback): Promise<void> {
     } else if (feedback.kind === 'complaint') {
       await addBouncedAddress(feedback.ref.accountId, email, 'complaint', feedback.detail);
       await recordSendEvent(feedback.ref, 'complaint', email);
+    } else if (feedback.machine) {
+      await recordBotClick(feedback.ref);
     } else {
       await recordClick(feedback.ref, email, feedback.link);
     }
@@ -108,7 +121,7 @@ export async function applyFeedback(feedback: Feedback): Promise<void> {
 function webhookEventOf(feedback: Exclude<Feedback, { kind: 'ignored' }>, email: string): WebhookEventInput {
   const { ref } = feedback;
   if (feedback.kind === 'hard-bounce') return { event: 'bounce', ref, email };
-  if (feedback.kind === 'click') return { event: 'click', ref, email, url: feedback.link };
+  if (feedback.kind === 'click') return { event: 'click', ref, email, url: feedback.link, machine: feedback.machine === true };
   return { event: feedback.kind, ref, email };
 }
 

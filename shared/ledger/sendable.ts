@@ -6,8 +6,23 @@
 // (reputation), the only places that tell the kinds apart.
 import type { SendRef } from './send-ref';
 
-/** The counters every sendable keeps, in one vocabulary; each kind stores them under its own names. */
-export type SendCounter = 'triggered' | 'delivered' | 'bounces' | 'complaints' | 'opens' | 'unique_opens' | 'clicks' | 'unique_clicks' | 'unsubscribes';
+/**
+ * The counters every sendable keeps, in one vocabulary; each kind stores them under its own names.
+ * Opens and clicks are people's; a machine's open or a bot's click counts in `machine_opens` or
+ * `bot_clicks` alone (statistics/engagement-rules.ts).
+ */
+export type SendCounter =
+  | 'triggered'
+  | 'delivered'
+  | 'bounces'
+  | 'complaints'
+  | 'opens'
+  | 'unique_opens'
+  | 'machine_opens'
+  | 'clicks'
+  | 'unique_clicks'
+  | 'bot_clicks'
+  | 'unsubscribes';
 
 export type SendCounts = Partial<Record<SendCounter, number>>;
 

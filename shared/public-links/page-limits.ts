@@ -10,8 +10,11 @@ import { currentTime } from '../time';
 import { linkRateKey } from '../rate-limits/keys';
 import { countRequestBelow, requestsCounted } from '../rate-limits/repository';
 
-/** What a link's requests are counted for: its pages (preferences, one-click), or the open pixel. */
-export type LinkUse = 'pages' | 'open';
+/**
+ * What a link's requests are counted for: its pages (preferences, one-click), or the open pixel, a
+ * person's view apart from a machine's so a machine's fetch never uses up a person's open.
+ */
+export type LinkUse = 'pages' | 'open' | 'machine-open';
 
 interface LinkWindow {
   limit: number;
@@ -25,7 +28,7 @@ interface LinkWindow {
 export const openCountWindowSeconds = 3600;
 
 function windowOf(use: LinkUse): LinkWindow {
-  return use === 'open' ? { limit: 1, seconds: openCountWindowSeconds } : { limit: config().publicRateLimit, seconds: 60 };
+  return use === 'pages' ? { limit: config().publicRateLimit, seconds: 60 } : { limit: 1, seconds: openCountWindowSeconds };
 }
 
 /** A link's name in keys: a hash of what identifies it, so the address never appears in a key. */

@@ -25,6 +25,11 @@ export const maxTrackedLinks = 500;
 const httpUrl = /^https?:\/\/[^\s/?#]/i;
 
 const clickPurpose = 'click';
+/**
+ * The hidden link's signature is derived for it alone: the same target's visible link never passes
+ * for it, nor it for the visible one, and it needs no marker of its own in the URL.
+ */
+const hiddenClickPurpose = 'hidden-click';
 
 /**
  * The signature binding a target URL to a recipient token: a MAC under the current token key, derived
@@ -66,13 +71,36 @@ export function clickLinkBuilder(token: string): (target: string) => string | un
     isTrackedTarget(target, ownBase) ? `${prefix}${encodeURIComponent(target)}&sig=${clickSignature(token, target)}` : undefined;
 }
 
-/** Whether a click link's parts are ours, unchanged: the signature is checked in constant time. */
-export function isSignedClick(token: string, target: string, signature: string): boolean {
-  if (!/^[A-Za-z0-9_-]{22}$/.test(signature)) return false;
+/**
+ * The hidden link of a recipient's mail (render.ts puts it out of sight): a click link like the others,
+ * to `target` (the mail's first tracked target, so a scanner following it lands where the mail's own
+ * links lead), signed for the hidden link alone so the click endpoint knows it for a bot's.
+ */
+export function hiddenClickUrl(token: string, target: string): string {
+  const signature = linkMac(hiddenClickPurpose, `${token}\n${target}`).subarray(0, signatureBytes).toString('base64url');
+  return `${config().publicBaseUrl}${clickPath}?token=${encodeURIComponent(token)}&url=${encodeURIComponent(target)}&sig=${signature}`;
+}
+
+/** The signature as bytes when it is spelled as ours (22 canonical base64url characters); else undefined. */
+function signatureBytesOf(signature: string): Buffer | undefined {
+  if (!/^[A-Za-z0-9_-]{22}$/.test(signature)) return undefined;
   const given = Buffer.from(signature, 'base64url');
   // base64url decoding ignores the last character's spare bits: only the canonical spelling is ours.
-  if (given.toString('base64url') !== signature) return false;
-  return given.length === signatureBytes && isLinkMac(clickPurpose, `${token}\n${target}`, given);
+  return given.toString('base64url') === signature && given.length === signatureBytes ? given : undefined;
+}
+
+/** Whether a click link's parts are ours, unchanged: the signature is checked in constant time. */
+export function isSignedClick(token: string, target: string, signature: string): boolean {
+  const given = signatureBytesOf(signature);
+  return given !== undefined && isLinkMac(clickPurpose, `${token}\n${target}`, given);
+}
+
+/** Which of our links a click followed: a tracked link, the hidden link, or none of ours (undefined). */
+export function signedClickKind(token: string, target: string, signature: string): 'link' | 'hidden' | undefined {
+  const given = signatureBytesOf(signature);
+  if (given === undefined) return undefined;
+  if (isLinkMac(clickPurpose, `${token}\n${target}`, given)) return 'link';
+  return isLinkMac(hiddenClickPurpose, `${token}\n${target}`, given) ? 'hidden' : undefined;
 }
 
 /** A link's name in keys and markers: a hash, so any URL length fits a key. */

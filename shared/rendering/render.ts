@@ -1,6 +1,7 @@
 // Renders one marketing mail for one recipient: `((name))` placeholders, the preheader, the
-// compliance footer when the design has no preferences link, the open pixel, the RFC 8058 headers
-// and a plain-text part. Pure: the links come in already built, so it needs no I/O.
+// compliance footer when the design has no preferences link, the open pixel, the hidden link of a
+// mail whose links are tracked, the RFC 8058 headers and a plain-text part. Pure: the links come in
+// already built, so it needs no I/O.
 import { placeholderPattern } from './dynamic-content';
 import type { MailHeader } from '../mail/mailer';
 import { escapeHtml } from '../mail/templates/html';
@@ -18,6 +19,11 @@ export interface RecipientLinks {
   openPixel: string;
   /** The tracked link for a link's target, or undefined to leave it (click-tracking.ts); no tracking when left out. */
   trackClick?: (target: string) => string | undefined;
+  /**
+   * The hidden link to a target (click-tracking.ts, hiddenClickUrl): put out of sight beside the pixel,
+   * to the first tracked link's target, in a mail with at least one tracked link. None when left out.
+   */
+  hiddenClick?: (target: string) => string;
 }
 
 export interface RenderInput {
@@ -52,6 +58,15 @@ const bodyEndIn = (html: string) => html.search(/<\/body\s*>/i);
 const preheaderStyle = 'display:none!important;visibility:hidden;mso-hide:all;font-size:1px;line-height:1px;max-height:0;max-width:0;opacity:0;overflow:hidden;';
 
 /**
+ * The hidden link, as the mail carries it: in an element no client shows (`mso-hide` for Outlook's
+ * Word engine, which ignores `display`), out of screen readers and the tab order, with no text to
+ * click. Only software that follows every href in a mail follows it; the text part leaves it out.
+ */
+function hiddenLinkHtml(url: string): string {
+  return `<div style="display:none!important;mso-hide:all;max-height:0;max-width:0;overflow:hidden;opacity:0;" aria-hidden="true"><a href="${escapeHtml(url)}" tabindex="-1"></a></div>`;
+}
+
+/**
  * The mail's HTML and text from the filled design: its links tracked (click-tracking.ts, at most
  * `maxTrackedLinks`), and the send's preheader replacing the content of the design's own (library
  * designs carry a span whose class is `preheader`), or added first in the body, or first in a
@@ -59,15 +74,27 @@ const preheaderStyle = 'display:none!important;visibility:hidden;mso-hide:all;fo
  * none. The design is scanned once, as a browser reads it (a span or a link in a comment or a script
  * is neither the preheader nor a link, a quoted `>` does not end a tag, and a preheader span that is
  * never closed is left alone), and that one scan rewrites the links, finds the body and the
- * preheader, and writes the text, from each link as rewritten: neither addition shows in the text
- * (the preheader is hidden, the pixel an image), so the text of the design is the text of the mail.
+ * preheader, and writes the text, from each link as rewritten: no addition shows in the text (the
+ * preheader and the hidden link are hidden, the pixel an image), so the text of the design is the
+ * text of the mail.
  * A design with no `</body>` is scanned with the pixel after it, as the mail ends, so that a design
  * ending inside a tag, which the pixel's `>` then ends, needs no second scan. Where the one scan
  * cannot tell the text (the pixel put inside markup before a `</body>` that is not a tag, or a
  * replaced preheader holding markup of its own), the mail is scanned again for its text.
  */
-function composeMail(html: string, preheader: string, pixel: string, track: RecipientLinks['trackClick']): { html: string; text: string } {
+function composeMail(html: string, preheader: string, pixel: string, links: Pick<RecipientLinks, 'trackClick' | 'hiddenClick'>): { html: string; text: string } {
   const finder = new LandmarkFinder();
+  // The first target tracked, for the hidden link (which goes where the mail's own links lead).
+  let firstTarget: string | undefined;
+  const { trackClick, hiddenClick } = links;
+  const track =
+    trackClick && hiddenClick
+      ? (target: string) => {
+          const link = trackClick(target);
+          if (link !== undefined) firstTarget ??= target;
+          return link;
+        }
+      : trackClick;
   // Tracking links can only lose a `</body>`, never make one (click-tracking.ts writes no `<`), so with none
   // here the pixel goes last. The tags the pixel ends are the mail's, not the design's: no link, no landmark.
   const designBodyEnd = bodyEndIn(html);
@@ -133,13 +160,17 @@ function composeMail(html: string, preheader: string, pixel: string, track: Reci
   // What the preheader added holds no `<`, and no `</body>` can span its edges (each is just past
   // a `>` or at the `<` of `</span`), so the body's end moved with it, unless it was in what it replaced.
   const pixelAt = bodyEnd === -1 ? -1 : own && preheader !== '' && bodyEnd >= own.start && bodyEnd < own.end ? bodyEndIn(mail) : bodyEnd + (bodyEnd >= at ? moved : 0);
+  // Hidden, it adds nothing to the text; it goes where the scan left off in text (before the `</body>`
+  // found as a tag, or after the pixel), never into a comment, a raw text element or a tag left open.
+  const hidden = hiddenClick && firstTarget !== undefined ? hiddenLinkHtml(hiddenClick(firstTarget)) : '';
   if (pixelAt === -1) {
-    mail = `${mail}${pixel}`;
+    mail = `${mail}${pixel}${end === 'in text' ? hidden : ''}`;
     // A `</body>` only the design had, inside a link now tracked: the pixel went last, unscanned.
     sameText &&= withPixel || end !== 'in markup';
   } else {
-    mail = `${mail.slice(0, pixelAt)}${pixel}${mail.slice(pixelAt)}`;
-    sameText &&= bodyEnds.includes(bodyEnd);
+    const atBodyTag = bodyEnds.includes(bodyEnd);
+    mail = `${mail.slice(0, pixelAt)}${atBodyTag ? hidden : ''}${pixel}${mail.slice(pixelAt)}`;
+    sameText &&= atBodyTag;
   }
   return { html: mail, text: sameText ? text.result() : htmlToText(mail) };
 }
@@ -181,7 +212,7 @@ export function renderMail(input: RenderInput): RenderedMail {
   // An href a placeholder fills is checked as a URL once filled (safe-url.ts): contact data may say `javascript:`.
   const filled = fillDesignPlaceholders(design, (text) => fillPlaceholders(text, values, escapeHtml), footerHrefAt);
   // Links are tracked once filled (a placeholder may be part of a target), in the scan that writes the text.
-  const { html, text } = composeMail(filled, preheader, pixel, input.links.trackClick);
+  const { html, text } = composeMail(filled, preheader, pixel, input.links);
   return {
     subject: fillPlaceholders(input.subject, values).replace(/[\r\n]+/g, ' '),
     html,

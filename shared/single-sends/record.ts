@@ -56,7 +56,7 @@ export interface SingleSendStatistics {
 export const statisticNames: readonly (keyof SingleSendStatistics)[] = ['triggered', 'delivered', 'unique_opens', 'total_opens', 'bounces', 'unsubscribes'];
 
 /** Counters kept beside the spec's record (its statistics answer shows them). */
-export const statisticsOnlyCounters = ['clicks', 'unique_clicks', 'complaints'] as const;
+export const statisticsOnlyCounters = ['clicks', 'unique_clicks', 'complaints', 'machine_opens', 'bot_clicks'] as const;
 
 export type SingleSendCounter = keyof SingleSendStatistics | (typeof statisticsOnlyCounters)[number];
 

@@ -13,8 +13,10 @@ const storedAs: Record<SendCounter, SingleSendCounter> = {
   complaints: 'complaints',
   opens: 'total_opens',
   unique_opens: 'unique_opens',
+  machine_opens: 'machine_opens',
   clicks: 'clicks',
   unique_clicks: 'unique_clicks',
+  bot_clicks: 'bot_clicks',
   unsubscribes: 'unsubscribes',
 };
 

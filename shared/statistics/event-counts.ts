@@ -1,7 +1,8 @@
 // Send statistics: one call per event, added to the counters of what was sent (the single send, or the
 // automation and its step: the port in ledger/sendable.ts). Every event counts at most once per recipient (a marker item claimed with a
 // conditional put), except `total_opens` and `clicks`, which count every open and click: SES events
-// and page hits may arrive twice.
+// and page hits may arrive twice. A machine's open and a bot's click (engagement-rules.ts) count on
+// their own counters, every time, and claim no marker: a person who opens or clicks later still counts.
 import type { SendCounter, SendCounts } from '../ledger/sendable';
 import type { Key } from '../table/keys';
 import { linkHash } from '../rendering/click-tracking';
@@ -70,6 +71,23 @@ export async function recordClick(ref: SendRef, recipientEmail: string, target: 
   // Automation steps show no links; a deleted send gets no link item.
   if (counted) await sendable.addLinkClick?.(target, firstOnLink);
   return counted;
+}
+
+/**
+ * Count an open by a machine (Apple's privacy proxy, a scanner): `machine_opens` alone, every time it
+ * is admitted (at most once an hour per recipient, as any view of the pixel), no marker. False when
+ * the send or step is gone.
+ */
+export function recordMachineOpen(ref: SendRef): Promise<boolean> {
+  return sendableOf(ref).addCounts({ machine_opens: 1 });
+}
+
+/**
+ * Count a bot's click: `bot_clicks` alone, every time it is admitted, no marker and no link count, so
+ * the people's counts, per-link counts and most clicked links never see it. False when the send or step is gone.
+ */
+export function recordBotClick(ref: SendRef): Promise<boolean> {
+  return sendableOf(ref).addCounts({ bot_clicks: 1 });
 }
 
 /** Claim markers concurrently: which were first. On a failure, those claimed are given back. */

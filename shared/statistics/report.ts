@@ -15,10 +15,13 @@ export interface SendProgress {
 
 export interface SingleSendStats extends SendProgress {
   delivered: number;
+  /** People's opens and clicks; a machine's open or a bot's click counts only in `machine_opens` or `bot_clicks`. */
   opens: number;
   unique_opens: number;
+  machine_opens: number;
   clicks: number;
   unique_clicks: number;
+  bot_clicks: number;
   bounces: number;
   complaints: number;
   unsubscribes: number;
@@ -44,8 +47,10 @@ export async function singleSendStats(accountId: number, utr: string): Promise<{
       delivered: counters.delivered,
       opens: counters.total_opens,
       unique_opens: counters.unique_opens,
+      machine_opens: counters.machine_opens,
       clicks: counters.clicks,
       unique_clicks: counters.unique_clicks,
+      bot_clicks: counters.bot_clicks,
       bounces: counters.bounces,
       complaints: counters.complaints,
       unsubscribes: counters.unsubscribes,

@@ -18,6 +18,8 @@ export interface WebhookPayload {
   utr: string;
   /** The link clicked; click events only. */
   url?: string;
+  /** Open and click events only: whether a machine opened or a bot clicked (statistics/engagement-rules.ts). */
+  machine?: boolean;
   /** When the event happened, ISO 8601 UTC. */
   timestamp: string;
 }

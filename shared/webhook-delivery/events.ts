@@ -33,6 +33,8 @@ export interface WebhookEventInput {
   email: string;
   /** The link clicked (click events only). */
   url?: string;
+  /** Open and click events: a machine's open or a bot's click (a person's when left out). */
+  machine?: boolean;
   at?: Date;
 }
 
@@ -52,6 +54,7 @@ export async function emitWebhookEvent(input: WebhookEventInput): Promise<void> 
       email: input.email,
       utr: utrOf(input.ref),
       ...(input.event === 'click' && input.url !== undefined ? { url: input.url } : {}),
+      ...(input.event === 'open' || input.event === 'click' ? { machine: input.machine ?? false } : {}),
       timestamp: isoTimestamp(input.at),
     };
     const messages: WebhookDeliveryMessage[] = subscribed.map((webhook) => ({ account_id: accountId, webhook_id: webhook.id, payload }));

@@ -43,7 +43,7 @@ test('an open reaches a real receiver as a signed webhook', async () => {
     await waitFor(() => receiver.received.length > index, 10_000, `the webhook for ${email}`);
     const request = receiver.received[index] as (typeof receiver.received)[number];
     expect(request.path).toBe('/email-events');
-    expect(JSON.parse(request.body)).toEqual({ event: 'open', email, utr: ref.utr, timestamp: expect.any(String) });
+    expect(JSON.parse(request.body)).toEqual({ event: 'open', email, utr: ref.utr, machine: false, timestamp: expect.any(String) });
     expect(hasValidSignature(request, secret)).toBe(true);
     // From the request for the pixel, and from the moment the event was queued (its timestamp).
     delays.push(request.receivedAt - openedAt, request.receivedAt - Date.parse((JSON.parse(request.body) as { timestamp: string }).timestamp));

@@ -20,7 +20,7 @@ afterAll(async () => {
   await table.stop();
 });
 
-const zero = { delivered: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0, bounces: 0, complaints: 0, unsubscribes: 0 };
+const zero = { delivered: 0, opens: 0, unique_opens: 0, machine_opens: 0, clicks: 0, unique_clicks: 0, bot_clicks: 0, bounces: 0, complaints: 0, unsubscribes: 0 };
 
 /** A draft automation (never live: nothing is due) with two steps. */
 async function twoSteps(world: AutomationWorld): Promise<{ utr: string; steps: { id: number; utr: string }[] }> {
@@ -61,7 +61,7 @@ describe('automations/stats', () => {
         status: 'success',
         message: {
           steps: [
-            { id: first.id, subject: 'Welcome aboard', delivered: 3, opens: 4, unique_opens: 2, clicks: 4, unique_clicks: 2, bounces: 1, complaints: 1, unsubscribes: 1 },
+            { id: first.id, subject: 'Welcome aboard', delivered: 3, opens: 4, unique_opens: 2, machine_opens: 0, clicks: 4, unique_clicks: 2, bot_clicks: 0, bounces: 1, complaints: 1, unsubscribes: 1 },
             { id: second.id, subject: 'Two days in', ...zero },
           ],
         },

@@ -22,6 +22,7 @@ import { newAccount } from '../support/accounts';
 import { apiEvent, type Keys } from '../support/events';
 import { contactFields, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment, type SinkMail } from '../support/sending';
 import { callSingleSends } from '../support/single-sends';
+import { asAReader, browserUserAgent } from '../support/recipient-pages';
 
 let env: SendingEnvironment;
 
@@ -46,10 +47,11 @@ function hrefsOf(mail: SinkMail | undefined): string[] {
   return [...String(mail?.body.html).replace(/<!--[^]*?-->/g, '').matchAll(/<a [^>]*href="([^"]*)"/g)].map((match) => (match[1] as string).replace(/&amp;/g, '&'));
 }
 
-/** Follow a link as a browser does: no credentials, only the URL. */
+/** Follow a link as a person's browser does: no credentials, only the URL, a while after the mail came. */
 function follow(link: string): Promise<APIGatewayProxyStructuredResultV2> {
   const url = new URL(link);
-  return publicPages(apiEvent({ method: 'GET', path: url.pathname.replace(/^\/api\//, ''), query: Object.fromEntries(url.searchParams) }));
+  const event = apiEvent({ method: 'GET', path: url.pathname.replace(/^\/api\//, ''), query: Object.fromEntries(url.searchParams), headers: { 'user-agent': browserUserAgent } });
+  return asAReader(() => publicPages(event));
 }
 
 /** The same link with one query parameter changed (or removed, when `value` is undefined). */
@@ -91,7 +93,7 @@ function statsOf(keys: Keys | undefined, query: Record<string, string>) {
 }
 
 const noClicks = { clicks: 0, unique_clicks: 0 };
-const sentToTwo = { audience: 2, processed: 2, delivered: 2, opens: 0, unique_opens: 0, bounces: 0, complaints: 0, unsubscribes: 0, uncertain: 0 };
+const sentToTwo = { audience: 2, processed: 2, delivered: 2, opens: 0, unique_opens: 0, machine_opens: 0, bot_clicks: 0, bounces: 0, complaints: 0, unsubscribes: 0, uncertain: 0 };
 
 describe('tracked links in a sent mail', () => {
   test('http(s) links go through the click endpoint in the HTML and the text; our own pages, mailto and fragments stay', async () => {
@@ -99,8 +101,8 @@ describe('tracked links in a sent mail', () => {
     const mail = mails.get(emails[0]) as SinkMail;
     const hrefs = hrefsOf(mail);
 
-    expect(hrefs).toHaveLength(5);
-    const [shop, blog, mailto, fragment, preferences] = hrefs as [string, string, string, string, string];
+    expect(hrefs).toHaveLength(6);
+    const [shop, blog, mailto, fragment, preferences, hidden] = hrefs as [string, string, string, string, string, string];
     expect([isClickLink(shop), isClickLink(blog)]).toEqual([true, true]);
     expect(new URL(shop).searchParams.get('url')).toBe('https://shop.example/spring?a=1&b=2');
     expect(new URL(blog).searchParams.get('url')).toBe('https://blog.example/post');
@@ -109,9 +111,12 @@ describe('tracked links in a sent mail', () => {
     // The other attributes are kept; a link in a comment is not a link.
     expect(String(mail.body.html)).toMatch(/<a href="[^"]+" class="cta">Shop the sale<\/a>/);
     expect(String(mail.body.html)).toContain('<!-- <a href="https://hidden.example/">not a link</a> -->');
-    // The text part carries the same tracked links.
+    // The text part carries the same tracked links, and not the hidden one (to the first link's target, signed apart).
     expect(mail.body.text).toContain(`Shop the sale (${shop})`);
     expect(mail.body.text).toContain(`Read the blog (${blog})`);
+    expect(isClickLink(hidden) && new URL(hidden).searchParams.get('url')).toBe('https://shop.example/spring?a=1&b=2');
+    expect(hidden).not.toBe(shop);
+    expect(mail.body.text).not.toContain(new URL(hidden).searchParams.get('sig') as string);
     // Each recipient's links are their own.
     expect(hrefsOf(mails.get(emails[1]))[0]).not.toBe(shop);
   });

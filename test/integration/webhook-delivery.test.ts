@@ -20,7 +20,7 @@ import { resetClock, setClock } from '../../shared/time';
 import { removeWebhook, saveWebhook } from '../../shared/webhooks/webhook-service';
 import { newAccount } from '../support/accounts';
 import { apiEvent } from '../support/events';
-import { openPage, recipientToken, storedSingleSend } from '../support/recipient-pages';
+import { browserUserAgent, openPage, recipientToken, storedSingleSend } from '../support/recipient-pages';
 import { handler as publicPages } from '../../functions/public-pages/handler';
 import { handler as sesEvents } from '../../functions/ses-events/handler';
 import { clickUrl } from '../../shared/rendering/click-tracking';
@@ -109,7 +109,7 @@ test('an open counted by the pixel reaches a subscribed webhook as one signed JS
   expect(receiver.received).toHaveLength(1);
   const [request] = receiver.received as [(typeof receiver.received)[number]];
   expect(request.path).toBe('/hook');
-  expect(JSON.parse(request.body)).toEqual({ event: 'open', email: 'reader@example.com', utr: ref.utr, timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/) });
+  expect(JSON.parse(request.body)).toEqual({ event: 'open', email: 'reader@example.com', utr: ref.utr, machine: false, timestamp: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/) });
   expect(request.headers).toMatchObject({
     'content-type': 'application/json',
     'webhook-id': expect.any(String),
@@ -219,12 +219,12 @@ test('a followed tracked link reaches a click webhook with the link', async () =
   const ref = await storedSingleSend(accountId);
   const tracked = new URL(clickUrl(recipientToken(ref, 'clicker@example.com', null), 'https://shop.example.com/sale?id=7'));
 
-  const answer = await publicPages(apiEvent({ method: 'GET', path: 'public/click', query: Object.fromEntries(tracked.searchParams) }));
+  const answer = await publicPages(apiEvent({ method: 'GET', path: 'public/click', query: Object.fromEntries(tracked.searchParams), headers: { 'user-agent': browserUserAgent } }));
   await localQueueIdle();
 
   expect(answer.statusCode).toBe(302);
   expect(receiver.received.map((request) => JSON.parse(request.body))).toEqual([
-    { event: 'click', email: 'clicker@example.com', utr: ref.utr, url: 'https://shop.example.com/sale?id=7', timestamp: expect.any(String) },
+    { event: 'click', email: 'clicker@example.com', utr: ref.utr, url: 'https://shop.example.com/sale?id=7', machine: false, timestamp: expect.any(String) },
   ]);
   expect(hasValidSignature(receiver.received[0] as (typeof receiver.received)[number], webhook.secret)).toBe(true);
 });
@@ -263,7 +263,7 @@ test('a click carries its url; other events carry none; automation mail names th
   await localQueueIdle();
 
   expect(receiver.received.map((request) => JSON.parse(request.body))).toEqual([
-    { event: 'click', email: 'c@example.com', utr: 'send-utr', url: 'https://shop.example.com/?a=1', timestamp: '2026-03-04T05:06:07.890000Z' },
+    { event: 'click', email: 'c@example.com', utr: 'send-utr', url: 'https://shop.example.com/?a=1', machine: false, timestamp: '2026-03-04T05:06:07.890000Z' },
     { event: 'delivered', email: 'd@example.com', utr: 'automation-utr', timestamp: '2026-03-04T05:06:07.890000Z' },
   ]);
 });

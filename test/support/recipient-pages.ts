@@ -6,6 +6,7 @@ import { createSingleSend, getSingleSend, type SingleSendStatistics } from '../.
 import { addUnsubscribeGroup, type UnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { recipientToken } from '../../shared/public-links/recipient-links';
 import type { SendRef } from '../../shared/ledger/send-ref';
+import { resetClock, setClock } from '../../shared/time';
 import { apiEvent, urlencoded } from './events';
 import { tamperedClaims } from './token-tampering';
 
@@ -47,6 +48,22 @@ export function newGroup(accountId: number, group_name: string, is_display: 0 | 
 }
 
 export { recipientToken };
+
+/** A desktop browser's User-Agent: a person's open or click (statistics/engagement-rules.ts). */
+export const browserUserAgent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+
+/**
+ * Run `act` as a person reading the mail does it: a while after it was sent, past the first seconds,
+ * where only scanners click (the clock moved on for the while, then given back).
+ */
+export async function asAReader<T>(act: () => Promise<T>): Promise<T> {
+  setClock(() => new Date(Date.now() + 60_000));
+  try {
+    return await act();
+  } finally {
+    resetClock();
+  }
+}
 
 /** GET a public page with a token in its query, as a browser or mail client opens it. */
 export function openPage(path: string, token?: string): Promise<APIGatewayProxyStructuredResultV2> {

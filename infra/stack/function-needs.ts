@@ -79,7 +79,7 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // batch-write, sharded type lists query gsi1.
   contacts: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports', 'jobs'] },
   'custom-fields': { table: readWrite },
-  segments: { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  segments: { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   'unsubscribe-groups': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
   'global-unsubscribes': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'] },
   // Lists the bounce and complaint list (by kind: gsi1) and deletes one address from it, deployed
@@ -155,10 +155,10 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // identities left unclicked for a day and counts the region's identities (ListEmailIdentities).
   'identity-refresh': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], identities: true, identityCount: true, schedules: true },
   // A long import continues in a fresh message of its own queue; imported contacts enrol too.
-  'contact-import': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
+  'contact-import': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment
   // schedules an immediate automation-steps run. A bulk upsert writes its contacts as an import does.
-  'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   // Reads the webhook (its URL and sealed secret) and opens the secret with the webhook secret key. A
   // retry, a probe and a drain page are messages it queues on its own queue; its circuit item moves by
   // UpdateItem; deliveries parked while it is open are put, read (Query) and removed in batches.

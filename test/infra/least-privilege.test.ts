@@ -200,10 +200,10 @@ describe('least privilege', () => {
   });
 
   test('the bundles are read: what the code is known to do is found', () => {
-    // The deliverer claims recipients in its ledger; segments change membership in transactions;
+    // The deliverer claims recipients in its ledger; contacts check their type in transactions;
     // the unauthenticated fallback touches no item at all; no function scans.
     expect(uses.get('send-deliver')?.actions).toEqual(expect.arrayContaining(['PutItem', 'GetItem', 'UpdateItem']));
-    expect(uses.get('segments')?.actions).toEqual(expect.arrayContaining(['ConditionCheckItem', 'Query']));
+    expect(uses.get('contacts')?.actions).toEqual(expect.arrayContaining(['ConditionCheckItem', 'Query']));
     expect(uses.get('contacts')?.indexes).toEqual(['gsi1']);
     expect(uses.get('fallback')).toEqual({ actions: [], indexes: [] });
     for (const [name, use] of uses) expect({ name, scans: use.actions.includes('Scan') }).toEqual({ name, scans: false });

@@ -125,17 +125,17 @@ test('an enrolment stored before in a segment automation stored before gets its 
 
   // Act
   time.advance(60_000);
-  const first = await runDueSteps();
+  await runDueSteps();
   time.advance(3_600_000);
-  const second = await runDueSteps();
+  await runDueSteps();
 
   // Assess
   expect(live.status).toBe(200);
   const mails = await mailsTo(time.sink(), contact.email);
+  // Read after both runs: one mail in all (the runs' own counts span every account's due enrolments,
+  // and other test files share the table, so they are not this test's to assert).
   expect(mails.map((mail) => mail.subject)).toEqual(['Stored before']);
   expect(mails[0]?.body.html).toContain('Stored with its step, before designs had items of their own.');
-  expect(first).toMatchObject({ sent: 1 });
-  expect(second).toMatchObject({ sent: 0 });
   expect((await listEnrolments(world.accountId, utr)).map((enrolment) => [enrolment.contactId, enrolment.lastStepId, enrolment.state])).toEqual([[contact.id, stepId, 'completed']]);
   expect((await getEnrolment(world.accountId, utr, contact.id))?.key).toEqual({ pk: automationEnrolmentPartition(world.accountId, utr), sk: idSortKey(contact.id) });
 });

@@ -117,7 +117,10 @@ test('a tampered link shows the invalid-link page', async () => {
 });
 
 test('the page fits a phone screen without sideways scrolling, and the pixel decodes as a 1x1 image', async () => {
-  const scripted = await browser.newContext({ viewport: { width: 360, height: 740 } });
+  // A phone's browser, as a reader has: headless Chromium's own User-Agent names it a machine
+  // (statistics/engagement-rules.ts), whose opens are counted apart from people's.
+  const phoneBrowser = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
+  const scripted = await browser.newContext({ viewport: { width: 360, height: 740 }, userAgent: phoneBrowser });
   try {
     const phone = await scripted.newPage();
     await phone.goto(preferencesUrl(recipientToken(ref, 'a.rather.long.address.for.a.small.screen@example.com', newsletter)));

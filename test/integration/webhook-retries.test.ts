@@ -77,7 +77,7 @@ test('a failing delivery is retried by new messages of at most 15 minutes\' dela
   expect(receiver.received).toHaveLength(8);
   expect(new Set(receiver.received.map((request) => request.headers['webhook-id']))).toEqual(new Set([handed[0]?.messageId]));
   expect(receiver.received.map((request) => verifyAsReceiver(request, webhook.secret))).toEqual(
-    Array(8).fill({ payload: { event: 'open', email: 'retried@example.com', utr: 'utr-1', timestamp: expect.any(String) } }),
+    Array(8).fill({ payload: { event: 'open', email: 'retried@example.com', utr: 'utr-1', machine: false, timestamp: expect.any(String) } }),
   );
   // Eight failures in a row leave the circuit closed (it opens at 10).
   expect(await getCircuit(accountId, webhook.id)).toEqual({ failures: 8, probes: 0 });

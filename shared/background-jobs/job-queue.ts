@@ -1,11 +1,8 @@
 // The `jobs` queue: a message names one background job; its consumer runs the job's kind from the
 // job's cursor and, when the Lambda's time runs short, puts the job back on the queue to go on there.
 import { remainingOf, timeLeft, type RemainingMs } from '../time-left';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { db } from '../table/client';
-import type { TransactionItem } from '../table/bulk-delete';
-import { cancellationCodes } from '../table/transactions';
+import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
 import { consumeRecords } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { maxReceiveCount } from '../queue/queues';
@@ -59,10 +56,10 @@ export async function enqueueJob(message: JobMessage): Promise<void> {
  * job's message is queued. Throws JobNotStarted, with the cancellation codes of `change`'s actions,
  * when a condition of `change` failed.
  */
-export async function startJob(accountId: number, job: NewJob, change: TransactionItem[] = []): Promise<number> {
+export async function startJob(accountId: number, job: NewJob, change: TransactionAction[] = []): Promise<number> {
   const { id, put } = await newJobPut(accountId, job);
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [...change, put] }));
+    await transactWrite([...change, put]);
   } catch (error) {
     const codes = cancellationCodes(error);
     if (codes && codes.slice(0, change.length).some((code) => code === 'ConditionalCheckFailed')) throw new JobNotStarted(codes);

@@ -1,17 +1,14 @@
 // Contact CSV import jobs: the job item (state, counts, checkpoint), the file's rows stored in pieces
 // and the row errors per chunk. Every table access for them is here.
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
-import type { TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { storeRows } from './import-file';
 import { CONTACT_IMPORT, contactImportErrorsKey, contactImportErrorsPartition, contactImportKey } from './import-keys';
 import { contactTypeKey } from '../contact-types/keys';
-import { getItem, isConditionFailure, putNewItem, queryAll, type Item } from '../table/records';
+import { conditionHeld, getItem, putNewItem, queryAll, updateItem, type Item } from '../table/records';
 import type { ImportRows } from './import-rows';
-import { cancellationCodes } from '../table/transactions';
+import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
 
 export type ImportStatus = 'queued' | 'running' | 'completed' | 'failed';
 
@@ -160,16 +157,13 @@ export async function getContactImport(accountId: number, id: number): Promise<C
 }
 
 export async function markImportStatus(accountId: number, id: number, status: ImportStatus): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: contactImportKey(accountId, id),
-      UpdateExpression: 'SET #status = :status, updated_at = :now',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':status': status, ':now': isoTimestamp() },
-    }),
-  );
+  await updateItem({
+    Key: contactImportKey(accountId, id),
+    UpdateExpression: 'SET #status = :status, updated_at = :now',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':status': status, ':now': isoTimestamp() },
+  });
 }
 
 /**
@@ -179,20 +173,15 @@ export async function markImportStatus(accountId: number, id: number, status: Im
  * is checkpointed.
  */
 export async function claimChunk(accountId: number, id: number, start: number, freshEmails: string[]): Promise<{ fresh: Set<string>; first: boolean }> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: contactImportKey(accountId, id),
-        UpdateExpression: 'SET pending_start = :start, pending_fresh = :fresh',
-        ConditionExpression: 'processed_rows = :start AND (attribute_not_exists(pending_start) OR pending_start <> :start)',
-        ExpressionAttributeValues: { ':start': start, ':fresh': freshEmails },
-      }),
-    );
-    return { fresh: new Set(freshEmails), first: true };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const claimed = await conditionHeld(
+    updateItem({
+      Key: contactImportKey(accountId, id),
+      UpdateExpression: 'SET pending_start = :start, pending_fresh = :fresh',
+      ConditionExpression: 'processed_rows = :start AND (attribute_not_exists(pending_start) OR pending_start <> :start)',
+      ExpressionAttributeValues: { ':start': start, ':fresh': freshEmails },
+    }),
+  );
+  if (claimed) return { fresh: new Set(freshEmails), first: true };
   const job = await getImportJob(accountId, id);
   if (job.processed_rows !== start || job.pending_start !== start) throw new ChunkAlreadyDone();
   return { fresh: new Set(job.pending_fresh), first: false };
@@ -219,10 +208,9 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome, nextF
   const done = chunk.end >= job.total_rows;
   const claimsNext = nextFresh !== undefined && !done;
   const now = isoTimestamp();
-  const actions: TransactionItem[] = [
+  const actions: TransactionAction[] = [
     {
       Update: {
-        TableName: tableName(),
         Key: contactImportKey(accountId, job.id),
         UpdateExpression: claimsNext
           ? 'SET processed_rows = :end, #status = :status, updated_at = :now, pending_start = :end, pending_fresh = :fresh ADD #imported :imported, #updated :updated, #failed :failed, errors_stored :kept'
@@ -247,12 +235,11 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome, nextF
   // place among the chunk's errors, under the next chunk's start: the status reads them in row order.
   for (const piece of errorPieces(kept)) {
     const key = contactImportErrorsKey(accountId, job.id, chunk.start + piece.offset);
-    actions.push({ Put: { TableName: tableName(), Item: { ...key, entity: `${CONTACT_IMPORT}-errors`, errors: piece.errors, expires_at: expiresAt() } } });
+    actions.push({ Put: { Item: { ...key, entity: `${CONTACT_IMPORT}-errors`, errors: piece.errors, expires_at: expiresAt() } } });
   }
   if (chunk.imported > 0) {
     actions.push({
       Update: {
-        TableName: tableName(),
         Key: contactTypeKey(accountId, job.contact_type_id),
         UpdateExpression: 'ADD contacts_count :count',
         ConditionExpression: 'attribute_exists(pk)',
@@ -261,7 +248,7 @@ export async function checkpointChunk(job: ImportJob, chunk: ChunkOutcome, nextF
     });
   }
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: actions }));
+    await transactWrite(actions);
   } catch (error) {
     const codes = cancellationCodes(error);
     if (!codes) throw error;

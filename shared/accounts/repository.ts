@@ -1,12 +1,11 @@
 // Accounts and their credentials: creation, key pairs added and revoked, and resolving a public key
 // to its account. The profile counts the account's key pairs, so the last one cannot be revoked.
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { hashSecret, newPublicKey, newSecretKey } from './credentials';
 import { isoTimestamp } from '../time';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextAccountId } from '../table/ids';
-import { cancellationCodes } from '../table/transactions';
+import { conditionHeld, getItem } from '../table/records';
+import { cancellationCodes, transactWrite } from '../table/transactions';
 import { accountKey, credentialKey } from './keys';
 
 export interface Account {
@@ -46,20 +45,15 @@ export async function createAccount(name: string): Promise<NewAccount> {
   const accountId = await nextAccountId();
   const createdAt = isoTimestamp();
   const credential = newCredential(accountId, createdAt);
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: { ...accountKey(accountId), account_id: accountId, name, created_at: createdAt, key_count: 1 },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
-        { Put: { TableName: tableName(), Item: credential.item, ConditionExpression: 'attribute_not_exists(pk)' } },
-      ],
-    }),
-  );
+  await transactWrite([
+    {
+      Put: {
+        Item: { ...accountKey(accountId), account_id: accountId, name, created_at: createdAt, key_count: 1 },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    { Put: { Item: credential.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+  ]);
   return credential.keys;
 }
 
@@ -69,27 +63,21 @@ export async function createAccount(name: string): Promise<NewAccount> {
  */
 export async function addKeyPair(accountId: number): Promise<NewAccount> {
   const credential = newCredential(accountId, isoTimestamp());
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: accountKey(accountId),
-              UpdateExpression: 'SET key_count = if_not_exists(key_count, :one) + :one',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
-          { Put: { TableName: tableName(), Item: credential.item, ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound('account', accountId);
-    throw error;
-  }
+  const added = await conditionHeld(
+    transactWrite([
+      {
+        Update: {
+          Key: accountKey(accountId),
+          UpdateExpression: 'SET key_count = if_not_exists(key_count, :one) + :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+      { Put: { Item: credential.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ]),
+    { action: 0 },
+  );
+  if (!added) throw new RecordNotFound('account', accountId);
   return credential.keys;
 }
 
@@ -102,30 +90,24 @@ export async function revokeKeyPair(publicKey: string): Promise<{ accountId: num
   if (!credential) throw new RecordNotFound('key', publicKey);
   const { accountId } = credential;
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: credentialKey(publicKey),
-              ConditionExpression: 'account_id = :account',
-              ExpressionAttributeValues: { ':account': accountId },
-            },
-          },
-          {
-            // A missing count is an account from before rotation: one pair, so the last.
-            Update: {
-              TableName: tableName(),
-              Key: accountKey(accountId),
-              UpdateExpression: 'SET key_count = key_count - :one',
-              ConditionExpression: 'key_count > :one',
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
-        ],
-      }),
-    );
+    await transactWrite([
+      {
+        Delete: {
+          Key: credentialKey(publicKey),
+          ConditionExpression: 'account_id = :account',
+          ExpressionAttributeValues: { ':account': accountId },
+        },
+      },
+      {
+        // A missing count is an account from before rotation: one pair, so the last.
+        Update: {
+          Key: accountKey(accountId),
+          UpdateExpression: 'SET key_count = key_count - :one',
+          ConditionExpression: 'key_count > :one',
+          ExpressionAttributeValues: { ':one': 1 },
+        },
+      },
+    ]);
   } catch (error) {
     const codes = cancellationCodes(error);
     if (codes?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound('key', publicKey);
@@ -137,7 +119,7 @@ export async function revokeKeyPair(publicKey: string): Promise<{ accountId: num
 
 /** The credential stored for a public key, in one GetItem. */
 export async function findCredential(publicKey: string): Promise<StoredCredential | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: credentialKey(publicKey) }));
-  if (!result.Item) return undefined;
-  return { accountId: Number(result.Item.account_id), secretHash: String(result.Item.secret_hash) };
+  const item = await getItem(credentialKey(publicKey));
+  if (!item) return undefined;
+  return { accountId: Number(item.account_id), secretHash: String(item.secret_hash) };
 }

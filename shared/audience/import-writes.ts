@@ -1,9 +1,7 @@
 // Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
 // email claimed atomically with its contact and one count change for the whole import.
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
-import { db, tableName } from '../table/client';
 import { chunked, inParallel } from '../table/concurrency';
 import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from '../contacts/items';
 import type { ContactRecord } from '../contacts/record';
@@ -14,9 +12,9 @@ import { reserveIds } from '../table/ids';
 import { CONTACT, contactEmailKey, contactKey } from '../contacts/keys';
 import { contactTypeKey } from '../contact-types/keys';
 import { type Key } from '../table/keys';
-import { getItem, isConditionFailure, type Item } from '../table/records';
+import { conditionHeld, getItem, putItem, unlessConditionFails, updateItem, type Item } from '../table/records';
 import type { ContactChange } from '../segments/membership';
-import { cancellationCodes, packTransactions, type TransactionItem } from '../table/transactions';
+import { cancellationCodes, packTransactions, type TransactionAction } from '../table/transactions';
 import { format, messages } from '../validation';
 
 /** One valid row: its line in the file (a JSON upsert's: its index), its fields and custom values. */
@@ -111,20 +109,14 @@ async function putUnchanged<T extends { before: ContactRecord; after: ContactRec
   const written: T[] = [];
   const changed: T[] = [];
   await inParallel(updates, concurrency, async (update) => {
-    try {
-      await db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: contactItem(update.after, fields),
-          ConditionExpression: 'email = :email AND contact_type_id = :type',
-          ExpressionAttributeValues: { ':email': update.before.email, ':type': update.before.contact_type_id },
-        }),
-      );
-      written.push(update);
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      changed.push(update);
-    }
+    const unchanged = await conditionHeld(
+      putItem({
+        Item: contactItem(update.after, fields),
+        ConditionExpression: 'email = :email AND contact_type_id = :type',
+        ExpressionAttributeValues: { ':email': update.before.email, ':type': update.before.contact_type_id },
+      }),
+    );
+    (unchanged ? written : changed).push(update);
   });
   return { written, changed };
 }
@@ -160,7 +152,7 @@ async function existingByEmail(accountId: number, contactTypeId: number, emails:
 async function createMany(records: { row: ImportRow; record: ContactRecord }[], fields: ReturnType<typeof fieldsByName>) {
   const created: { row: ImportRow; record: ContactRecord }[] = [];
   const claimedMeanwhile: ImportRow[] = [];
-  const actionsOf = ({ record }: { record: ContactRecord }): TransactionItem[] => [emailClaim(record), { Put: { TableName: tableName(), Item: contactItem(record, fields) } }];
+  const actionsOf = ({ record }: { record: ContactRecord }): TransactionAction[] => [emailClaim(record), { Put: { Item: contactItem(record, fields) } }];
   // Packed by size as well: 50 contacts with many custom values can carry more than a transaction's 4 MB.
   await inParallel(packTransactions(records, actionsOf), concurrency, async (group) => {
     let pending = group;
@@ -192,8 +184,8 @@ async function typeIsOpen(accountId: number, contactTypeId: number): Promise<boo
 async function removeWritten(accountId: number, records: ContactRecord[]): Promise<void> {
   await inParallel(chunked(records, newPerTransaction), concurrency, (group) =>
     transact(group.flatMap((record) => [
-      { Delete: { TableName: tableName(), Key: contactKey(accountId, record.id) } },
-      { Delete: { TableName: tableName(), Key: contactEmailKey(accountId, record.contact_type_id, record.email) } },
+      { Delete: { Key: contactKey(accountId, record.id) } },
+      { Delete: { Key: contactEmailKey(accountId, record.contact_type_id, record.email) } },
     ])),
   );
 }
@@ -300,17 +292,12 @@ export async function importContacts(
 
 /** One count change for the whole import; a type deleted meanwhile is left alone (its contacts go with it). */
 async function addToCount(accountId: number, contactTypeId: number, count: number): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: contactTypeKey(accountId, contactTypeId),
-        UpdateExpression: 'ADD contacts_count :count',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':count': count },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await unlessConditionFails(
+    updateItem({
+      Key: contactTypeKey(accountId, contactTypeId),
+      UpdateExpression: 'ADD contacts_count :count',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':count': count },
+    }),
+  );
 }

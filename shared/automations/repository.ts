@@ -1,17 +1,15 @@
 // Automations (drip sequences over a contact type or a segment): every table access for the
 // automation items, their state changes and their statistics.
 import { randomUUID } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import { copyAutomationSteps, deleteStepsOfAutomation, isUuidUtr } from './steps';
-import { db, tableName } from '../table/client';
 import { deleteEnrolments } from './enrolments';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { AUTOMATION, automationIdIndexKey, automationIdIndexPartition, automationKey, automationPartition } from './keys';
 import { type Key } from '../table/keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { deleteExistingItem, getItem, isConditionFailure, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
+import { conditionHeld, deleteExistingItem, getItem, putItem, queryAll, updateExistingItem, updateItem, withoutKeys, type Item } from '../table/records';
 
 /** `automation_type`: the spec's `type` input as an integer. */
 export const automationTypes = { welcome: 1, custom: 2 } as const;
@@ -117,19 +115,16 @@ function withCount(item: Item): AutomationWithCount {
 }
 
 async function putAutomation(accountId: number, automation: Automation, scheduleCount: number): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...automationKey(accountId, automation.utr),
-        ...automationIdIndexKey(accountId, automation.id),
-        entity: AUTOMATION,
-        ...automation,
-        automation_schedule_count: scheduleCount,
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await putItem({
+    Item: {
+      ...automationKey(accountId, automation.utr),
+      ...automationIdIndexKey(accountId, automation.id),
+      entity: AUTOMATION,
+      ...automation,
+      automation_schedule_count: scheduleCount,
+    },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  });
 }
 
 /** One page of the account's automations in id order (the id index: their items are keyed by utr). */
@@ -208,22 +203,15 @@ async function changeState(accountId: number, utr: string, changes: Record<strin
     values[`:v${i}`] = value;
     return `#a${i} = :v${i}`;
   });
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keyOf(accountId, utr),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(#closing) AND (${condition.expression})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: keyOf(accountId, utr),
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: `attribute_exists(pk) AND attribute_not_exists(#closing) AND (${condition.expression})`,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
 }
 
 /** Pause a live automation; RecordNotFound when there is no live automation with this utr. */
@@ -293,20 +281,13 @@ export async function addAutomationTotals(accountId: number, automationUtr: stri
   if (changes.length === 0) return true;
   const names = Object.fromEntries(changes.map((name, i) => [`#t${i}`, name]));
   const values = Object.fromEntries(changes.map((name, i) => [`:t${i}`, deltas[name]]));
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keyOf(accountId, automationUtr),
-        UpdateExpression: `ADD ${changes.map((_, i) => `#t${i} :t${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: keyOf(accountId, automationUtr),
+      UpdateExpression: `ADD ${changes.map((_, i) => `#t${i} :t${i}`).join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    }),
+  );
 }

@@ -1,11 +1,8 @@
 // The `jobs` queue: a message names one background job; its consumer runs the job's kind from the
 // job's cursor and, when the Lambda's time runs short, puts the job back on the queue to go on there.
 import { remainingOf, timeLeft, type RemainingMs } from '../time-left';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { db } from '../table/client';
-import type { TransactionItem } from '../table/bulk-delete';
-import { cancellationCodes } from '../table/transactions';
+import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
 import { consumeRecords } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { maxReceiveCount } from '../queue/queues';
@@ -60,11 +57,11 @@ export async function enqueueJob(message: JobMessage): Promise<void> {
  * when a condition of `change` failed. `change` may be made from the job's id (what the job will
  * read, stored under it first).
  */
-export async function startJob(accountId: number, job: NewJob, changeOf: TransactionItem[] | ((jobId: number) => Promise<TransactionItem[]>) = []): Promise<number> {
+export async function startJob(accountId: number, job: NewJob, changeOf: TransactionAction[] | ((jobId: number) => Promise<TransactionAction[]>) = []): Promise<number> {
   const { id, put } = await newJobPut(accountId, job);
   const change = typeof changeOf === 'function' ? await changeOf(id) : changeOf;
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: [...change, put] }));
+    await transactWrite([...change, put]);
   } catch (error) {
     const codes = cancellationCodes(error);
     if (codes && codes.slice(0, change.length).some((code) => code === 'ConditionalCheckFailed')) throw new JobNotStarted(codes);

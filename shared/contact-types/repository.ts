@@ -1,7 +1,6 @@
 // Contact types (the spec's lists of contacts): every table access for them.
 import { isoTimestamp } from '../time';
-import type { TransactionItem } from '../table/bulk-delete';
-import { tableName } from '../table/client';
+import type { TransactionAction } from '../table/transactions';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { CONTACT_TYPE, contactTypeClosingAttribute, contactTypeKey, contactTypePartition } from './keys';
@@ -83,10 +82,9 @@ export async function renameContactType(accountId: number, id: number, name: str
  * no contact may join it and clients no longer see it. Refused when the type does not exist or is
  * closing already.
  */
-export function contactTypeClosing(accountId: number, id: number): TransactionItem {
+export function contactTypeClosing(accountId: number, id: number): TransactionAction {
   return {
     Update: {
-      TableName: tableName(),
       Key: contactTypeKey(accountId, id),
       UpdateExpression: 'SET #closing = :closing, updated_at = :now',
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#closing)',
@@ -97,10 +95,9 @@ export function contactTypeClosing(accountId: number, id: number): TransactionIt
 }
 
 /** A check, for a transaction that lets contacts join the type, that it exists and is not closing. */
-export function contactTypeOpen(accountId: number, id: number): TransactionItem {
+export function contactTypeOpen(accountId: number, id: number): TransactionAction {
   return {
     ConditionCheck: {
-      TableName: tableName(),
       Key: contactTypeKey(accountId, id),
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#closing)',
       ExpressionAttributeNames: { '#closing': contactTypeClosingAttribute },

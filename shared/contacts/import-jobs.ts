@@ -1,17 +1,14 @@
 // Contact import jobs (a CSV upload's, a bulk JSON upsert's): the job item (state, counts,
 // checkpoint), the rows stored in pieces and the row errors per chunk. Every table access for them is here.
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
-import type { TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { storeRows } from './import-file';
 import { CONTACT_IMPORT, contactImportErrorsKey, contactImportErrorsPartition, contactImportKey, type ImportKind } from './import-keys';
 import { contactTypeKey } from '../contact-types/keys';
-import { getItem, isConditionFailure, putNewItem, queryAll, type Item } from '../table/records';
+import { conditionHeld, getItem, putNewItem, queryAll, updateItem, type Item } from '../table/records';
 import type { ImportRows } from './import-rows';
-import { cancellationCodes } from '../table/transactions';
+import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
 import type { Key } from '../table/keys';
 
 export type ImportStatus = 'queued' | 'running' | 'completed' | 'failed';
@@ -137,9 +134,9 @@ export async function createImportJob(accountId: number, contactTypeId: number, 
  * A queued import of `kind` under an id given by the caller (a bulk upsert's is its background job's),
  * its rows stored first: the Put that creates it, for the transaction that starts the job.
  */
-export async function newImportPut(accountId: number, kind: ImportKind, id: number, contactTypeId: number, file: ImportRows): Promise<TransactionItem> {
+export async function newImportPut(accountId: number, kind: ImportKind, id: number, contactTypeId: number, file: ImportRows): Promise<TransactionAction> {
   const { item } = await newImport(accountId, kind, id, contactTypeId, file.count, file);
-  return { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
 }
 
 /** The job and its item; with `file` its rows are stored first. */
@@ -184,16 +181,13 @@ export async function getContactImport(accountId: number, id: number): Promise<C
 }
 
 export async function markImportStatus(accountId: number, id: number, status: ImportStatus, kind: ImportKind = CONTACT_IMPORT): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: contactImportKey(accountId, id, kind),
-      UpdateExpression: 'SET #status = :status, updated_at = :now',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':status': status, ':now': isoTimestamp() },
-    }),
-  );
+  await updateItem({
+    Key: contactImportKey(accountId, id, kind),
+    UpdateExpression: 'SET #status = :status, updated_at = :now',
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':status': status, ':now': isoTimestamp() },
+  });
 }
 
 /**
@@ -203,20 +197,15 @@ export async function markImportStatus(accountId: number, id: number, status: Im
  * is checkpointed.
  */
 export async function claimChunk(accountId: number, id: number, start: number, freshEmails: string[], kind: ImportKind = CONTACT_IMPORT): Promise<{ fresh: Set<string>; first: boolean }> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: contactImportKey(accountId, id, kind),
-        UpdateExpression: 'SET pending_start = :start, pending_fresh = :fresh',
-        ConditionExpression: 'processed_rows = :start AND (attribute_not_exists(pending_start) OR pending_start <> :start)',
-        ExpressionAttributeValues: { ':start': start, ':fresh': freshEmails },
-      }),
-    );
-    return { fresh: new Set(freshEmails), first: true };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const claimed = await conditionHeld(
+    updateItem({
+      Key: contactImportKey(accountId, id, kind),
+      UpdateExpression: 'SET pending_start = :start, pending_fresh = :fresh',
+      ConditionExpression: 'processed_rows = :start AND (attribute_not_exists(pending_start) OR pending_start <> :start)',
+      ExpressionAttributeValues: { ':start': start, ':fresh': freshEmails },
+    }),
+  );
+  if (claimed) return { fresh: new Set(freshEmails), first: true };
   const job = await getImportJob(accountId, id, kind);
   if (job.processed_rows !== start || job.pending_start !== start) throw new ChunkAlreadyDone();
   return { fresh: new Set(job.pending_fresh), first: false };
@@ -244,10 +233,9 @@ export async function checkpointChunk<E>(job: ImportJob, chunk: ChunkOutcome<E>,
   const done = chunk.end >= job.total_rows;
   const claimsNext = nextFresh !== undefined && !done;
   const now = isoTimestamp();
-  const actions: TransactionItem[] = [
+  const actions: TransactionAction[] = [
     {
       Update: {
-        TableName: tableName(),
         Key: contactImportKey(accountId, job.id, job.kind),
         UpdateExpression: claimsNext
           ? 'SET processed_rows = :end, #status = :status, updated_at = :now, pending_start = :end, pending_fresh = :fresh ADD #imported :imported, #updated :updated, #failed :failed, errors_stored :kept'
@@ -272,12 +260,11 @@ export async function checkpointChunk<E>(job: ImportJob, chunk: ChunkOutcome<E>,
   // place among the chunk's errors, under the next chunk's start: the status reads them in row order.
   for (const piece of errorPieces(kept)) {
     const key = contactImportErrorsKey(accountId, job.id, chunk.start + piece.offset, job.kind);
-    actions.push({ Put: { TableName: tableName(), Item: { ...key, entity: `${job.kind}-errors`, errors: piece.errors, expires_at: expiresAt() } } });
+    actions.push({ Put: { Item: { ...key, entity: `${job.kind}-errors`, errors: piece.errors, expires_at: expiresAt() } } });
   }
   if (chunk.imported > 0) {
     actions.push({
       Update: {
-        TableName: tableName(),
         Key: contactTypeKey(accountId, job.contact_type_id),
         UpdateExpression: 'ADD contacts_count :count',
         ConditionExpression: 'attribute_exists(pk)',
@@ -286,7 +273,7 @@ export async function checkpointChunk<E>(job: ImportJob, chunk: ChunkOutcome<E>,
     });
   }
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: actions }));
+    await transactWrite(actions);
   } catch (error) {
     const codes = cancellationCodes(error);
     if (!codes) throw error;

@@ -1,9 +1,7 @@
 // Contacts: every table access for a contact, its email claim within its type and its type's count.
 // Writes answer what changed; the contact service (contact-service.ts) brings segments and automations along.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { deleteAllOrNothing, type Companions, type TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
+import { deleteAllOrNothing, type Companions } from '../table/bulk-delete';
 import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
 import type { ContactRecord } from './record';
 import { listCustomFields, type CustomField } from '../custom-fields/repository';
@@ -16,7 +14,7 @@ import { idSortKey } from '../table/keys';
 import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, getItems, queryPage, queryPageAfter, type Item } from '../table/records';
 import { pageReadSize, ShardMerge } from '../table/shard-merge';
-import { cancellationCodes } from '../table/transactions';
+import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
 
 export type { ContactFields, CustomValues } from './items';
 
@@ -40,10 +38,9 @@ export class ContactTypeUnavailable extends Error {
 }
 
 /** Change a type's `contacts_count`; a type may only gain contacts while it exists and is not closing. */
-export function contactsCountChange(accountId: number, contactTypeId: number, delta: number): TransactionItem {
+export function contactsCountChange(accountId: number, contactTypeId: number, delta: number): TransactionAction {
   return {
     Update: {
-      TableName: tableName(),
       Key: contactTypeKey(accountId, contactTypeId),
       UpdateExpression: 'ADD contacts_count :delta',
       ConditionExpression: delta > 0 ? 'attribute_exists(pk) AND attribute_not_exists(#closing)' : 'attribute_exists(pk)',
@@ -54,18 +51,17 @@ export function contactsCountChange(accountId: number, contactTypeId: number, de
 }
 
 /** Claim an email within a type for a contact; fails when another contact holds it. */
-export function emailClaim(record: ContactRecord): TransactionItem {
+export function emailClaim(record: ContactRecord): TransactionAction {
   return {
     Put: {
-      TableName: tableName(),
       Item: { ...contactEmailKey(record.user_id, record.contact_type_id, record.email), entity: 'contact-email', contact_id: record.id },
       ConditionExpression: 'attribute_not_exists(pk)',
     },
   };
 }
 
-function emailRelease(record: Pick<ContactRecord, 'user_id' | 'contact_type_id' | 'email'>): TransactionItem {
-  return { Delete: { TableName: tableName(), Key: contactEmailKey(record.user_id, record.contact_type_id, record.email) } };
+function emailRelease(record: Pick<ContactRecord, 'user_id' | 'contact_type_id' | 'email'>): TransactionAction {
+  return { Delete: { Key: contactEmailKey(record.user_id, record.contact_type_id, record.email) } };
 }
 
 export async function getContact(accountId: number, id: number): Promise<ContactRecord> {
@@ -142,10 +138,10 @@ export async function contactsOfTypePage(accountId: number, contactTypeId: numbe
  * adds counting into one type) with `TransactionConflict`; that is retried with backoff, while a
  * failed condition is the caller's to answer.
  */
-export async function transact(actions: TransactionItem[]): Promise<void> {
+export async function transact(actions: TransactionAction[]): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: actions }));
+      await transactWrite(actions);
       return;
     } catch (error) {
       const codes = cancellationCodes(error);
@@ -169,7 +165,7 @@ export async function insertContact(
   try {
     await transact([
       emailClaim(record),
-      { Put: { TableName: tableName(), Item: contactItem(record, fields), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { Item: contactItem(record, fields), ConditionExpression: 'attribute_not_exists(pk)' } },
       contactsCountChange(accountId, record.contact_type_id, 1),
     ]);
   } catch (error) {
@@ -202,10 +198,9 @@ export async function replaceContact(
     if (!contactFitsOneItem(after, fields)) throw ValidationError.of('custom_field', contactTooLargeMessage);
     const movesClaim = before.contact_type_id !== after.contact_type_id || before.email.toLowerCase() !== after.email.toLowerCase();
     const movesType = before.contact_type_id !== after.contact_type_id;
-    const actions: TransactionItem[] = [
+    const actions: TransactionAction[] = [
       {
         Put: {
-          TableName: tableName(),
           Item: contactItem(after, fields),
           ConditionExpression: 'email = :email AND contact_type_id = :type',
           ExpressionAttributeValues: { ':email': item.email, ':type': item.contact_type_id },
@@ -291,7 +286,7 @@ export async function removeContactsOfType(
         // the rest for the next run, which finds them the same way (emptied shards read as nothing).
         if (!keepGoing()) return { removed: removed.size, done: false };
         foundNew = true;
-        await transact(contacts.flatMap((contact) => [{ Delete: { TableName: tableName(), Key: contactKey(accountId, contact.id) } }, emailRelease(contact)]));
+        await transact(contacts.flatMap((contact) => [{ Delete: { Key: contactKey(accountId, contact.id) } }, emailRelease(contact)]));
         for (const contact of contacts) removed.add(contact.id);
         await onRemoved(contacts);
       } while (cursor);

@@ -1,15 +1,13 @@
 // Custom contact fields: every table access for an account's field definitions and the claims on
 // their names.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { CUSTOM_FIELD, customFieldKey, customFieldNameKey, customFieldPartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { conditionHeld, getItem, queryAll, withoutKeys, type Item } from '../table/records';
 import type { FieldDefinition } from './reserved-fields';
-import { cancellationCodes, isTransactionCancelled } from '../table/transactions';
+import { committed, transactWrite } from '../table/transactions';
 
 export const customFieldTypes = ['text', 'number', 'datetime-local'] as const;
 export type CustomFieldType = (typeof customFieldTypes)[number];
@@ -54,31 +52,24 @@ export async function addCustomField(accountId: number, fieldName: string, field
   const id = await nextId(accountId, CUSTOM_FIELD);
   const now = isoTimestamp();
   const field: CustomField = { id, user_id: accountId, field_name: fieldName, field_type: fieldType, is_reserved: 0, created_at: now, updated_at: now };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...customFieldNameKey(accountId, fieldName), entity: 'custom-field-name', field_id: id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...customFieldKey(accountId, id), entity: CUSTOM_FIELD, ...field },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new CustomFieldNameTaken(fieldName);
-    throw error;
-  }
+  const added = await conditionHeld(
+    transactWrite([
+      {
+        Put: {
+          Item: { ...customFieldNameKey(accountId, fieldName), entity: 'custom-field-name', field_id: id },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          Item: { ...customFieldKey(accountId, id), entity: CUSTOM_FIELD, ...field },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]),
+    { action: 0 },
+  );
+  if (!added) throw new CustomFieldNameTaken(fieldName);
   return field;
 }
 
@@ -90,26 +81,19 @@ export async function deleteCustomField(accountId: number, id: number): Promise<
   const item = await getItem(customFieldKey(accountId, id));
   if (!item) throw new RecordNotFound(CUSTOM_FIELD, id);
   const field = toCustomField(item);
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: tableName(), Key: customFieldKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: customFieldNameKey(accountId, field.field_name),
-              ConditionExpression: 'field_id = :id',
-              ExpressionAttributeValues: { ':id': id },
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    // Deleted by a concurrent request between the read and the write.
-    if (isTransactionCancelled(error)) throw new RecordNotFound(CUSTOM_FIELD, id);
-    throw error;
-  }
+  const deleted = await committed(
+    transactWrite([
+      { Delete: { Key: customFieldKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        Delete: {
+          Key: customFieldNameKey(accountId, field.field_name),
+          ConditionExpression: 'field_id = :id',
+          ExpressionAttributeValues: { ':id': id },
+        },
+      },
+    ]),
+  );
+  // Deleted by a concurrent request between the read and the write.
+  if (!deleted) throw new RecordNotFound(CUSTOM_FIELD, id);
   return field;
 }

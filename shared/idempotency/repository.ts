@@ -1,8 +1,6 @@
 // Idempotency records: what the first request with a client's Idempotency-Key claimed, and once it
 // answered, the answer to replay. Each record expires by TTL a day after its request.
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
+import { conditionHeld, deleteItem, getItem, putItem, unlessConditionFails, updateItem } from '../table/records';
 import { idempotencyRecordKey } from './keys';
 
 /** The answer kept for replay. */
@@ -38,58 +36,43 @@ function toRecord(item: Record<string, unknown>): IdempotencyRecord {
  */
 export async function claimIdempotencyKey(accountId: number, clientKey: string, fingerprint: string, times: ClaimTimes): Promise<true | IdempotencyRecord> {
   const key = idempotencyRecordKey(accountId, clientKey);
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...key, state: 'running', fingerprint, running_until: times.runningUntil, expires_at: times.expiresAt },
-        // TTL removes expired records within days, not at once: an expired one is free.
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :running AND running_until < :now)',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':now': times.now, ':running': 'running' },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  const held = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  const claimed = await conditionHeld(
+    putItem({
+      Item: { ...key, state: 'running', fingerprint, running_until: times.runningUntil, expires_at: times.expiresAt },
+      // TTL removes expired records within days, not at once: an expired one is free.
+      ConditionExpression: 'attribute_not_exists(pk) OR expires_at < :now OR (#state = :running AND running_until < :now)',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':now': times.now, ':running': 'running' },
+    }),
+  );
+  if (claimed) return true;
+  const held = await getItem(key, { consistent: true });
   // Gone between the two calls (a failed request released it): the caller may try again.
-  return held.Item ? toRecord(held.Item) : { state: 'running', fingerprint, runningUntil: times.now };
+  return held ? toRecord(held) : { state: 'running', fingerprint, runningUntil: times.now };
 }
 
 /** Keep the answer of the request that claimed the key, for replay until the record expires. */
 export async function keepAnswer(accountId: number, clientKey: string, fingerprint: string, answer: StoredAnswer): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: idempotencyRecordKey(accountId, clientKey),
-        UpdateExpression: 'SET #state = :answered, answer = :answer REMOVE running_until',
-        ConditionExpression: 'fingerprint = :fingerprint AND #state = :running',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':answered': 'answered', ':answer': answer, ':fingerprint': fingerprint, ':running': 'running' },
-      }),
-    );
-  } catch (error) {
-    // Another request took the key over after this one overran its time: its answer stands.
-    if (!isConditionFailure(error)) throw error;
-  }
+  // Another request took the key over after this one overran its time: its answer stands.
+  await unlessConditionFails(
+    updateItem({
+      Key: idempotencyRecordKey(accountId, clientKey),
+      UpdateExpression: 'SET #state = :answered, answer = :answer REMOVE running_until',
+      ConditionExpression: 'fingerprint = :fingerprint AND #state = :running',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':answered': 'answered', ':answer': answer, ':fingerprint': fingerprint, ':running': 'running' },
+    }),
+  );
 }
 
 /** Free a key whose request failed (a 500 is not kept: the client's retry runs again). */
 export async function releaseIdempotencyKey(accountId: number, clientKey: string, fingerprint: string): Promise<void> {
-  try {
-    await db().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: idempotencyRecordKey(accountId, clientKey),
-        ConditionExpression: 'fingerprint = :fingerprint AND #state = :running',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':fingerprint': fingerprint, ':running': 'running' },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await unlessConditionFails(
+    deleteItem({
+      Key: idempotencyRecordKey(accountId, clientKey),
+      ConditionExpression: 'fingerprint = :fingerprint AND #state = :running',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':fingerprint': fingerprint, ':running': 'running' },
+    }),
+  );
 }

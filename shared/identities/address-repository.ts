@@ -5,10 +5,8 @@
 // made the identity at all (one made outside it is never deleted), and which accounts use the address
 // (the identity goes only with the last of them, so no account's senders stop working because another
 // account deleted its own).
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { db, tableName } from '../table/client';
-import { getItem, isConditionFailure, type Item } from '../table/records';
+import { conditionHeld, deleteItem, getItem, unlessConditionFails, updateItem, type Item } from '../table/records';
 import { addressClaimKey } from './keys';
 
 /** The holder of an address nobody holds: no account takes SES's word for it. */
@@ -47,16 +45,13 @@ export async function addressHolder(address: string): Promise<number | undefined
  * only. What the claim was before, with the account among its users.
  */
 export async function useAddress(accountId: number, address: string): Promise<'new' | 'held' | 'shared'> {
-  const result = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: addressClaimKey(address),
-      UpdateExpression: 'SET #entity = :entity, #account = if_not_exists(#account, :account), #created = if_not_exists(#created, :now) ADD #users :me',
-      ExpressionAttributeNames: { '#entity': 'entity', '#account': 'account_id', '#created': 'created_at', '#users': 'users' },
-      ExpressionAttributeValues: { ':entity': 'address-claim', ':account': accountId, ':now': isoTimestamp(), ':me': new Set([accountId]) },
-      ReturnValues: 'ALL_OLD',
-    }),
-  );
+  const result = await updateItem({
+    Key: addressClaimKey(address),
+    UpdateExpression: 'SET #entity = :entity, #account = if_not_exists(#account, :account), #created = if_not_exists(#created, :now) ADD #users :me',
+    ExpressionAttributeNames: { '#entity': 'entity', '#account': 'account_id', '#created': 'created_at', '#users': 'users' },
+    ExpressionAttributeValues: { ':entity': 'address-claim', ':account': accountId, ':now': isoTimestamp(), ':me': new Set([accountId]) },
+    ReturnValues: 'ALL_OLD',
+  });
   if (!result.Attributes) return 'new';
   return toClaim(result.Attributes).holder === accountId ? 'held' : 'shared';
 }
@@ -67,20 +62,15 @@ export async function useAddress(accountId: number, address: string): Promise<'n
  * or the service never made one).
  */
 export async function giveUpHolding(accountId: number, address: string, identityMade: boolean): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: addressClaimKey(address),
-        UpdateExpression: `SET #account = :nobody${identityMade ? '' : ', #made = :false'}`,
-        ConditionExpression: '#account = :account',
-        ExpressionAttributeNames: { '#account': 'account_id', ...(identityMade ? {} : { '#made': 'identity_made' }) },
-        ExpressionAttributeValues: { ':account': accountId, ':nobody': nobody, ...(identityMade ? {} : { ':false': false }) },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await unlessConditionFails(
+    updateItem({
+      Key: addressClaimKey(address),
+      UpdateExpression: `SET #account = :nobody${identityMade ? '' : ', #made = :false'}`,
+      ConditionExpression: '#account = :account',
+      ExpressionAttributeNames: { '#account': 'account_id', ...(identityMade ? {} : { '#made': 'identity_made' }) },
+      ExpressionAttributeValues: { ':account': accountId, ':nobody': nobody, ...(identityMade ? {} : { ':false': false }) },
+    }),
+  );
 }
 
 /**
@@ -92,34 +82,26 @@ export async function leaveAddress(accountId: number, address: string): Promise<
   const claim = await getAddressClaim(address);
   if (!claim || !claim.users.includes(accountId)) return 'not-a-user';
   if (claim.users.length === 1) {
-    try {
-      await db().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: addressClaimKey(address),
-          // Still this account's alone: another may have joined since the read.
-          ConditionExpression: '(attribute_not_exists(#users) AND #account = :account) OR (size(#users) = :one AND contains(#users, :account))',
-          ExpressionAttributeNames: { '#users': 'users', '#account': 'account_id' },
-          ExpressionAttributeValues: { ':account': accountId, ':one': 1 },
-        }),
-      );
-      return 'last';
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    const deleted = await conditionHeld(
+      deleteItem({
+        Key: addressClaimKey(address),
+        // Still this account's alone: another may have joined since the read.
+        ConditionExpression: '(attribute_not_exists(#users) AND #account = :account) OR (size(#users) = :one AND contains(#users, :account))',
+        ExpressionAttributeNames: { '#users': 'users', '#account': 'account_id' },
+        ExpressionAttributeValues: { ':account': accountId, ':one': 1 },
+      }),
+    );
+    if (deleted) return 'last';
   }
   const holding = claim.holder === accountId;
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
+  await unlessConditionFails(
+    updateItem({
       Key: addressClaimKey(address),
       UpdateExpression: `${holding ? 'SET #account = :nobody ' : ''}DELETE #users :me`,
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#users': 'users', ...(holding ? { '#account': 'account_id' } : {}) },
       ExpressionAttributeValues: { ':me': new Set([accountId]), ...(holding ? { ':nobody': nobody } : {}) },
     }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+  );
   return 'left';
 }

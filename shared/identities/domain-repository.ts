@@ -1,12 +1,10 @@
 // Sender domains: every table access for them. An account's record and the domain's one claim (keyed
 // by the domain alone) are written and deleted in one transaction, so two accounts can never both
 // hold a domain, and a domain is only ever verified for the account that registered it.
-import { DeleteCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
-import { getItem, getItems, isConditionFailure, queryAll, queryPageAfter, withoutKeys, type Item } from '../table/records';
-import { cancellationCodes } from '../table/transactions';
+import { conditionHeld, deleteItem, getItem, getItems, queryAll, queryPageAfter, unlessConditionFails, updateItem, withoutKeys, type Item } from '../table/records';
+import { cancellationCodes, transactWrite } from '../table/transactions';
 import { domainAndParents, type DkimRecord, type DomainIdentity, type DomainStatus } from './identities';
 import {
   SENDER_DOMAIN,
@@ -173,24 +171,16 @@ async function newClaim(accountId: number, domain: string): Promise<{ record: Se
 
 async function tryClaim(accountId: number, domain: string): Promise<SenderDomain | ClaimRefusal> {
   const { record, claimItem, recordItem, treeItem, sinceItem } = await newClaim(accountId, domain);
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Put: { TableName: tableName(), Item: claimItem, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: recordItem, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: treeItem } },
-          { Put: { TableName: tableName(), Item: sinceItem } },
-        ],
-      }),
-    );
-    return record;
-  } catch (error) {
-    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) {
-      return (await domainHolder(domain)) === accountId ? 'already-yours' : 'held-by-another';
-    }
-    throw error;
-  }
+  const claimed = await conditionHeld(
+    transactWrite([
+      { Put: { Item: claimItem, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { Item: recordItem, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { Item: treeItem } },
+      { Put: { Item: sinceItem } },
+    ]),
+  );
+  if (claimed) return record;
+  return (await domainHolder(domain)) === accountId ? 'already-yours' : 'held-by-another';
 }
 
 /**
@@ -202,33 +192,27 @@ async function tryClaim(accountId: number, domain: string): Promise<SenderDomain
 export async function takeOverSenderDomain(accountId: number, domain: string, holder: number): Promise<SenderDomain | undefined> {
   const { record, claimItem, recordItem, treeItem, sinceItem } = await newClaim(accountId, domain);
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: senderDomainKey(holder, domain),
-              ConditionExpression: 'attribute_exists(pk) AND #status <> :verified',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':verified': 'verified' },
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: claimItem,
-              ConditionExpression: '#account = :holder',
-              ExpressionAttributeNames: { '#account': 'account_id' },
-              ExpressionAttributeValues: { ':holder': holder },
-            },
-          },
-          { Put: { TableName: tableName(), Item: recordItem, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: treeItem } },
-          { Put: { TableName: tableName(), Item: sinceItem } },
-        ],
-      }),
-    );
+    await transactWrite([
+      {
+        Delete: {
+          Key: senderDomainKey(holder, domain),
+          ConditionExpression: 'attribute_exists(pk) AND #status <> :verified',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':verified': 'verified' },
+        },
+      },
+      {
+        Put: {
+          Item: claimItem,
+          ConditionExpression: '#account = :holder',
+          ExpressionAttributeNames: { '#account': 'account_id' },
+          ExpressionAttributeValues: { ':holder': holder },
+        },
+      },
+      { Put: { Item: recordItem, ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { Item: treeItem } },
+      { Put: { Item: sinceItem } },
+    ]);
     return record;
   } catch (error) {
     const codes = cancellationCodes(error);
@@ -243,25 +227,20 @@ export async function takeOverSenderDomain(accountId: number, domain: string, ho
  */
 export async function recordDomainIdentity(accountId: number, domain: string, identity: DomainIdentity): Promise<SenderDomain> {
   const pending = identity.status === 'pending';
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: senderDomainKey(accountId, domain),
-        UpdateExpression: `SET #status = :status, #records = :records, #updated = :now${pending ? '' : ' REMOVE gsi1pk, gsi1sk'}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#status': 'status', '#records': 'dkim_records', '#updated': 'updated_at' },
-        ExpressionAttributeValues: { ':status': identity.status, ':records': identity.dkimRecords, ':now': isoTimestamp() },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    // Proved: a later delete and save starts a new time to prove it.
-    if (identity.status === 'verified') await db().send(new DeleteCommand({ TableName: tableName(), Key: unprovenSinceKey(domain, accountId) }));
-    return toSenderDomain(result.Attributes as Item);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new RecordNotFound(SENDER_DOMAIN, domain);
-    throw error;
-  }
+  const result = await unlessConditionFails(
+    updateItem({
+      Key: senderDomainKey(accountId, domain),
+      UpdateExpression: `SET #status = :status, #records = :records, #updated = :now${pending ? '' : ' REMOVE gsi1pk, gsi1sk'}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#status': 'status', '#records': 'dkim_records', '#updated': 'updated_at' },
+      ExpressionAttributeValues: { ':status': identity.status, ':records': identity.dkimRecords, ':now': isoTimestamp() },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  if (!result) throw new RecordNotFound(SENDER_DOMAIN, domain);
+  // Proved: a later delete and save starts a new time to prove it.
+  if (identity.status === 'verified') await deleteItem({ Key: unprovenSinceKey(domain, accountId) });
+  return toSenderDomain(result.Attributes as Item);
 }
 
 /** A record waiting on SES, as the periodic check's index lists it. */
@@ -286,35 +265,27 @@ export async function pendingDomainsPage(since: string, after: string | undefine
  * holding the domain unproven is kept); RecordNotFound when the account has no such domain.
  */
 export async function releaseSenderDomain(accountId: number, domain: string): Promise<void> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: tableName(), Key: senderDomainKey(accountId, domain), ConditionExpression: 'attribute_exists(pk)' } },
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: domainClaimKey(domain),
-              ConditionExpression: '#account = :account',
-              ExpressionAttributeNames: { '#account': 'account_id' },
-              ExpressionAttributeValues: { ':account': accountId },
-            },
-          },
-          {
-            Delete: {
-              TableName: tableName(),
-              Key: domainTreeKey(domain),
-              // Claims made before the tree have no place in it.
-              ConditionExpression: 'attribute_not_exists(pk) OR #account = :account',
-              ExpressionAttributeNames: { '#account': 'account_id' },
-              ExpressionAttributeValues: { ':account': accountId },
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw new RecordNotFound(SENDER_DOMAIN, domain);
-    throw error;
-  }
+  const released = await conditionHeld(
+    transactWrite([
+      { Delete: { Key: senderDomainKey(accountId, domain), ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        Delete: {
+          Key: domainClaimKey(domain),
+          ConditionExpression: '#account = :account',
+          ExpressionAttributeNames: { '#account': 'account_id' },
+          ExpressionAttributeValues: { ':account': accountId },
+        },
+      },
+      {
+        Delete: {
+          Key: domainTreeKey(domain),
+          // Claims made before the tree have no place in it.
+          ConditionExpression: 'attribute_not_exists(pk) OR #account = :account',
+          ExpressionAttributeNames: { '#account': 'account_id' },
+          ExpressionAttributeValues: { ':account': accountId },
+        },
+      },
+    ]),
+  );
+  if (!released) throw new RecordNotFound(SENDER_DOMAIN, domain);
 }

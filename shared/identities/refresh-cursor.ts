@@ -1,8 +1,6 @@
 // The periodic identity check's cursors: per kind of the pending index, the position of the last entry
 // it looked at, so each run goes on where the last one stopped and every waiting entry has its turn.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../table/client';
-import { getItem } from '../table/records';
+import { getItem, updateItem } from '../table/records';
 import { refreshCursorKey, type PendingKind } from './keys';
 
 /** The position the last run stopped after; undefined to start from the beginning. */
@@ -13,13 +11,10 @@ export async function refreshCursor(kind: PendingKind): Promise<string | undefin
 
 /** Remember where this run stopped (undefined: the next run starts from the beginning). */
 export async function saveRefreshCursor(kind: PendingKind, position: string | undefined): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: refreshCursorKey(kind),
-      UpdateExpression: 'SET #entity = :entity, #position = :position',
-      ExpressionAttributeNames: { '#entity': 'entity', '#position': 'position' },
-      ExpressionAttributeValues: { ':entity': 'identity-refresh-cursor', ':position': position ?? '' },
-    }),
-  );
+  await updateItem({
+    Key: refreshCursorKey(kind),
+    UpdateExpression: 'SET #entity = :entity, #position = :position',
+    ExpressionAttributeNames: { '#entity': 'entity', '#position': 'position' },
+    ExpressionAttributeValues: { ':entity': 'identity-refresh-cursor', ':position': position ?? '' },
+  });
 }

@@ -1,14 +1,12 @@
 // Background jobs: the work an API request starts and a queue consumer finishes (a contact type's
 // cascade delete, a segment rebuild or purge, an automation's enrolment at set-live, a bulk upsert). Each job item
 // holds its state, its progress and the cursor it resumes from; every table access for it is here.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, isConditionFailure, withoutKeys, type Item } from '../table/records';
-import type { TransactionItem } from '../table/bulk-delete';
+import { conditionHeld, getItem, unlessConditionFails, updateItem, withoutKeys, type Item } from '../table/records';
+import type { TransactionAction } from '../table/transactions';
 import { JOB, jobKey, jobPartition } from './keys';
 
 export type JobKind = 'contact-type-delete' | 'segment-rebuild' | 'segment-purge' | 'automation-enrol' | 'single-send-link-purge' | 'contact-upsert';
@@ -87,7 +85,7 @@ export interface NewJob {
 }
 
 /** A new job id and the Put that creates it (queued), for a transaction with the change that needs it. */
-export async function newJobPut(accountId: number, job: NewJob): Promise<{ id: number; put: TransactionItem }> {
+export async function newJobPut(accountId: number, job: NewJob): Promise<{ id: number; put: TransactionAction }> {
   const id = await nextId(accountId, JOB);
   const now = isoTimestamp();
   const item = {
@@ -106,7 +104,7 @@ export async function newJobPut(accountId: number, job: NewJob): Promise<{ id: n
     updated_at: now,
     finished_at: null,
   };
-  return { id, put: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
+  return { id, put: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
 }
 
 export async function getJobState(accountId: number, id: number): Promise<JobState> {
@@ -125,46 +123,34 @@ export async function listJobsPage(accountId: number, page: PageRequest): Promis
  * (false) once the job has finished, so a stale run never reopens it.
  */
 export async function recordProgress(accountId: number, id: number, more: number, cursor: JobCursor, message: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKey(accountId, id),
-        UpdateExpression: 'SET #status = :running, #cursor = :cursor, #message = :message, updated_at = :now ADD #processed :more',
-        ConditionExpression: 'attribute_exists(pk) AND #status IN (:queued, :running)',
-        ExpressionAttributeNames: { '#status': 'status', '#cursor': 'cursor', '#message': 'message', '#processed': 'processed' },
-        ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':cursor': cursor, ':message': message, ':now': isoTimestamp(), ':more': more },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: jobKey(accountId, id),
+      UpdateExpression: 'SET #status = :running, #cursor = :cursor, #message = :message, updated_at = :now ADD #processed :more',
+      ConditionExpression: 'attribute_exists(pk) AND #status IN (:queued, :running)',
+      ExpressionAttributeNames: { '#status': 'status', '#cursor': 'cursor', '#message': 'message', '#processed': 'processed' },
+      ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':cursor': cursor, ':message': message, ':now': isoTimestamp(), ':more': more },
+    }),
+  );
 }
 
 /** End the job with a status and a sentence; a job already finished keeps its first ending. */
 export async function finishJob(accountId: number, id: number, status: Exclude<JobStatus, 'queued' | 'running'>, message: string): Promise<void> {
   const now = currentTime();
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKey(accountId, id),
-        UpdateExpression: 'SET #status = :status, #message = :message, updated_at = :now, finished_at = :now, expires_at = :expires',
-        ConditionExpression: 'attribute_exists(pk) AND #status IN (:queued, :running)',
-        ExpressionAttributeNames: { '#status': 'status', '#message': 'message' },
-        ExpressionAttributeValues: {
-          ':status': status,
-          ':message': message,
-          ':now': isoTimestamp(now),
-          ':expires': Math.floor(now.getTime() / 1000) + retentionSeconds,
-          ':queued': 'queued',
-          ':running': 'running',
-        },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await unlessConditionFails(
+    updateItem({
+      Key: jobKey(accountId, id),
+      UpdateExpression: 'SET #status = :status, #message = :message, updated_at = :now, finished_at = :now, expires_at = :expires',
+      ConditionExpression: 'attribute_exists(pk) AND #status IN (:queued, :running)',
+      ExpressionAttributeNames: { '#status': 'status', '#message': 'message' },
+      ExpressionAttributeValues: {
+        ':status': status,
+        ':message': message,
+        ':now': isoTimestamp(now),
+        ':expires': Math.floor(now.getTime() / 1000) + retentionSeconds,
+        ':queued': 'queued',
+        ':running': 'running',
+      },
+    }),
+  );
 }

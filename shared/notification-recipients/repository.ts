@@ -1,15 +1,13 @@
 // Notification recipients (addresses that get the account's service mail, e.g. send summaries):
 // every table access for them. Each address is held once per account through an address item.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { deleteAllOrNothing, type TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
+import { deleteAllOrNothing } from '../table/bulk-delete';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { NOTIFICATION_RECIPIENT, notificationRecipientAddressKey, notificationRecipientKey, notificationRecipientPartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
-import { isTransactionCancelled } from '../table/transactions';
+import { committed, transactWrite, type TransactionAction } from '../table/transactions';
 
 export interface NotificationRecipient {
   id: number;
@@ -46,38 +44,30 @@ export async function addNotificationRecipient(
   const id = await nextId(accountId, NOTIFICATION_RECIPIENT);
   const now = isoTimestamp();
   const recipient: NotificationRecipient = { id, user_id: accountId, ...input, created_at: now, updated_at: now };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...notificationRecipientAddressKey(accountId, input.email_address), entity: `${NOTIFICATION_RECIPIENT}-address`, id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...notificationRecipientKey(accountId, id), entity: NOTIFICATION_RECIPIENT, ...recipient },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return recipient;
-  } catch (error) {
-    // The record's id is fresh from the counter, so only the address item can refuse.
-    if (isTransactionCancelled(error)) return undefined;
-    throw error;
-  }
+  const added = await committed(
+    transactWrite([
+      {
+        Put: {
+          Item: { ...notificationRecipientAddressKey(accountId, input.email_address), entity: `${NOTIFICATION_RECIPIENT}-address`, id },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          Item: { ...notificationRecipientKey(accountId, id), entity: NOTIFICATION_RECIPIENT, ...recipient },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]),
+  );
+  // The record's id is fresh from the counter, so only the address item can refuse.
+  if (!added) return undefined;
+  return recipient;
 }
 
-function addressItemDeletes(accountId: number, items: Item[]): TransactionItem[] {
+function addressItemDeletes(accountId: number, items: Item[]): TransactionAction[] {
   return items.map((item) => ({
-    Delete: { TableName: tableName(), Key: notificationRecipientAddressKey(accountId, String(item.email_address)) },
+    Delete: { Key: notificationRecipientAddressKey(accountId, String(item.email_address)) },
   }));
 }
 
@@ -85,20 +75,14 @@ export async function deleteNotificationRecipient(accountId: number, id: number)
   const key = notificationRecipientKey(accountId, id);
   const item = await getItem(key);
   if (!item) throw new RecordNotFound(NOTIFICATION_RECIPIENT, id);
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } },
-          ...addressItemDeletes(accountId, [item]),
-        ],
-      }),
-    );
-  } catch (error) {
-    // Deleted by a concurrent request between the read and the write.
-    if (isTransactionCancelled(error)) throw new RecordNotFound(NOTIFICATION_RECIPIENT, id);
-    throw error;
-  }
+  const deleted = await committed(
+    transactWrite([
+      { Delete: { Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+      ...addressItemDeletes(accountId, [item]),
+    ]),
+  );
+  // Deleted by a concurrent request between the read and the write.
+  if (!deleted) throw new RecordNotFound(NOTIFICATION_RECIPIENT, id);
 }
 
 /** Delete every listed recipient or, when any id is unknown in the account, none. */

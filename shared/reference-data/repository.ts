@@ -5,13 +5,11 @@
 // (~75 KB), one item per country with its cities (the largest, the United States, ~140 KB), and a
 // version marker written last. Readers need only the table, so the data stays out of every bundle.
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchWriteAll, putRequest } from '../table/batch';
-import { db, tableName } from '../table/client';
 import { referenceCitiesKey, referenceRegionsKey, referenceVersionKey } from './keys';
 import { type Key } from '../table/keys';
-import { getItem, type Item } from '../table/records';
+import { getItem, putItem, type Item } from '../table/records';
 
 export interface Country {
   id: number;
@@ -212,12 +210,7 @@ export async function seedReferenceData(): Promise<SeedResult> {
     items.push(dataItem(referenceCitiesKey(countryId), 'reference-cities', version, rows, { country_id: countryId }));
   }
   await putItems(items);
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...referenceVersionKey(), entity: 'reference-version', version, seeded_at: isoTimestamp() },
-    }),
-  );
+  await putItem({ Item: { ...referenceVersionKey(), entity: 'reference-version', version, seeded_at: isoTimestamp() } });
   forgetReferenceCache();
   return { version, written: true, items: items.length };
 }

@@ -3,9 +3,8 @@
 // leasing it, not by deleting it: it stays in the table until its target has returned, so a process
 // killed in the middle of a run loses nothing.
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { standIn } from '../aws-call-watch';
-import { db, tableName } from '../table/client';
+import { conditionHeld, deleteItem, putItem, query, unlessConditionFails, updateItem } from '../table/records';
 import { SCHEDULE_PARTITION, scheduledJobDueKey, scheduledJobKey, scheduledJobsDueBound } from './keys';
 import { scheduleInput, type EventTarget, type ScheduledJob, type SchedulerAdapter } from './scheduled-job';
 
@@ -33,10 +32,6 @@ export const defaultLeaseMs = 120_000;
 // Leases taken by this process. Another process's lease on the table is one a killed stack left.
 const processOwner = `${process.pid}-${randomUUID()}`;
 
-function isConditionFailure(error: unknown): boolean {
-  return (error as Error).name === 'ConditionalCheckFailedException';
-}
-
 /** Store a job; an existing job of the same name (leased or not) is replaced, like UpdateSchedule. */
 export async function putLocalJob(job: ScheduledJob): Promise<void> {
   const item = {
@@ -48,26 +43,23 @@ export async function putLocalJob(job: ScheduledJob): Promise<void> {
     due_at: job.at.toISOString(),
     attempts: 0,
   };
-  await db().send(new PutCommand({ TableName: tableName(), Item: item }));
+  await putItem({ Item: item });
 }
 
 export async function deleteLocalJob(name: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: scheduledJobKey(name) }));
+  await deleteItem({ Key: scheduledJobKey(name) });
 }
 
 /** Jobs due at or before `now` (leases that ran out included), oldest first, from one Query on gsi1. */
 export async function dueLocalJobs(now: Date, limit = 50): Promise<DueJob[]> {
-  const result = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :bound',
-      ExpressionAttributeValues: { ':partition': SCHEDULE_PARTITION, ':bound': scheduledJobsDueBound(now) },
-      ProjectionExpression: '#name, gsi1sk',
-      ExpressionAttributeNames: { '#name': 'name' },
-      Limit: limit,
-    }),
-  );
+  const result = await query({
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :bound',
+    ExpressionAttributeValues: { ':partition': SCHEDULE_PARTITION, ':bound': scheduledJobsDueBound(now) },
+    ProjectionExpression: '#name, gsi1sk',
+    ExpressionAttributeNames: { '#name': 'name' },
+    Limit: limit,
+  });
   return (result.Items ?? []).map((item) => ({ name: String(item.name), dueKey: String(item.gsi1sk) }));
 }
 
@@ -79,61 +71,44 @@ export async function dueLocalJobs(now: Date, limit = 50): Promise<DueJob[]> {
  */
 export async function claimLocalJob(due: DueJob, leaseMs = defaultLeaseMs): Promise<ClaimedJob | undefined> {
   const lease = randomUUID();
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: scheduledJobKey(due.name),
-        ConditionExpression: 'gsi1sk = :dueKey',
-        UpdateExpression: 'SET gsi1sk = :leaseKey, lease_id = :lease, leased_by = :owner, attempts = if_not_exists(attempts, :zero) + :one',
-        ExpressionAttributeValues: {
-          ':dueKey': due.dueKey,
-          ':leaseKey': scheduledJobDueKey(new Date(Date.now() + leaseMs), due.name).gsi1sk,
-          ':lease': lease,
-          ':owner': processOwner,
-          ':zero': 0,
-          ':one': 1,
-        },
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    const item = result.Attributes;
-    if (!item) return undefined;
-    return {
-      name: String(item.name),
-      target: item.target as EventTarget,
-      input: String(item.input),
-      at: new Date(String(item.due_at)),
-      attempts: Number(item.attempts ?? 0),
-      lease,
-    };
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const result = await unlessConditionFails(
+    updateItem({
+      Key: scheduledJobKey(due.name),
+      ConditionExpression: 'gsi1sk = :dueKey',
+      UpdateExpression: 'SET gsi1sk = :leaseKey, lease_id = :lease, leased_by = :owner, attempts = if_not_exists(attempts, :zero) + :one',
+      ExpressionAttributeValues: {
+        ':dueKey': due.dueKey,
+        ':leaseKey': scheduledJobDueKey(new Date(Date.now() + leaseMs), due.name).gsi1sk,
+        ':lease': lease,
+        ':owner': processOwner,
+        ':zero': 0,
+        ':one': 1,
+      },
+      ReturnValues: 'ALL_OLD',
+    }),
+  );
+  const item = result?.Attributes;
+  if (!item) return undefined;
+  return {
+    name: String(item.name),
+    target: item.target as EventTarget,
+    input: String(item.input),
+    at: new Date(String(item.due_at)),
+    attempts: Number(item.attempts ?? 0),
+    lease,
+  };
 }
 
-/** Run an update or delete on the job only while this lease holds it; false when it no longer does. */
-async function whileLeased(command: UpdateCommand | DeleteCommand): Promise<boolean> {
-  try {
-    await db().send(command);
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
+/** The job, on condition that this lease still holds it (a newer job of the same name may have replaced it). */
 const leaseHeld = (job: Pick<ClaimedJob, 'name' | 'lease'>) => ({
-  TableName: tableName(),
   Key: scheduledJobKey(job.name),
   ConditionExpression: 'lease_id = :lease',
 });
 
 /** Keep a running job hidden for another `leaseMs`; false when it was replaced or cancelled meanwhile. */
 export function renewLocalJobLease(job: ClaimedJob, leaseMs = defaultLeaseMs): Promise<boolean> {
-  return whileLeased(
-    new UpdateCommand({
+  return conditionHeld(
+    updateItem({
       ...leaseHeld(job),
       UpdateExpression: 'SET gsi1sk = :leaseKey',
       ExpressionAttributeValues: { ':lease': job.lease, ':leaseKey': scheduledJobDueKey(new Date(Date.now() + leaseMs), job.name).gsi1sk },
@@ -146,13 +121,13 @@ export function renewLocalJobLease(job: ClaimedJob, leaseMs = defaultLeaseMs): P
  * same name took its place meanwhile (a run that booked its own next run), which stays.
  */
 export function completeLocalJob(job: ClaimedJob): Promise<boolean> {
-  return whileLeased(new DeleteCommand({ ...leaseHeld(job), ExpressionAttributeValues: { ':lease': job.lease } }));
+  return conditionHeld(deleteItem({ ...leaseHeld(job), ExpressionAttributeValues: { ':lease': job.lease } }));
 }
 
 /** The run failed: the job is due again at `at`, keeping its attempts; false when a newer job replaced it. */
 export function retryLocalJob(job: ClaimedJob, at: Date): Promise<boolean> {
-  return whileLeased(
-    new UpdateCommand({
+  return conditionHeld(
+    updateItem({
       ...leaseHeld(job),
       UpdateExpression: 'SET gsi1sk = :dueKey, due_at = :at REMOVE lease_id, leased_by',
       ExpressionAttributeValues: { ':lease': job.lease, ':dueKey': scheduledJobDueKey(at, job.name).gsi1sk, ':at': at.toISOString() },
@@ -170,24 +145,21 @@ export async function releaseLocalJobLeases(leaseMs = defaultLeaseMs): Promise<n
   let released = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :bound',
-        FilterExpression: 'attribute_exists(lease_id) AND leased_by <> :owner',
-        ExpressionAttributeValues: { ':partition': SCHEDULE_PARTITION, ':bound': scheduledJobsDueBound(new Date(now.getTime() + leaseMs)), ':owner': processOwner },
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const page = await query({
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :bound',
+      FilterExpression: 'attribute_exists(lease_id) AND leased_by <> :owner',
+      ExpressionAttributeValues: { ':partition': SCHEDULE_PARTITION, ':bound': scheduledJobsDueBound(new Date(now.getTime() + leaseMs)), ':owner': processOwner },
+      ExclusiveStartKey: startKey,
+    });
     for (const item of page.Items ?? []) {
       const job = { name: String(item.name), lease: String(item.lease_id) };
-      const dueNow = new UpdateCommand({
+      const dueNow = updateItem({
         ...leaseHeld(job),
         UpdateExpression: 'SET gsi1sk = :dueKey REMOVE lease_id, leased_by',
         ExpressionAttributeValues: { ':lease': job.lease, ':dueKey': scheduledJobDueKey(now, job.name).gsi1sk },
       });
-      if (await whileLeased(dueNow)) released++;
+      if (await conditionHeld(dueNow)) released++;
     }
     startKey = page.LastEvaluatedKey;
   } while (startKey);

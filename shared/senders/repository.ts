@@ -1,14 +1,12 @@
 // Senders (from addresses with a postal address) and their verification state: every table access for them.
 import { randomInt } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { SENDER, senderKey, senderPartition } from './keys';
 import { type Key } from '../table/keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { deleteExistingItem, getItem, isConditionFailure, putNewItem, queryPageAfter, withoutKeys, type Item } from '../table/records';
+import { deleteExistingItem, getItem, putNewItem, queryPageAfter, unlessConditionFails, updateItem, withoutKeys, type Item } from '../table/records';
 import { pendingIndexKeys, pendingIndexPartition } from '../identities/keys';
 
 /** What a client sets on save and update; optional fields not given are null. */
@@ -74,23 +72,17 @@ async function updateIf(
   key: Key,
   update: { expression: string; condition: string; names: Record<string, string>; values?: Record<string, unknown> },
 ): Promise<Item | undefined> {
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: update.expression,
-        ConditionExpression: update.condition,
-        ExpressionAttributeNames: update.names,
-        ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return result.Attributes ?? {};
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const result = await unlessConditionFails(
+    updateItem({
+      Key: key,
+      UpdateExpression: update.expression,
+      ConditionExpression: update.condition,
+      ExpressionAttributeNames: update.names,
+      ...(update.values ? { ExpressionAttributeValues: update.values } : {}),
+      ReturnValues: 'ALL_OLD',
+    }),
+  );
+  return result && (result.Attributes ?? {});
 }
 
 async function getSenderItem(accountId: number, id: number): Promise<Item> {
@@ -114,8 +106,8 @@ export async function getSender(accountId: number, id: number): Promise<Sender> 
  * just written is seen), or undefined when it does not exist. Sending decides on this read.
  */
 export async function currentSender(accountId: number, id: number): Promise<Sender | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: senderKey(accountId, id), ConsistentRead: true }));
-  return result.Item ? toSender(result.Item) : undefined;
+  const item = await getItem(senderKey(accountId, id), { consistent: true });
+  return item ? toSender(item) : undefined;
 }
 
 /** Store a new, unverified sender; no verification mail has gone out yet (`send_at` null). */

@@ -6,7 +6,7 @@ import { enqueueJob, JobNotStarted, startJob, type JobOutcome, type JobRun } fro
 import { getJobState, isFinished, newJobPut, type NewJob } from '../jobs/repository';
 import { deleteLinkClicksPage } from '../single-sends/link-clicks';
 import { RecordNotFound } from '../table/errors';
-import type { TransactionItem } from '../table/bulk-delete';
+import type { TransactionAction } from '../table/transactions';
 import { commitSingleSendDeletion, deleteSingleSends, singleSendDeletion } from '../single-sends/deletion';
 import { singleSendStatus, type SingleSend } from '../single-sends/repository';
 
@@ -85,8 +85,8 @@ export async function deleteSends(accountId: number, references: readonly (numbe
   // a new job id, and only the plan it was deleted with was committed.
   const jobOf = new Map<string, number>();
   const planned: number[] = [];
-  const plan = async (singleSends: SingleSend[]): Promise<TransactionItem[][]> => {
-    const writes: TransactionItem[][] = [];
+  const plan = async (singleSends: SingleSend[]): Promise<TransactionAction[][]> => {
+    const writes: TransactionAction[][] = [];
     for (let start = 0; start < singleSends.length; start += planConcurrency) {
       const group = singleSends.slice(start, start + planConcurrency);
       writes.push(

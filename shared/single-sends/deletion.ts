@@ -1,13 +1,11 @@
 // Deleting single sends: one as it is (create's undo), or many all or nothing with the writes that go
 // with each (a purge job), each conditioned on the status and wait it was read with.
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../table/batch';
-import { deleteAllOrNothing, type TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
+import { deleteAllOrNothing } from '../table/bulk-delete';
 import { RecordNotFound } from '../table/errors';
 import { idSortKey, type Key } from '../table/keys';
-import { queryPage, type Item } from '../table/records';
-import { cancellationCodes } from '../table/transactions';
+import { conditionHeld, getItem, queryPage, type Item } from '../table/records';
+import { transactWrite, type TransactionAction } from '../table/transactions';
 import { counterShardDeletes, countersOf, readCounterShards } from './counters';
 import { SINGLE_SEND, singleSendIdIndexPartition, singleSendStateKey } from './keys';
 import { toSingleSend, waitingAttribute, type SingleSend } from './record';
@@ -35,18 +33,17 @@ const deletionVersion = ['status', waitingAttribute] as const;
 export interface SingleSendDeletion {
   singleSend: SingleSend;
   /** For a transaction with what the deletion starts (a purge job); alone, see commitSingleSendDeletion. */
-  actions: TransactionItem[];
+  actions: TransactionAction[];
 }
 
 /** A Delete of `key` conditioned on `item`'s version as read (absent: the item must still be absent). */
-function deleteAsRead(key: Key, item: Item | undefined): TransactionItem {
-  if (!item) return { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_not_exists(pk)' } };
+function deleteAsRead(key: Key, item: Item | undefined): TransactionAction {
+  if (!item) return { Delete: { Key: key, ConditionExpression: 'attribute_not_exists(pk)' } };
   const names = Object.fromEntries(deletionVersion.map((name, i) => [`#v${i}`, name]));
   const values = Object.fromEntries(deletionVersion.flatMap((name, i) => (item[name] === undefined ? [] : [[`:v${i}`, item[name]]])));
   const checks = deletionVersion.map((name, i) => (item[name] === undefined ? `attribute_not_exists(#v${i})` : `#v${i} = :v${i}`));
   return {
     Delete: {
-      TableName: tableName(),
       Key: key,
       ConditionExpression: ['attribute_exists(pk)', ...checks].join(' AND '),
       ExpressionAttributeNames: names,
@@ -56,30 +53,24 @@ function deleteAsRead(key: Key, item: Item | undefined): TransactionItem {
 }
 
 /** The deletes of what a send keeps beside its record: its state item (conditioned as read) and its counters. */
-function companionDeletes(accountId: number, utr: string, state: Item | undefined): TransactionItem[] {
+function companionDeletes(accountId: number, utr: string, state: Item | undefined): TransactionAction[] {
   return [deleteAsRead(singleSendStateKey(accountId, utr), state), ...counterShardDeletes(accountId, utr)];
 }
 
 /** Read one send (strongly consistent) for its deletion; RecordNotFound when the account has no such send. */
 export async function singleSendDeletion(accountId: number, utr: string): Promise<SingleSendDeletion> {
   const key = keyOf(accountId, utr);
-  const [read, state] = await Promise.all([db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true })), getStateItem(accountId, utr, true)]);
-  if (!read.Item) throw new RecordNotFound(SINGLE_SEND, utr);
+  const [read, state] = await Promise.all([getItem(key, { consistent: true }), getStateItem(accountId, utr, true)]);
+  if (!read) throw new RecordNotFound(SINGLE_SEND, utr);
   const shards = await readCounterShards(accountId, [utr], true);
-  const singleSend = toSingleSend({ ...withState(read.Item, state), ...countersOf(read.Item, state, shards.get(utr) ?? []) });
-  const record: TransactionItem = { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } };
-  return { singleSend, actions: [state ? record : deleteAsRead(key, read.Item), ...companionDeletes(accountId, utr, state)] };
+  const singleSend = toSingleSend({ ...withState(read, state), ...countersOf(read, state, shards.get(utr) ?? []) });
+  const record: TransactionAction = { Delete: { Key: key, ConditionExpression: 'attribute_exists(pk)' } };
+  return { singleSend, actions: [state ? record : deleteAsRead(key, read), ...companionDeletes(accountId, utr, state)] };
 }
 
 /** Carry out a deletion alone; false when the send changed or went since it was read (read it again). */
 export async function commitSingleSendDeletion(deletion: SingleSendDeletion): Promise<boolean> {
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: deletion.actions }));
-    return true;
-  } catch (error) {
-    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) return false;
-    throw error;
-  }
+  return conditionHeld(transactWrite(deletion.actions));
 }
 
 /** The utr of the send with this integer id, from the id index; RecordNotFound when there is none. */
@@ -94,7 +85,7 @@ async function utrOfId(accountId: number, id: number): Promise<string> {
 const idLookupConcurrency = 25;
 
 /** The writes that go with deleting each send (in the order given), planned from the sends as just read. */
-export type SendDeletionPlan = (singleSends: SingleSend[]) => Promise<TransactionItem[][]>;
+export type SendDeletionPlan = (singleSends: SingleSend[]) => Promise<TransactionAction[][]>;
 
 /**
  * Delete many sends named by integer id or by utr, all or nothing: any unknown or foreign one

@@ -1,10 +1,8 @@
 // Per-link click counts of a single send: one item per (send, link target) with atomic counters,
 // in the send's own partition of link items, so the statistics read them with one Query.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../table/client';
 import { entityPartition, type Key } from '../table/keys';
 import { batchWriteAll, deleteRequest } from '../table/batch';
-import { queryPage, type Item } from '../table/records';
+import { queryPage, updateItem, type Item } from '../table/records';
 import { linkHash } from '../rendering/click-tracking';
 import { encodeSendRef, type SendRef } from '../ledger/send-ref';
 
@@ -35,15 +33,12 @@ function linkClicksKey(ref: SendRef, target: string): Key {
 
 /** Count one click on a link; `unique` when it is this recipient's first click on it. */
 export async function addLinkClick(ref: SendRef, target: string, unique: boolean): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: linkClicksKey(ref, target),
-      UpdateExpression: 'SET #url = if_not_exists(#url, :url), entity = :entity ADD clicks :one, unique_clicks :unique',
-      ExpressionAttributeNames: { '#url': 'url' },
-      ExpressionAttributeValues: { ':url': target, ':entity': 'link-clicks', ':one': 1, ':unique': unique ? 1 : 0 },
-    }),
-  );
+  await updateItem({
+    Key: linkClicksKey(ref, target),
+    UpdateExpression: 'SET #url = if_not_exists(#url, :url), entity = :entity ADD clicks :one, unique_clicks :unique',
+    ExpressionAttributeNames: { '#url': 'url' },
+    ExpressionAttributeValues: { ':url': target, ':entity': 'link-clicks', ':one': 1, ':unique': unique ? 1 : 0 },
+  });
 }
 
 function linkClicksOf(item: Item): LinkClicks {

@@ -1,11 +1,10 @@
 // Batches of a single send that reached the deliverer while the send was paused for its reputation:
 // one item per batch id under the send, holding the delivery message as it arrived, unmailed and
 // unsettled (so the send cannot complete) until the resume queues them again.
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll, deleteRequest } from '../table/batch';
-import { db, tableName } from '../table/client';
 import { entityPartition, type Key } from '../table/keys';
 import { currentTime } from '../time';
+import { putItem, queryEvery } from '../table/records';
 
 /** Parked batches outlive a send deleted while paused for a while, then TTL removes them. */
 const parkedRetentionSeconds = 30 * 24 * 3600;
@@ -16,18 +15,15 @@ function parkedPartition(accountId: number, utr: string): string {
 
 /** Keep a batch's message unmailed until the send resumes (a batch parked again replaces itself). */
 export async function parkBatch(accountId: number, utr: string, batchId: string, body: string): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        pk: parkedPartition(accountId, utr),
-        sk: batchId,
-        entity: 'single-send-parked-batch',
-        body,
-        expires_at: Math.floor(currentTime().getTime() / 1000) + parkedRetentionSeconds,
-      },
-    }),
-  );
+  await putItem({
+    Item: {
+      pk: parkedPartition(accountId, utr),
+      sk: batchId,
+      entity: 'single-send-parked-batch',
+      body,
+      expires_at: Math.floor(currentTime().getTime() / 1000) + parkedRetentionSeconds,
+    },
+  });
 }
 
 export interface ParkedBatch {
@@ -37,22 +33,12 @@ export interface ParkedBatch {
 
 /** The send's parked batches, all of them. */
 export async function listParkedBatches(accountId: number, utr: string): Promise<ParkedBatch[]> {
-  const parked: ParkedBatch[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': parkedPartition(accountId, utr) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) parked.push({ key: { pk: String(item.pk), sk: String(item.sk) }, body: String(item.body) });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return parked;
+  const items = await queryEvery({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': parkedPartition(accountId, utr) },
+    ConsistentRead: true,
+  });
+  return items.map((item) => ({ key: { pk: String(item.pk), sk: String(item.sk) }, body: String(item.body) }));
 }
 
 /** Remove parked batches once they are queued again. */

@@ -2,18 +2,15 @@
 // moves 1 -> 2 -> 3 on its state item (4 is stall-watch.ts's; the statistics counters are counters.ts's), and the dispatch progress item (cursor, fan-out and
 // settlement counts) that lets a large send resume and tells the last settling step it is the last.
 // Each page and settled batch also moves the send's entry in the stall watch (stall-watch.ts).
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
-import type { TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
 import { deliveryBatchKey } from '../ledger/keys';
 import { singleSendDispatchKey, singleSendKey, singleSendStateKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
 import { type Key } from '../table/keys';
-import { isConditionFailure } from '../table/records';
+import { conditionHeld, getItem, updateItem } from '../table/records';
 import { dispatchAtAttribute, singleSendStatus, waitingAttribute, toSingleSend, type SingleSend } from './record';
 import { counterShardCreations, counterShardUpdate, countersOf, ensureCounterShard, readCounterShards, type SingleSendCounter } from './counters';
 import { readSendState, versionAttribute, withState } from './state';
-import { cancellationCodes } from '../table/transactions';
+import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
 
 /** A single send as the pipeline reads it, with the time its scheduler job is due (absent for a draft). */
 export interface SendingSingleSend extends SingleSend {
@@ -71,10 +68,10 @@ function progressedNow(accountId: number, utr: string): { expression: string; va
 }
 
 /** Run a transaction; a refusal by a condition comes back as the per-action codes. */
-async function transact(actions: TransactionItem[]): Promise<{ ok: true } | { ok: false; codes: string[] }> {
+async function transact(actions: TransactionAction[]): Promise<{ ok: true } | { ok: false; codes: string[] }> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: actions }));
+      await transactWrite(actions);
       return { ok: true };
     } catch (error) {
       const codes = cancellationCodes(error);
@@ -93,16 +90,16 @@ async function transact(actions: TransactionItem[]): Promise<{ ok: true } | { ok
  * caller that needs it again keeps it by `version`, and otherwise reads the state alone (state.ts).
  */
 export async function getSendingSingleSend(accountId: number, utr: string): Promise<SendingSingleSend | undefined> {
-  const [result, state, shards] = await Promise.all([
-    db().send(new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true })),
+  const [item, state, shards] = await Promise.all([
+    getItem(singleSendKey(accountId, utr), { consistent: true }),
     readSendState(accountId, utr),
     readCounterShards(accountId, [utr], true),
   ]);
-  if (!result.Item || !state) return undefined;
-  const merged = withState(result.Item, state);
+  if (!item || !state) return undefined;
+  const merged = withState(item, state);
   const dispatchAt = merged[dispatchAtAttribute];
   return {
-    ...toSingleSend({ ...merged, ...countersOf(result.Item, state, shards.get(utr) ?? []) }),
+    ...toSingleSend({ ...merged, ...countersOf(item, state, shards.get(utr) ?? []) }),
     dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined,
     version: Number(state[versionAttribute] ?? 0),
   };
@@ -123,7 +120,6 @@ export async function startDispatch(accountId: number, utr: string): Promise<boo
   const outcome = await transact([
     {
       Update: {
-        TableName: tableName(),
         Key: singleSendStateKey(accountId, utr),
         UpdateExpression: 'SET #status = :running, updated_at = :now',
         ConditionExpression: '#status = :ready',
@@ -134,7 +130,6 @@ export async function startDispatch(accountId: number, utr: string): Promise<boo
     ...counterShardCreations(accountId, utr),
     {
       Put: {
-        TableName: tableName(),
         Item: {
           ...singleSendDispatchKey(accountId, utr),
           entity: 'single-send-dispatch',
@@ -164,8 +159,7 @@ export async function startDispatch(accountId: number, utr: string): Promise<boo
 
 /** The dispatch progress of a send; undefined before its dispatch started. */
 export async function getDispatchState(accountId: number, utr: string): Promise<DispatchState | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: singleSendDispatchKey(accountId, utr), ConsistentRead: true }));
-  const item = result.Item;
+  const item = await getItem(singleSendDispatchKey(accountId, utr), { consistent: true });
   if (!item) return undefined;
   const cursor = item.cursor as { source?: unknown; after?: unknown } | undefined;
   const after = cursor?.after;
@@ -197,30 +191,23 @@ export async function saveDispatchPage(
   page: { expectedPage: number; cursor: DispatchCursor; batches: number; recipients: number; done: boolean },
 ): Promise<boolean> {
   const progressed = progressedNow(accountId, utr);
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendDispatchKey(accountId, utr),
-        UpdateExpression: `SET #page = :next, #cursor = :cursor, #done = :done, ${progressed.expression} ADD fanned_batches :batches, fanned_recipients :recipients`,
-        ConditionExpression: '#page = :expected',
-        ExpressionAttributeNames: { '#page': 'page', '#cursor': 'cursor', '#done': 'done' },
-        ExpressionAttributeValues: {
-          ...progressed.values,
-          ':next': page.expectedPage + 1,
-          ':expected': page.expectedPage,
-          ':cursor': page.cursor,
-          ':done': page.done,
-          ':batches': page.batches,
-          ':recipients': page.recipients,
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: singleSendDispatchKey(accountId, utr),
+      UpdateExpression: `SET #page = :next, #cursor = :cursor, #done = :done, ${progressed.expression} ADD fanned_batches :batches, fanned_recipients :recipients`,
+      ConditionExpression: '#page = :expected',
+      ExpressionAttributeNames: { '#page': 'page', '#cursor': 'cursor', '#done': 'done' },
+      ExpressionAttributeValues: {
+        ...progressed.values,
+        ':next': page.expectedPage + 1,
+        ':expected': page.expectedPage,
+        ':cursor': page.cursor,
+        ':done': page.done,
+        ':batches': page.batches,
+        ':recipients': page.recipients,
+      },
+    }),
+  );
 }
 
 export interface BatchOutcome {
@@ -248,17 +235,15 @@ export async function settleDeliveryBatch(
   const marker: Key = deliveryBatchKey(accountId, ref, batchId);
   const progressed = progressedNow(accountId, utr);
   const uncertain = outcome.uncertain ?? 0;
-  const actions: TransactionItem[] = [
+  const actions: TransactionAction[] = [
     {
       Put: {
-        TableName: tableName(),
         Item: { ...marker, entity: 'delivery-batch', ...outcome, uncertain, settled_at: isoTimestamp(), expires_at: expiresAt() },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
     {
       Update: {
-        TableName: tableName(),
         Key: singleSendDispatchKey(accountId, utr),
         UpdateExpression: `SET ${progressed.expression} ADD settled_batches :one, sent :sent, skipped :skipped, failed :failed, uncertain :uncertain`,
         ConditionExpression: 'attribute_exists(pk)',
@@ -295,7 +280,6 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
   const result = await transact([
     {
       Update: {
-        TableName: tableName(),
         Key: singleSendDispatchKey(accountId, utr),
         // Off the stall watch: a completed send has nothing left to watch.
         UpdateExpression: 'SET completed_at = :now REMOVE gsi1pk, gsi1sk',
@@ -306,7 +290,6 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
     },
     {
       Update: {
-        TableName: tableName(),
         Key: singleSendStateKey(accountId, utr),
         UpdateExpression: 'SET #status = :completed, sent_at = :sentAt, updated_at = :now REMOVE #waiting',
         ConditionExpression: '#status = :running',

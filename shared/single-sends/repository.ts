@@ -1,7 +1,6 @@
 // Single sends: the table access of the API side (create, read, duplicate, update; deletes are in
 // deletion.ts). The sending pipeline's own writes live in state.ts, counters.ts and progress.ts.
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { RecordNotFound } from '../table/errors';
@@ -9,9 +8,8 @@ import { nextId } from '../table/ids';
 import type { Key } from '../table/keys';
 import { SINGLE_SEND, singleSendIdIndexKey, singleSendIdIndexPartition, singleSendKey, singleSendStateKey } from './keys';
 import { queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { db, tableName } from '../table/client';
-import { getItem, putNewItem, setExpression, type Item } from '../table/records';
-import { cancellationCodes } from '../table/transactions';
+import { conditionHeld, deleteItem, getItem, putNewItem, setExpression, type Item } from '../table/records';
+import { transactWrite } from '../table/transactions';
 import { countersOf, readCounterShards } from './counters';
 import { getStateItem, newStateItem, readSendState, versionAttribute, withState } from './state';
 import {
@@ -69,7 +67,7 @@ async function putSingleSend(accountId: number, record: SingleSend, dispatchAt: 
 }
 
 async function removeStateItem(accountId: number, utr: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: singleSendStateKey(accountId, utr) }));
+  await deleteItem({ Key: singleSendStateKey(accountId, utr) });
 }
 
 /** Records as the API shows them: each with its state item's attributes and its counters summed. */
@@ -101,7 +99,7 @@ export async function getSingleSend(accountId: number, utr: string): Promise<Sin
 async function readSingleSend(accountId: number, utr: string, consistent: boolean): Promise<SingleSend> {
   const key = keyOf(accountId, utr);
   const [record, state, shards] = await Promise.all([
-    consistent ? db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true })).then((result) => result.Item) : getItem(key),
+    getItem(key, { consistent }),
     getStateItem(accountId, utr, consistent),
     readCounterShards(accountId, [utr], consistent),
   ]);
@@ -206,36 +204,30 @@ export async function updateSingleSend(
   const stateNames: Record<string, string> = { '#status_read': 'status', '#version': versionAttribute, ...(options.waiting ? {} : { '#waiting': waitingAttribute }) };
   const stateValues: Record<string, unknown> = { ':initiate': singleSendStatus.initiate, ':ready': singleSendStatus.ready, ':one': 1 };
   const stateSet = setExpression(state, stateNames, stateValues);
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: key,
-              UpdateExpression: `${setExpression(defined, names, values)}${removal}`,
-              ConditionExpression: editable,
-              ExpressionAttributeNames: names,
-              ExpressionAttributeValues: values,
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: singleSendStateKey(accountId, utr),
-              // The content changed: a container's cached copy of it is stale from here.
-              UpdateExpression: `${stateSet} ADD #version :one${options.waiting ? '' : ' REMOVE #waiting'}`,
-              ConditionExpression: editable,
-              ExpressionAttributeNames: stateNames,
-              ExpressionAttributeValues: stateValues,
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (!cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw error;
+  const updated = await conditionHeld(
+    transactWrite([
+      {
+        Update: {
+          Key: key,
+          UpdateExpression: `${setExpression(defined, names, values)}${removal}`,
+          ConditionExpression: editable,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        },
+      },
+      {
+        Update: {
+          Key: singleSendStateKey(accountId, utr),
+          // The content changed: a container's cached copy of it is stale from here.
+          UpdateExpression: `${stateSet} ADD #version :one${options.waiting ? '' : ' REMOVE #waiting'}`,
+          ConditionExpression: editable,
+          ExpressionAttributeNames: stateNames,
+          ExpressionAttributeValues: stateValues,
+        },
+      },
+    ]),
+  );
+  if (!updated) {
     // Missing (RecordNotFound from the read) or past the states that may change.
     const current = await getSingleSend(accountId, utr);
     throw new SingleSendLocked(utr, current.status);

@@ -1,12 +1,9 @@
 // Sends waiting for their sender: the waits' wording, the per-sender list a sender's confirmation reads
 // (one small item per waiting send, written before the send's own wait, so no waiting send is ever
 // missing from it), and the conditional write that releases one send with the sender's details.
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
-import type { TransactionItem } from '../table/bulk-delete';
-import { cancellationCodes } from '../table/transactions';
+import { conditionHeld, deleteItem, getItem, putItem, queryEvery, unlessConditionFails, updateItem } from '../table/records';
+import { transactWrite, type TransactionAction } from '../table/transactions';
 import { senderWaitKey, senderWaitPartition, singleSendKey, singleSendStateKey } from './keys';
 import { dispatchAtAttribute, singleSendStatus, toSingleSend, waitingAttribute, type SendWaiting, type SingleSend, type SingleSendContent } from './record';
 import { readSendState, versionAttribute, withState } from './state';
@@ -35,34 +32,22 @@ export function senderUnverifiedWaiting(senderId: number, since: Date): SendWait
  * then always listed, and an entry whose send never came (or moved on) is dropped when the list is read.
  */
 export async function listSenderWait(accountId: number, senderId: number, utr: string): Promise<void> {
-  await db().send(
-    new PutCommand({ TableName: tableName(), Item: { ...senderWaitKey(accountId, senderId, utr), entity: 'single-send-sender-wait', utr, sender_id: senderId } }),
-  );
+  await putItem({ Item: { ...senderWaitKey(accountId, senderId, utr), entity: 'single-send-sender-wait', utr, sender_id: senderId } });
 }
 
 export async function unlistSenderWait(accountId: number, senderId: number, utr: string): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: senderWaitKey(accountId, senderId, utr) }));
+  await deleteItem({ Key: senderWaitKey(accountId, senderId, utr) });
 }
 
 /** The utrs on the sender's list, strongly consistent (an entry written just before a confirmation is seen). */
 export async function sendsListedForSender(accountId: number, senderId: number): Promise<string[]> {
-  const utrs: string[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': senderWaitPartition(accountId, senderId) },
-        ProjectionExpression: 'sk',
-        ConsistentRead: true,
-        ExclusiveStartKey: cursor,
-      }),
-    );
-    utrs.push(...(page.Items ?? []).map((item) => String(item.sk)));
-    cursor = page.LastEvaluatedKey;
-  } while (cursor);
-  return utrs;
+  const entries = await queryEvery({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': senderWaitPartition(accountId, senderId) },
+    ProjectionExpression: 'sk',
+    ConsistentRead: true,
+  });
+  return entries.map((item) => String(item.sk));
 }
 
 /** A send released from its sender's wait: the record as now stored, and when its job is due. */
@@ -87,17 +72,11 @@ function detailsSet(details: SenderDetailsCopy, names: Record<string, string>, v
     .join(', ');
 }
 
-type TransactUpdate = NonNullable<TransactionItem['Update']>;
+type TransactUpdate = NonNullable<TransactionAction['Update']>;
 
 /** A change of the content and the state together; false when a condition failed. */
 async function changeTogether(record: TransactUpdate, state: TransactUpdate): Promise<boolean> {
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: record }, { Update: state }] }));
-    return true;
-  } catch (error) {
-    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) return false;
-    throw error;
-  }
+  return conditionHeld(transactWrite([{ Update: record }, { Update: state }]));
 }
 
 /**
@@ -106,11 +85,10 @@ async function changeTogether(record: TransactUpdate, state: TransactUpdate): Pr
  * status. Conditional on the send, as read, still waiting for this sender; undefined otherwise.
  */
 export async function releaseSenderWait(accountId: number, utr: string, senderId: number, details: SenderDetailsCopy): Promise<ReleasedSend | undefined> {
-  const [read, state] = await Promise.all([
-    db().send(new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true })),
+  const [item, state] = await Promise.all([
+    getItem(singleSendKey(accountId, utr), { consistent: true }),
     readSendState(accountId, utr),
   ]);
-  const item = read.Item;
   const waiting = state?.[waitingAttribute] as { reason?: unknown; since?: unknown } | undefined;
   if (!item || !state || Number(item.sender_id) !== senderId || waiting?.reason !== senderWaitReason.unverified) return undefined;
   const status = Number(state.status);
@@ -120,7 +98,6 @@ export async function releaseSenderWait(accountId: number, utr: string, senderId
   const values: Record<string, unknown> = { ':sender': senderId, ':now': now };
   const released = await changeTogether(
     {
-      TableName: tableName(),
       Key: singleSendKey(accountId, utr),
       UpdateExpression: `SET updated_at = :now, ${detailsSet(details, names, values)}`,
       ConditionExpression: 'sender_id = :sender',
@@ -128,7 +105,6 @@ export async function releaseSenderWait(accountId: number, utr: string, senderId
       ExpressionAttributeValues: values,
     },
     {
-      TableName: tableName(),
       Key: singleSendStateKey(accountId, utr),
       UpdateExpression: 'SET #status = :next, updated_at = :now REMOVE #waiting ADD #version :one',
       ConditionExpression: '#status = :read AND #waiting.since = :since',
@@ -152,25 +128,20 @@ export async function releaseSenderWait(accountId: number, utr: string, senderId
  * its list), so pressing the confirmation button again releases it. Only while nothing changed it since.
  */
 export async function restoreSenderWait(accountId: number, released: ReleasedSend): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendStateKey(accountId, released.singleSend.utr),
-        UpdateExpression: 'SET #status = :before, #waiting = :waiting',
-        ConditionExpression: '#status = :released AND attribute_not_exists(#waiting) AND updated_at = :updated',
-        ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute },
-        ExpressionAttributeValues: {
-          ':before': released.before.status,
-          ':waiting': released.before.waiting,
-          ':released': released.singleSend.status,
-          ':updated': released.singleSend.updated_at,
-        },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await unlessConditionFails(
+    updateItem({
+      Key: singleSendStateKey(accountId, released.singleSend.utr),
+      UpdateExpression: 'SET #status = :before, #waiting = :waiting',
+      ConditionExpression: '#status = :released AND attribute_not_exists(#waiting) AND updated_at = :updated',
+      ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute },
+      ExpressionAttributeValues: {
+        ':before': released.before.status,
+        ':waiting': released.before.waiting,
+        ':released': released.singleSend.status,
+        ':updated': released.singleSend.updated_at,
+      },
+    }),
+  );
 }
 
 /**
@@ -185,7 +156,6 @@ export async function recopySenderDetails(accountId: number, utr: string, readFr
   const values: Record<string, unknown> = { ':readFrom': readFrom, ':now': now };
   return changeTogether(
     {
-      TableName: tableName(),
       Key: singleSendKey(accountId, utr),
       UpdateExpression: `SET updated_at = :now, ${detailsSet(details, names, values)}`,
       ConditionExpression: 'attribute_exists(pk) AND from_sender = :readFrom',
@@ -193,7 +163,6 @@ export async function recopySenderDetails(accountId: number, utr: string, readFr
       ExpressionAttributeValues: values,
     },
     {
-      TableName: tableName(),
       Key: singleSendStateKey(accountId, utr),
       UpdateExpression: 'SET updated_at = :now ADD #version :one',
       ConditionExpression: '#status IN (:ready, :running)',

@@ -1,11 +1,9 @@
 // The stall watch: running sends indexed (sparse gsi1, a few write shards) by when they were last heard
 // of. The watchdog Queries it for sends silent longer than its threshold, records each visit so a send
 // is looked at again a threshold later, and takes a send off it when it ends.
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
-import { cancellationCodes } from '../table/transactions';
+import { conditionHeld, query, unlessConditionFails, updateItem } from '../table/records';
+import { transactWrite } from '../table/transactions';
 import {
   parseStallWatchSortKey,
   singleSendDispatchKey,
@@ -31,17 +29,14 @@ export interface SilentSend {
 export async function silentSends(before: Date, limitPerShard = 100): Promise<SilentSend[]> {
   const shards = await Promise.all(
     Array.from({ length: stallWatchShards }, async (_, shard) => {
-      const result = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi1',
-          // `<time>#...` sorts before `<before>` exactly when the time is earlier.
-          KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :before',
-          ExpressionAttributeValues: { ':partition': stallWatchPartition(shard), ':before': before.toISOString() },
-          ProjectionExpression: 'gsi1sk',
-          Limit: limitPerShard,
-        }),
-      );
+      const result = await query({
+        IndexName: 'gsi1',
+        // `<time>#...` sorts before `<before>` exactly when the time is earlier.
+        KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :before',
+        ExpressionAttributeValues: { ':partition': stallWatchPartition(shard), ':before': before.toISOString() },
+        ProjectionExpression: 'gsi1sk',
+        Limit: limitPerShard,
+      });
       return (result.Items ?? []).map((item) => {
         const watchKey = String(item.gsi1sk);
         const { heardAt, accountId, utr } = parseStallWatchSortKey(watchKey);
@@ -58,26 +53,19 @@ export async function silentSends(before: Date, limitPerShard = 100): Promise<Si
  */
 async function touchWatched(send: SilentSend, now: Date, set: Record<string, unknown>): Promise<boolean> {
   const names = Object.keys(set);
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendDispatchKey(send.accountId, send.utr),
-        UpdateExpression: `SET gsi1sk = :heard${names.map((name, i) => `, #set${i} = :set${i}`).join('')}`,
-        ConditionExpression: 'gsi1sk = :read',
-        ExpressionAttributeNames: names.length ? Object.fromEntries(names.map((name, i) => [`#set${i}`, name])) : undefined,
-        ExpressionAttributeValues: {
-          ':heard': stallWatchSortKey(now, send.accountId, send.utr),
-          ':read': send.watchKey,
-          ...Object.fromEntries(names.map((name, i) => [`:set${i}`, set[name]])),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: singleSendDispatchKey(send.accountId, send.utr),
+      UpdateExpression: `SET gsi1sk = :heard${names.map((name, i) => `, #set${i} = :set${i}`).join('')}`,
+      ConditionExpression: 'gsi1sk = :read',
+      ExpressionAttributeNames: names.length ? Object.fromEntries(names.map((name, i) => [`#set${i}`, name])) : undefined,
+      ExpressionAttributeValues: {
+        ':heard': stallWatchSortKey(now, send.accountId, send.utr),
+        ':read': send.watchKey,
+        ...Object.fromEntries(names.map((name, i) => [`:set${i}`, set[name]])),
+      },
+    }),
+  );
 }
 
 /**
@@ -100,16 +88,13 @@ export function restartSilence(send: SilentSend): Promise<boolean> {
 
 /** Take a send off the watch (it ended, or it is gone). */
 export async function unwatch(accountId: number, utr: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
+  await unlessConditionFails(
+    updateItem({
       Key: singleSendDispatchKey(accountId, utr),
       UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
       ConditionExpression: 'attribute_exists(pk)',
     }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+  );
 }
 
 /**
@@ -117,17 +102,14 @@ export async function unwatch(accountId: number, utr: string): Promise<void> {
  * sender, which only a person can end) is over. Nothing for a send already completed or gone.
  */
 export async function rewatch(accountId: number, utr: string): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
+  await unlessConditionFails(
+    updateItem({
       Key: singleSendDispatchKey(accountId, utr),
       UpdateExpression: 'SET gsi1pk = :partition, gsi1sk = :heard',
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(completed_at)',
       ExpressionAttributeValues: { ':partition': stallWatchPartition(stallWatchShard(utr)), ':heard': stallWatchSortKey(currentTime(), accountId, utr) },
     }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+  );
 }
 
 /**
@@ -137,39 +119,29 @@ export async function rewatch(accountId: number, utr: string): Promise<void> {
 export async function failSingleSend(accountId: number, utr: string, failure: Omit<SendFailure, 'at'>): Promise<boolean> {
   if (!(await readSendState(accountId, utr))) return false;
   const now = currentTime();
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: singleSendStateKey(accountId, utr),
-              UpdateExpression: 'SET #status = :failed, #failure = :failure, updated_at = :now REMOVE #waiting',
-              ConditionExpression: '#status = :running',
-              ExpressionAttributeNames: { '#status': 'status', '#failure': failureAttribute, '#waiting': waitingAttribute },
-              ExpressionAttributeValues: {
-                ':failed': singleSendStatus.failed,
-                ':running': singleSendStatus.running,
-                ':failure': { ...failure, at: now.toISOString() },
-                ':now': isoTimestamp(now),
-              },
-            },
+  return conditionHeld(
+    transactWrite([
+      {
+        Update: {
+          Key: singleSendStateKey(accountId, utr),
+          UpdateExpression: 'SET #status = :failed, #failure = :failure, updated_at = :now REMOVE #waiting',
+          ConditionExpression: '#status = :running',
+          ExpressionAttributeNames: { '#status': 'status', '#failure': failureAttribute, '#waiting': waitingAttribute },
+          ExpressionAttributeValues: {
+            ':failed': singleSendStatus.failed,
+            ':running': singleSendStatus.running,
+            ':failure': { ...failure, at: now.toISOString() },
+            ':now': isoTimestamp(now),
           },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: singleSendDispatchKey(accountId, utr),
-              UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
-              ConditionExpression: 'attribute_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (cancellationCodes(error)?.includes('ConditionalCheckFailed')) return false;
-    throw error;
-  }
+        },
+      },
+      {
+        Update: {
+          Key: singleSendDispatchKey(accountId, utr),
+          UpdateExpression: 'REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+    ]),
+  );
 }

@@ -3,10 +3,8 @@
 // the record that holds the design, so the pipeline's reads and writes never touch the design. A send
 // stored before the state had an item of its own keeps it on its record: the first step that needs it
 // copies it into the item (adopts it), with the record's counters, and from then on the item rules.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../table/client';
 import type { Key } from '../table/keys';
-import { putNewItem, type Item } from '../table/records';
+import { getItem, putNewItem, type Item } from '../table/records';
 import { singleSendKey, singleSendStateKey } from './keys';
 import {
   dispatchAtAttribute,
@@ -61,8 +59,7 @@ export function withState(record: Item, state: Item | undefined): Item {
 
 /** The state item as stored (no adoption); undefined when there is none. */
 export async function getStateItem(accountId: number, utr: string, consistent: boolean): Promise<Item | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: singleSendStateKey(accountId, utr), ConsistentRead: consistent }));
-  return result.Item;
+  return getItem(singleSendStateKey(accountId, utr), { consistent });
 }
 
 /**
@@ -72,7 +69,7 @@ export async function getStateItem(accountId: number, utr: string, consistent: b
 export async function readSendState(accountId: number, utr: string): Promise<Item | undefined> {
   const state = await getStateItem(accountId, utr, true);
   if (state) return state;
-  const record = (await db().send(new GetCommand({ TableName: tableName(), Key: singleSendKey(accountId, utr), ConsistentRead: true }))).Item;
+  const record = await getItem(singleSendKey(accountId, utr), { consistent: true });
   if (!record) return undefined;
   const adopted = adoptedStateItem(accountId, utr, record);
   if (await putNewItem(adopted)) return adopted;

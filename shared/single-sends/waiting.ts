@@ -1,9 +1,7 @@
 // Why a send is not progressing, on the send's state item: set by a hold (the watchdog's, or a send held
 // while something it needs is not ready), cleared by the progress that ends it, and shown only while
 // it is true: any page or settled batch after `since` means the send is moving again.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
+import { conditionHeld, unlessConditionFails, updateItem } from '../table/records';
 import { singleSendStateKey } from './keys';
 import { getDispatchState } from './progress';
 import { readSendState } from './state';
@@ -16,41 +14,29 @@ import { reputationPauseReason, singleSendStatus, waitingAttribute, type SendWai
  */
 export async function setWaiting(accountId: number, utr: string, waiting: SendWaiting): Promise<boolean> {
   if (!(await readSendState(accountId, utr))) return false;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendStateKey(accountId, utr),
-        UpdateExpression: 'SET #waiting = :waiting',
-        ConditionExpression: 'attribute_exists(pk) AND #status IN (:ready, :running) AND (attribute_not_exists(#waiting) OR #waiting.reason <> :paused)',
-        ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status' },
-        ExpressionAttributeValues: { ':waiting': waiting, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running, ':paused': reputationPauseReason },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: singleSendStateKey(accountId, utr),
+      UpdateExpression: 'SET #waiting = :waiting',
+      ConditionExpression: 'attribute_exists(pk) AND #status IN (:ready, :running) AND (attribute_not_exists(#waiting) OR #waiting.reason <> :paused)',
+      ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status' },
+      ExpressionAttributeValues: { ':waiting': waiting, ':ready': singleSendStatus.ready, ':running': singleSendStatus.running, ':paused': reputationPauseReason },
+    }),
+  );
 }
 
 /** Clear the send's wait; with `since`, only that wait (a newer one, set meanwhile, stays). */
 export async function clearWaiting(accountId: number, utr: string, since?: string): Promise<void> {
   if (!(await readSendState(accountId, utr))) return;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendStateKey(accountId, utr),
-        UpdateExpression: 'REMOVE #waiting',
-        ConditionExpression: since === undefined ? 'attribute_exists(#waiting)' : '#waiting.since = :since',
-        ExpressionAttributeNames: { '#waiting': waitingAttribute },
-        ...(since === undefined ? {} : { ExpressionAttributeValues: { ':since': since } }),
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await unlessConditionFails(
+    updateItem({
+      Key: singleSendStateKey(accountId, utr),
+      UpdateExpression: 'REMOVE #waiting',
+      ConditionExpression: since === undefined ? 'attribute_exists(#waiting)' : '#waiting.since = :since',
+      ExpressionAttributeNames: { '#waiting': waitingAttribute },
+      ...(since === undefined ? {} : { ExpressionAttributeValues: { ':since': since } }),
+    }),
+  );
 }
 
 /** Waits that no progress ends: a person must act (confirm the sender, resume a paused send). */

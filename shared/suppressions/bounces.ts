@@ -1,14 +1,12 @@
 // Addresses SES reported as hard-bounced or complaining, per account: never mailed again. Kept apart
 // from the global unsubscribe list on purpose: that list is the account's own (its API adds and
 // deletes entries), while these come from the mail system and must not vanish with a list clean-up.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { bouncedAddressKey, bouncedAddressKindIndexKey, bouncedAddressKindPartition, bouncedAddressPartition } from './bounce-keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { deleteExistingItem, getItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { deleteExistingItem, getItem, queryAll, updateItem, withoutKeys, type Item } from '../table/records';
 
 export const bounceKinds = ['bounce', 'complaint'] as const;
 export type BounceKind = (typeof bounceKinds)[number];
@@ -30,37 +28,34 @@ export async function addBouncedAddress(accountId: number, email: string, kind: 
   const now = isoTimestamp();
   // The kind's index entry follows the latest report, so a list by kind shows each address once.
   const { gsi1pk, gsi1sk } = bouncedAddressKindIndexKey(accountId, kind, email.trim());
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: bouncedAddressKey(accountId, email.trim()),
-      // Every name aliased: DynamoDB reserves many plain words.
-      UpdateExpression:
-        'SET #entity = :entity, #email = if_not_exists(#email, :email), #kind = :kind, #detail = :detail, ' +
-        '#first = if_not_exists(#first, :now), #last = :now, #gsi1pk = :gsi1pk, #gsi1sk = :gsi1sk ADD #reports :one',
-      ExpressionAttributeNames: {
-        '#gsi1pk': 'gsi1pk',
-        '#gsi1sk': 'gsi1sk',
-        '#entity': 'entity',
-        '#email': 'email_address',
-        '#kind': 'kind',
-        '#detail': 'detail',
-        '#first': 'first_at',
-        '#last': 'last_at',
-        '#reports': 'reports',
-      },
-      ExpressionAttributeValues: {
-        ':entity': 'bounced-address',
-        ':email': email.trim(),
-        ':kind': kind,
-        ':detail': detail,
-        ':now': now,
-        ':one': 1,
-        ':gsi1pk': gsi1pk,
-        ':gsi1sk': gsi1sk,
-      },
-    }),
-  );
+  await updateItem({
+    Key: bouncedAddressKey(accountId, email.trim()),
+    // Every name aliased: DynamoDB reserves many plain words.
+    UpdateExpression:
+      'SET #entity = :entity, #email = if_not_exists(#email, :email), #kind = :kind, #detail = :detail, ' +
+      '#first = if_not_exists(#first, :now), #last = :now, #gsi1pk = :gsi1pk, #gsi1sk = :gsi1sk ADD #reports :one',
+    ExpressionAttributeNames: {
+      '#gsi1pk': 'gsi1pk',
+      '#gsi1sk': 'gsi1sk',
+      '#entity': 'entity',
+      '#email': 'email_address',
+      '#kind': 'kind',
+      '#detail': 'detail',
+      '#first': 'first_at',
+      '#last': 'last_at',
+      '#reports': 'reports',
+    },
+    ExpressionAttributeValues: {
+      ':entity': 'bounced-address',
+      ':email': email.trim(),
+      ':kind': kind,
+      ':detail': detail,
+      ':now': now,
+      ':one': 1,
+      ':gsi1pk': gsi1pk,
+      ':gsi1sk': gsi1sk,
+    },
+  });
 }
 
 /** The addresses (lower-cased) among `addresses` that bounced hard or complained: one BatchGetItem per 100. */

@@ -4,18 +4,16 @@
 // Every entry is two items written in one transaction: the record by id (for delete by id) and an
 // item keyed by the lower-cased address (one GetItem answers "is this address suppressed?", and a
 // conditional put on it keeps each address once per list without a read-then-write race).
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
-import { deleteAllOrNothing, type Companions, type TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
+import { deleteAllOrNothing, type Companions } from '../table/bulk-delete';
 import { RecordNotFound } from '../table/errors';
 import { reserveIds } from '../table/ids';
 import { GLOBAL_UNSUBSCRIBE, UNSUBSCRIBE_GROUP, UNSUBSCRIBE_GROUP_RECIPIENT, globalUnsubscribeAddressKey, globalUnsubscribeKey, globalUnsubscribePartition, unsubscribeGroupAddressKey, unsubscribeGroupAddressPartition, unsubscribeGroupKey, unsubscribeGroupRecipientIdIndexKey, unsubscribeGroupRecipientIdIndexPartition, unsubscribeGroupRecipientKey } from './keys';
 import { type Key } from '../table/keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
-import { cancellationCodes, isTransactionCancelled } from '../table/transactions';
+import { cancellationCodes, committed, transactWrite, type TransactionAction } from '../table/transactions';
 
 /** The spec's global unsubscribe entry; a group recipient has the same shape with its group's id. */
 export interface SuppressionEntry {
@@ -62,10 +60,9 @@ function toEntry(item: Item): SuppressionEntry {
 }
 
 /** Keeps the group's `unsubscribe_clients_count` in step, in the same transaction as the change. */
-function groupCounterChange(accountId: number, groupId: number, by: number): TransactionItem {
+function groupCounterChange(accountId: number, groupId: number, by: number): TransactionAction {
   return {
     Update: {
-      TableName: tableName(),
       Key: unsubscribeGroupKey(accountId, groupId),
       UpdateExpression: 'ADD #count :by',
       // A counter on a missing group would create a ghost group item.
@@ -119,10 +116,7 @@ export async function suppressedAmong(accountId: number, addresses: readonly str
 
 /** Whether an address is on one list: one strongly consistent GetItem. */
 export async function isSuppressed(list: SuppressionList, email: string): Promise<boolean> {
-  const result = await db().send(
-    new GetCommand({ TableName: tableName(), Key: addressKey(list.accountId, list.groupId, email.trim()), ConsistentRead: true }),
-  );
-  return result.Item !== undefined;
+  return (await getItem(addressKey(list.accountId, list.groupId, email.trim()), { consistent: true })) !== undefined;
 }
 
 /** Write one transaction's worth of new addresses; addresses another request added meanwhile are skipped. */
@@ -139,18 +133,16 @@ async function addChunk(list: SuppressionList, addresses: string[]): Promise<Sup
       created_at: now,
       updated_at: now,
     }));
-    const actions: TransactionItem[] = entries.flatMap((entry) => [
+    const actions: TransactionAction[] = entries.flatMap((entry) => [
       {
         Put: {
-          TableName: tableName(),
-          Item: { ...addressKey(list.accountId, list.groupId, entry.email_address), entity: `${entityOf(kindOf(list))}-address`, ...entry },
+              Item: { ...addressKey(list.accountId, list.groupId, entry.email_address), entity: `${entityOf(kindOf(list))}-address`, ...entry },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
       {
         Put: {
-          TableName: tableName(),
-          Item: {
+              Item: {
             ...entryKey(list.accountId, kindOf(list), entry.id),
             // A group's records also sit in its id-ordered index, so its list pages in id order.
             ...(list.groupId !== null ? unsubscribeGroupRecipientIdIndexKey(list.accountId, list.groupId, entry.id) : {}),
@@ -163,7 +155,7 @@ async function addChunk(list: SuppressionList, addresses: string[]): Promise<Sup
     ]);
     if (list.groupId !== null) actions.push(groupCounterChange(list.accountId, list.groupId, entries.length));
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: actions }));
+      await transactWrite(actions);
       return entries;
     } catch (error) {
       const codes = cancellationCodes(error);
@@ -218,12 +210,12 @@ export async function listSuppressionListPage(list: SuppressionList, page: PageR
 }
 
 /** The writes that must go with deleting these entries: their address items and group counters. */
-function deletionCompanions(accountId: number, items: Item[]): TransactionItem[] {
+function deletionCompanions(accountId: number, items: Item[]): TransactionAction[] {
   const perGroup = new Map<number, number>();
-  const actions: TransactionItem[] = items.map((item) => {
+  const actions: TransactionAction[] = items.map((item) => {
     const entry = toEntry(item);
     if (entry.unsubscribe_groups_id !== null) perGroup.set(entry.unsubscribe_groups_id, (perGroup.get(entry.unsubscribe_groups_id) ?? 0) + 1);
-    return { Delete: { TableName: tableName(), Key: addressKey(accountId, entry.unsubscribe_groups_id, entry.email_address) } };
+    return { Delete: { Key: addressKey(accountId, entry.unsubscribe_groups_id, entry.email_address) } };
   });
   for (const [groupId, count] of perGroup) actions.push(groupCounterChange(accountId, groupId, -count));
   return actions;
@@ -233,7 +225,7 @@ function deletionCompanions(accountId: number, items: Item[]): TransactionItem[]
 function bulkDeletionCompanions(accountId: number, item: Item): Companions {
   const entry = toEntry(item);
   return {
-    writes: [{ Delete: { TableName: tableName(), Key: addressKey(accountId, entry.unsubscribe_groups_id, entry.email_address) } }],
+    writes: [{ Delete: { Key: addressKey(accountId, entry.unsubscribe_groups_id, entry.email_address) } }],
     counters:
       entry.unsubscribe_groups_id === null ? [] : [{ key: unsubscribeGroupKey(accountId, entry.unsubscribe_groups_id), attribute: 'unsubscribe_clients_count', delta: -1 }],
   };
@@ -244,17 +236,13 @@ export async function deleteSuppressionEntry(accountId: number, kind: Suppressio
   const key = entryKey(accountId, kind, id);
   const item = await getItem(key);
   if (!item) throw new RecordNotFound(entityOf(kind), id);
-  const actions: TransactionItem[] = [
-    { Delete: { TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(pk)' } },
+  const actions: TransactionAction[] = [
+    { Delete: { Key: key, ConditionExpression: 'attribute_exists(pk)' } },
     ...deletionCompanions(accountId, [item]),
   ];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: actions }));
-  } catch (error) {
-    // Deleted by a concurrent request between the read and the write.
-    if (isTransactionCancelled(error)) throw new RecordNotFound(entityOf(kind), id);
-    throw error;
-  }
+  const deleted = await committed(transactWrite(actions));
+  // Deleted by a concurrent request between the read and the write.
+  if (!deleted) throw new RecordNotFound(entityOf(kind), id);
 }
 
 /** Delete every listed entry or, when any id is unknown in the account, none. */
@@ -307,21 +295,15 @@ export async function addToUnsubscribeGroup(accountId: number, groupId: number, 
  */
 export async function removeFromSuppressionList(list: SuppressionList, email: string): Promise<boolean> {
   const key = addressKey(list.accountId, list.groupId, email.trim());
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  if (!result.Item) return false;
-  const entry = toEntry(result.Item);
-  const actions: TransactionItem[] = [
-    { Delete: { TableName: tableName(), Key: entryKey(list.accountId, kindOf(list), entry.id), ConditionExpression: 'attribute_exists(pk)' } },
-    ...deletionCompanions(list.accountId, [result.Item]),
+  const item = await getItem(key, { consistent: true });
+  if (!item) return false;
+  const entry = toEntry(item);
+  const actions: TransactionAction[] = [
+    { Delete: { Key: entryKey(list.accountId, kindOf(list), entry.id), ConditionExpression: 'attribute_exists(pk)' } },
+    ...deletionCompanions(list.accountId, [item]),
   ];
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: actions }));
-    return true;
-  } catch (error) {
-    // Removed by a concurrent request (or the group deleted) between the read and the write.
-    if (isTransactionCancelled(error)) return false;
-    throw error;
-  }
+  // False when removed by a concurrent request (or the group deleted) between the read and the write.
+  return committed(transactWrite(actions));
 }
 
 /** Take an address out of an unsubscribe group, so the group's mail reaches it again; idempotent. */

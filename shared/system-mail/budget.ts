@@ -3,11 +3,9 @@
 // anyone. One counter item per account and clock hour (UTC) holds the hour's count of every kind and
 // of verification mail; a claim is one conditional UpdateItem ADD, so concurrent requests cannot pass
 // the limit together. The item expires an hour after its window closes.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { currentTime } from '../time';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
+import { conditionHeld, unlessConditionFails, updateItem } from '../table/records';
 import { type Key } from '../table/keys';
 import { SYSTEM_MAIL_BUDGET, systemMailBudgetKey } from './keys';
 
@@ -41,43 +39,37 @@ export async function claimSystemMail(accountId: number, kind: SystemMailKind): 
   const key = systemMailBudgetKey(accountId, start);
   const { systemMailsPerHour, systemMailVerificationsPerHour } = config();
   const verification = kind === 'verification';
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: `SET #entity = :entity, #expires = :expires ADD #total :one${verification ? ', #verification :one' : ''}`,
-        ConditionExpression: `(attribute_not_exists(#total) OR #total < :total)${
-          verification ? ' AND (attribute_not_exists(#verification) OR #verification < :verifications)' : ''
-        }`,
-        ExpressionAttributeNames: {
-          '#entity': 'entity',
-          '#expires': 'expires_at',
-          '#total': 'total',
-          ...(verification ? { '#verification': 'verification' } : {}),
-        },
-        ExpressionAttributeValues: {
-          ':entity': SYSTEM_MAIL_BUDGET,
-          ':expires': Math.floor(end.getTime() / 1000) + windowMs / 1000,
-          ':one': 1,
-          ':total': systemMailsPerHour,
-          ...(verification ? { ':verifications': systemMailVerificationsPerHour } : {}),
-        },
-      }),
-    );
-    return { allowed: true, claim: { key, kind } };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) };
-  }
+  const claimed = await conditionHeld(
+    updateItem({
+      Key: key,
+      UpdateExpression: `SET #entity = :entity, #expires = :expires ADD #total :one${verification ? ', #verification :one' : ''}`,
+      ConditionExpression: `(attribute_not_exists(#total) OR #total < :total)${
+        verification ? ' AND (attribute_not_exists(#verification) OR #verification < :verifications)' : ''
+      }`,
+      ExpressionAttributeNames: {
+        '#entity': 'entity',
+        '#expires': 'expires_at',
+        '#total': 'total',
+        ...(verification ? { '#verification': 'verification' } : {}),
+      },
+      ExpressionAttributeValues: {
+        ':entity': SYSTEM_MAIL_BUDGET,
+        ':expires': Math.floor(end.getTime() / 1000) + windowMs / 1000,
+        ':one': 1,
+        ':total': systemMailsPerHour,
+        ...(verification ? { ':verifications': systemMailVerificationsPerHour } : {}),
+      },
+    }),
+  );
+  if (claimed) return { allowed: true, claim: { key, kind } };
+  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)) };
 }
 
 /** Give back a place whose mail was not sent (refused or failed), so it does not count. */
 export async function releaseSystemMail(claim: SystemMailClaim): Promise<void> {
   const verification = claim.kind === 'verification';
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
+  await unlessConditionFails(
+    updateItem({
       Key: claim.key,
       UpdateExpression: `ADD #total :minusOne${verification ? ', #verification :minusOne' : ''}`,
       // Only an existing counter: a release never creates an item without its expiry.
@@ -85,7 +77,5 @@ export async function releaseSystemMail(claim: SystemMailClaim): Promise<void> {
       ExpressionAttributeNames: { '#total': 'total', ...(verification ? { '#verification': 'verification' } : {}) },
       ExpressionAttributeValues: { ':minusOne': -1 },
     }),
-  ).catch((error: unknown) => {
-    if (!isConditionFailure(error)) throw error;
-  });
+  );
 }

@@ -3,16 +3,15 @@
 // that takes. Each record goes with everything it owns in one transaction, so no record is ever
 // half-deleted; a transaction cancelled by a concurrent write is re-read and retried.
 import { createHash, randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime } from '../time';
 import { batchGetAll } from './batch';
-import { db, tableName } from './client';
 import { RecordNotFound } from './errors';
 import { entityPartition, type Key } from './keys';
-import type { Item } from './records';
+import { deleteItem, getItem, putItem, type Item } from './records';
 import { itemBytes } from './item-size';
-import { actionBytes, isTransactionCancelled, transactionLimits, type TransactionItem } from './transactions';
+import { actionBytes, isTransactionCancelled, transactionLimits, transactWrite, type TransactionAction, type TransactionItem } from './transactions';
 
+/** Kept for the modules that still import it from here; it lives in transactions.ts. */
 export type { TransactionItem };
 
 /** DynamoDB's limit of actions per transaction. */
@@ -30,7 +29,7 @@ export interface CounterChange {
 /** What goes with deleting one record, in the same transaction: the items it owns and the counts it is in. */
 export interface Companions {
   /** Writes of other items (their deletes, or rewrites conditioned on what was read). */
-  writes?: TransactionItem[];
+  writes?: TransactionAction[];
   counters?: CounterChange[];
 }
 
@@ -69,7 +68,7 @@ const receiptSeconds = 24 * 60 * 60;
 
 interface PlannedRecord {
   item: Item;
-  actions: TransactionItem[];
+  actions: TransactionAction[];
   counters: CounterChange[];
 }
 
@@ -107,7 +106,7 @@ function receiptKey(accountId: number, entity: string, keys: readonly Key[]): Ke
 
 /** Whether the receipt exists and has not expired (TTL removes expired items only eventually). */
 async function receiptHolds(receipt: Key): Promise<boolean> {
-  const item = (await db().send(new GetCommand({ TableName: tableName(), Key: receipt, ConsistentRead: true }))).Item;
+  const item = await getItem(receipt, { consistent: true });
   return item !== undefined && Number(item.expires_at) > currentTime().getTime() / 1000;
 }
 
@@ -118,9 +117,8 @@ async function plan(request: BulkDeletion, items: Item[]): Promise<PlannedRecord
     const names = Object.fromEntries(versioned.map((name, i) => [`#v${i}`, name]));
     const values = Object.fromEntries(versioned.flatMap((name, i) => (item[name] === undefined ? [] : [[`:v${i}`, item[name]]])));
     const checks = versioned.map((name, i) => (item[name] === undefined ? `attribute_not_exists(#v${i})` : `#v${i} = :v${i}`));
-    const own: TransactionItem = {
+    const own: TransactionAction = {
       Delete: {
-        TableName: tableName(),
         Key: { pk: item.pk, sk: item.sk },
         ConditionExpression: ['attribute_exists(pk)', ...checks].join(' AND '),
         ...(versioned.length > 0 ? { ExpressionAttributeNames: names } : {}),
@@ -175,18 +173,17 @@ function pack(records: PlannedRecord[]): PlannedRecord[][] {
 }
 
 /** One group's actions: the records' own writes, then one update per counter with the group's changes summed. */
-function transaction(group: PlannedRecord[]): TransactionItem[] {
+function transaction(group: PlannedRecord[]): TransactionAction[] {
   const sums = new Map<string, { key: Key; deltas: Map<string, number>; createMissing: boolean }>();
   for (const change of group.flatMap((record) => record.counters)) {
     const entry = sums.get(keyText(change.key)) ?? { key: change.key, deltas: new Map<string, number>(), createMissing: change.createMissing === true };
     entry.deltas.set(change.attribute, (entry.deltas.get(change.attribute) ?? 0) + change.delta);
     sums.set(keyText(change.key), entry);
   }
-  const counterUpdates: TransactionItem[] = [...sums.values()].map(({ key, deltas, createMissing }) => {
+  const counterUpdates: TransactionAction[] = [...sums.values()].map(({ key, deltas, createMissing }) => {
     const attributes = [...deltas];
     return {
       Update: {
-        TableName: tableName(),
         Key: { pk: key.pk, sk: key.sk },
         UpdateExpression: `ADD ${attributes.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
         // A count on a missing parent would create a ghost item.
@@ -213,7 +210,7 @@ async function commitGroup(request: BulkDeletion, group: PlannedRecord[]): Promi
   for (let attempt = 1; pending.length > 0; ) {
     const current = pending[0] as { records: PlannedRecord[]; token: string };
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: transaction(current.records), ClientRequestToken: current.token }));
+      await transactWrite(transaction(current.records), { token: current.token });
       deleted.push(...current.records.map((record) => record.item));
       pending = pending.slice(1);
       continue;
@@ -256,7 +253,7 @@ export async function deleteAllOrNothing(request: BulkDeletion): Promise<Item[]>
   const receipted = items.length > 1 || resuming;
   if (receipted && !resuming) {
     const expiresAt = Math.floor(currentTime().getTime() / 1000) + receiptSeconds;
-    await db().send(new PutCommand({ TableName: tableName(), Item: { ...receipt, entity: 'bulk-delete-receipt', expires_at: expiresAt } }));
+    await putItem({ Item: { ...receipt, entity: 'bulk-delete-receipt', expires_at: expiresAt } });
   }
   const deleted: Item[] = [];
   for (const [index, group] of groups.entries()) {
@@ -267,6 +264,6 @@ export async function deleteAllOrNothing(request: BulkDeletion): Promise<Item[]>
       throw new BulkDeleteIncomplete(request.entity, deleted.length, remaining, error);
     }
   }
-  if (receipted) await db().send(new DeleteCommand({ TableName: tableName(), Key: receipt }));
+  if (receipted) await deleteItem({ Key: receipt });
   return deleted;
 }

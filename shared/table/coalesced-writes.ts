@@ -12,12 +12,10 @@
 // A caller may also hand in writes that must go together (a delivery worker's mark of one recipient
 // and its claim of the next): they always share one request, or go one after another in their order.
 // Transactional writes cost twice the write capacity of plain ones: docs/operations.md.
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { isConditionFailure } from './records';
-import { actionBytes, cancellationCodes, isTransactionCancelled, transactionLimits } from './transactions';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+import { conditionHeld } from './records';
+import { actionBytes, cancellationCodes, isTransactionCancelled, transactionLimits, type TransactionItem as TransactItem } from './transactions';
 
 /** One conditional write, as an action of TransactWriteItems (a Put, an Update or a Delete, with its condition). */
 export type ConditionalWrite = Required<Pick<TransactItem, 'Put'>> | Required<Pick<TransactItem, 'Update'>> | Required<Pick<TransactItem, 'Delete'>>;
@@ -45,15 +43,9 @@ function itemKey(write: ConditionalWrite): string {
 
 /** The write as a plain request of its own (billed as a plain write): true when written, false when its condition failed. */
 export async function writeAlone(write: ConditionalWrite): Promise<boolean> {
-  try {
-    if ('Put' in write) await db().send(new PutCommand(write.Put));
-    else if ('Update' in write) await db().send(new UpdateCommand(write.Update));
-    else await db().send(new DeleteCommand(write.Delete));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  if ('Put' in write) return conditionHeld(db().send(new PutCommand(write.Put)));
+  if ('Update' in write) return conditionHeld(db().send(new UpdateCommand(write.Update)));
+  return conditionHeld(db().send(new DeleteCommand(write.Delete)));
 }
 
 function answerAlone(waiting: Waiting): Promise<void> {

@@ -1,20 +1,16 @@
 // Integer ids from atomic per-account counters (UpdateItem ADD), never from a Scan or a max().
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from './client';
+import { getItem, updateItem } from './records';
 import { accountIdCounterKey, idCounterKey } from './counter-keys';
 import { type Key } from './keys';
 
 async function increment(key: Key, by: number): Promise<number> {
-  const result = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: key,
-      UpdateExpression: 'ADD #value :by',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':by': by },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
+  const result = await updateItem({
+    Key: key,
+    UpdateExpression: 'ADD #value :by',
+    ExpressionAttributeNames: { '#value': 'value' },
+    ExpressionAttributeValues: { ':by': by },
+    ReturnValues: 'UPDATED_NEW',
+  });
   return Number(result.Attributes?.value);
 }
 
@@ -35,6 +31,5 @@ export function nextAccountId(): Promise<number> {
 
 /** The highest account id handed out so far (0 before the first): every account's id is at most this. */
 export async function highestAccountId(): Promise<number> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: accountIdCounterKey() }));
-  return Number(result.Item?.value ?? 0);
+  return Number((await getItem(accountIdCounterKey()))?.value ?? 0);
 }

@@ -1,16 +1,26 @@
 // Reading and writing items in the one table: the operations every repository shares, so none of
-// them repeats the condition, paging and not-found handling.
+// them repeats the table's name, the condition-failure handling, paging or not-found handling.
+// Repositories say what to read or write (the request's own input, less the table); the condition
+// failures they expect come back as values, every other error is thrown.
 import {
   DeleteCommand,
   GetCommand,
   PutCommand,
   QueryCommand,
   UpdateCommand,
+  type DeleteCommandInput,
+  type DeleteCommandOutput,
+  type PutCommandInput,
+  type PutCommandOutput,
   type QueryCommandInput,
+  type QueryCommandOutput,
+  type UpdateCommandInput,
+  type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from './batch';
 import { db, tableName } from './client';
 import type { Key } from './keys';
+import { cancellationCodes } from './transactions';
 
 export type Item = Record<string, unknown>;
 
@@ -23,14 +33,94 @@ export function withoutKeys<T = Item>(item: Item): T {
   return record as T;
 }
 
+/** A request's input without the table: every request goes to the one table, named here. */
+export type OnTable<Input> = Omit<Input, 'TableName'>;
+
 export function isConditionFailure(error: unknown): boolean {
   return (error as Error)?.name === 'ConditionalCheckFailedException';
 }
 
-/** The item at `key`; eventually consistent unless `consistent` (a read that decides a conditional write's expected value). */
-export async function getItem(key: Key, options: { consistent?: boolean } = {}): Promise<Item | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ...(options.consistent ? { ConsistentRead: true } : {}) }));
+/**
+ * Whether DynamoDB refused the write because a condition failed: a single write's
+ * ConditionalCheckFailedException, or a transaction cancelled with a failed condition (that of the
+ * action at index `action`, when given).
+ */
+function conditionFailed(error: unknown, action?: number): boolean {
+  if (isConditionFailure(error)) return true;
+  const codes = cancellationCodes(error);
+  return action === undefined ? codes?.includes('ConditionalCheckFailed') === true : codes?.[action] === 'ConditionalCheckFailed';
+}
+
+/** The write's output, or undefined when its condition failed; any other error is thrown. */
+export async function unlessConditionFails<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (error) {
+    if (conditionFailed(error)) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Whether the write (a single write or a transaction) was made: false when its condition failed (in a
+ * transaction, that of any action, or of the action at index `action` when given); any other error is thrown.
+ */
+export async function conditionHeld(write: Promise<unknown>, options: { action?: number } = {}): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (conditionFailed(error, options.action)) return false;
+    throw error;
+  }
+}
+
+/**
+ * The item at `key`; eventually consistent unless `consistent` (a read that decides a conditional
+ * write's expected value); only the attributes of `projection` when given.
+ */
+export async function getItem(key: Key, options: { consistent?: boolean; projection?: string } = {}): Promise<Item | undefined> {
+  const result = await db().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: key,
+      ...(options.consistent ? { ConsistentRead: true } : {}),
+      ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+    }),
+  );
   return result.Item;
+}
+
+/** PutItem on the table. */
+export function putItem(input: OnTable<PutCommandInput>): Promise<PutCommandOutput> {
+  return db().send(new PutCommand({ TableName: tableName(), ...input }));
+}
+
+/** UpdateItem on the table. */
+export function updateItem(input: OnTable<UpdateCommandInput>): Promise<UpdateCommandOutput> {
+  return db().send(new UpdateCommand({ TableName: tableName(), ...input }));
+}
+
+/** DeleteItem on the table. */
+export function deleteItem(input: OnTable<DeleteCommandInput>): Promise<DeleteCommandOutput> {
+  return db().send(new DeleteCommand({ TableName: tableName(), ...input }));
+}
+
+/** One Query of the table (or of an index): one page, with DynamoDB's cursor for the next. */
+export function query(input: OnTable<QueryCommandInput>): Promise<QueryCommandOutput> {
+  return db().send(new QueryCommand({ TableName: tableName(), ...input }));
+}
+
+/** Every item a Query matches, page after page (each from the last one's LastEvaluatedKey). */
+export async function queryEvery(input: OnTable<Omit<QueryCommandInput, 'ExclusiveStartKey'>>): Promise<Item[]> {
+  const items: Item[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await query({ ...input, ExclusiveStartKey: cursor });
+    items.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor);
+  return items;
 }
 
 /** The items that exist at these keys (missing ones are absent), 100 keys per BatchGetItem, unprocessed keys retried. */
@@ -39,14 +129,8 @@ export function getItems(keys: readonly Key[]): Promise<Item[]> {
 }
 
 /** Put an item whose key must not exist yet; false when it does. */
-export async function putNewItem(item: Item & Key): Promise<boolean> {
-  try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+export function putNewItem(item: Item & Key): Promise<boolean> {
+  return conditionHeld(putItem({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
 }
 
 /** An extra condition an update must meet, beside the item existing (e.g. a state it must be in). */
@@ -74,36 +158,22 @@ export async function updateExistingItem(key: Key, changes: Item, guard?: Update
   const names: Record<string, string> = { ...guard?.names };
   const values: Record<string, unknown> = { ...guard?.values };
   const update = setExpression(changes, names, values);
-  try {
-    const result = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: update,
-        ConditionExpression: guard ? `attribute_exists(pk) AND (${guard.condition})` : 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return result.Attributes;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const result = await unlessConditionFails(
+    updateItem({
+      Key: key,
+      UpdateExpression: update,
+      ConditionExpression: guard ? `attribute_exists(pk) AND (${guard.condition})` : 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return result?.Attributes;
 }
 
 /** Delete an existing item; the deleted item, or undefined when there was none. */
 export async function deleteExistingItem(key: Key): Promise<Item | undefined> {
-  try {
-    const result = await db().send(
-      new DeleteCommand({ TableName: tableName(), Key: key, ConditionExpression: 'attribute_exists(pk)', ReturnValues: 'ALL_OLD' }),
-    );
-    return result.Attributes;
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  return (await unlessConditionFails(deleteItem({ Key: key, ConditionExpression: 'attribute_exists(pk)', ReturnValues: 'ALL_OLD' })))?.Attributes;
 }
 
 export interface Page {
@@ -112,8 +182,8 @@ export interface Page {
   next: Record<string, unknown> | undefined;
 }
 
-/** One page of a partition (or of a gsi1 partition), in sort-key order. */
-export async function queryPage(options: {
+/** Which part of a partition (or of a gsi1 partition) a Query reads, and how. */
+export interface PartitionQuery {
   partition: string;
   index?: 'gsi1';
   beginsWith?: string;
@@ -124,12 +194,13 @@ export async function queryPage(options: {
   descending?: boolean;
   /** Leave out the items that have this attribute (a FilterExpression: a page may then hold fewer than `limit`). */
   without?: string;
-}): Promise<Page> {
+}
+
+function partitionQuery(options: PartitionQuery): OnTable<QueryCommandInput> {
   const pkName = options.index ? 'gsi1pk' : 'pk';
   const skName = options.index ? 'gsi1sk' : 'sk';
   const range = options.between ? ' AND #sk BETWEEN :low AND :high' : options.beginsWith ? ' AND begins_with(#sk, :prefix)' : '';
-  const input: QueryCommandInput = {
-    TableName: tableName(),
+  return {
     IndexName: options.index,
     KeyConditionExpression: `#pk = :pk${range}`,
     ...(options.without === undefined ? {} : { FilterExpression: 'attribute_not_exists(#without)' }),
@@ -146,20 +217,17 @@ export async function queryPage(options: {
     ExclusiveStartKey: options.cursor,
     ScanIndexForward: !options.descending,
   };
-  const result = await db().send(new QueryCommand(input));
+}
+
+/** One page of a partition (or of a gsi1 partition), in sort-key order. */
+export async function queryPage(options: PartitionQuery): Promise<Page> {
+  const result = await query(partitionQuery(options));
   return { items: result.Items ?? [], next: result.LastEvaluatedKey };
 }
 
 /** Every item of a partition, page after page. */
-export async function queryAll(options: Omit<Parameters<typeof queryPage>[0], 'cursor' | 'limit'>): Promise<Item[]> {
-  const items: Item[] = [];
-  let cursor: Record<string, unknown> | undefined;
-  do {
-    const page = await queryPage({ ...options, cursor });
-    items.push(...page.items);
-    cursor = page.next;
-  } while (cursor);
-  return items;
+export function queryAll(options: Omit<PartitionQuery, 'cursor' | 'limit'>): Promise<Item[]> {
+  return queryEvery(partitionQuery(options));
 }
 
 /**
@@ -175,16 +243,14 @@ export async function queryPageAfter(options: { partition: string; index?: 'gsi1
   const items: Item[] = [];
   let next: Record<string, unknown> | undefined;
   do {
-    const input: QueryCommandInput = {
-      TableName: tableName(),
+    const result = await query({
       IndexName: options.index,
       KeyConditionExpression: options.after === undefined ? '#pk = :pk' : '#pk = :pk AND #sk > :after',
       ExpressionAttributeNames: options.after === undefined ? { '#pk': pkName } : { '#pk': pkName, '#sk': skName },
       ExpressionAttributeValues: options.after === undefined ? { ':pk': options.partition } : { ':pk': options.partition, ':after': options.after },
       Limit: options.limit - items.length,
       ExclusiveStartKey: next,
-    };
-    const result = await db().send(new QueryCommand(input));
+    });
     items.push(...(result.Items ?? []));
     next = result.LastEvaluatedKey;
   } while (next && items.length < options.limit);

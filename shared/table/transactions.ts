@@ -1,11 +1,48 @@
 // Transactions within DynamoDB's limits, and reading a cancelled one. A TransactWriteItems takes at
 // most 100 actions and 4 MB of items: writes that need not commit together are packed into as many
 // transactions as both limits ask. A cancelled one carries a TransactionCanceledException with one
-// reason per action, in the order the actions were given.
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+// reason per action, in the order the actions were given. Every transaction is sent here, and
+// names the table here: repositories hand in the actions without it.
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
 import { itemBytes } from './item-size';
 
+/** One action of a TransactWriteItems as the SDK takes it, the table named. */
 export type TransactionItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+type Tableless<Body> = Omit<Body, 'TableName'> & { TableName?: string };
+
+/**
+ * One action of a transaction on the table, as a repository writes it: the table is named when the
+ * transaction is sent (an action that names it already, a TransactionItem, is one too).
+ */
+export interface TransactionAction {
+  Put?: Tableless<NonNullable<TransactionItem['Put']>>;
+  Update?: Tableless<NonNullable<TransactionItem['Update']>>;
+  Delete?: Tableless<NonNullable<TransactionItem['Delete']>>;
+  ConditionCheck?: Tableless<NonNullable<TransactionItem['ConditionCheck']>>;
+}
+
+/** The action with the table named. */
+export function onTable(action: TransactionAction): TransactionItem {
+  const table = tableName();
+  const named: TransactionItem = {};
+  if (action.Put) named.Put = { TableName: table, ...action.Put };
+  if (action.Update) named.Update = { TableName: table, ...action.Update };
+  if (action.Delete) named.Delete = { TableName: table, ...action.Delete };
+  if (action.ConditionCheck) named.ConditionCheck = { TableName: table, ...action.ConditionCheck };
+  return named;
+}
+
+/**
+ * TransactWriteItems of these actions on the table, all or nothing. `token` (ClientRequestToken)
+ * makes a retry after a fault that hid the commit a no-op.
+ */
+export async function transactWrite(actions: readonly TransactionAction[], options: { token?: string } = {}): Promise<void> {
+  await db().send(
+    new TransactWriteCommand({ TransactItems: actions.map(onTable), ...(options.token === undefined ? {} : { ClientRequestToken: options.token }) }),
+  );
+}
 
 /** DynamoDB's limits of one TransactWriteItems: its actions, and the size of the items they carry. */
 export const transactionLimits = { actions: 100, bytes: 4 * 1024 * 1024 };
@@ -15,7 +52,7 @@ export const transactionLimits = { actions: 100, bytes: 4 * 1024 * 1024 };
  * the values and names of its expressions. DynamoDB Local counts the same way (an update of a large
  * item counts only what it sends).
  */
-export function actionBytes(action: TransactionItem): number {
+export function actionBytes(action: TransactionAction): number {
   if (action.Put) return itemBytes(action.Put.Item ?? {});
   const body = action.Update ?? action.Delete ?? action.ConditionCheck;
   if (!body) return 0;
@@ -40,7 +77,7 @@ export class TransactionTooLarge extends Error {
  */
 export function packTransactions<T>(
   units: readonly T[],
-  actionsOf: (unit: T) => readonly TransactionItem[],
+  actionsOf: (unit: T) => readonly TransactionAction[],
   reserve: { actions: number; bytes: number } = { actions: 0, bytes: 0 },
 ): T[][] {
   const room = { actions: transactionLimits.actions - reserve.actions, bytes: transactionLimits.bytes - reserve.bytes };
@@ -80,4 +117,18 @@ export function isTransactionCancelled(error: unknown): error is CancelledTransa
 export function cancellationCodes(error: unknown): string[] | undefined {
   if (!isTransactionCancelled(error)) return undefined;
   return (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
+}
+
+/**
+ * Whether the transaction went through: false when DynamoDB cancelled it, for any reason (a failed
+ * condition, a conflict with another write); any other error is thrown.
+ */
+export async function committed(transaction: Promise<unknown>): Promise<boolean> {
+  try {
+    await transaction;
+    return true;
+  } catch (error) {
+    if (isTransactionCancelled(error)) return false;
+    throw error;
+  }
 }

@@ -3,9 +3,7 @@
 // SES sink refuses a paused tenant's mail as SES does (SendingPausedException).
 import { standIn } from '../aws-call-watch';
 import { config } from '../config';
-import { getItem, putNewItem, updateExistingItem } from '../table/records';
-import { db, tableName } from '../table/client';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem, putNewItem, updateExistingItem, updateItem } from '../table/records';
 import { localTenantOf, localTenantStatus } from './local-tenant-status';
 import type { Tenant, TenantAdapter, TenantSendingStatus } from './tenants';
 import { localTenantKey } from './keys';
@@ -22,16 +20,13 @@ const tableTenants: TenantAdapter = {
   },
   async associate(found, resourceArn) {
     // The sink takes mail from any address, so every resource "exists": the association is recorded.
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: localTenantKey(found.name),
-        UpdateExpression: 'ADD #resources :resource',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#resources': 'resources' },
-        ExpressionAttributeValues: { ':resource': new Set([resourceArn]) },
-      }),
-    );
+    await updateItem({
+      Key: localTenantKey(found.name),
+      UpdateExpression: 'ADD #resources :resource',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#resources': 'resources' },
+      ExpressionAttributeValues: { ':resource': new Set([resourceArn]) },
+    });
     return true;
   },
 };

@@ -1,10 +1,8 @@
 // The account's record of its SES tenant, on the account's profile item: its name and ARN, the
 // sending status last seen and when, and the identities associated with it. The send path reads it
 // with the profile's one GetItem; the tenant service writes it.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey } from '../accounts/keys';
-import { db, tableName } from '../table/client';
-import { getItem, isConditionFailure } from '../table/records';
+import { conditionHeld, getItem, updateItem } from '../table/records';
 import { tenantLimitKey } from './keys';
 import type { TenantSendingStatus } from './tenants';
 
@@ -27,22 +25,15 @@ export async function getAccountTenant(accountId: number): Promise<AccountTenant
 }
 
 async function updateProfile(accountId: number, expression: string, values: Record<string, unknown>, names: Record<string, string> = {}): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: accountKey(accountId),
-        UpdateExpression: expression,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#tenant': tenantAttribute, ...names },
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: accountKey(accountId),
+      UpdateExpression: expression,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#tenant': tenantAttribute, ...names },
+      ExpressionAttributeValues: values,
+    }),
+  );
 }
 
 /** Store the account's tenant record whole; false when the account does not exist. */
@@ -68,13 +59,10 @@ export async function tenantLimitReachedUntil(now: number): Promise<number | und
 
 /** Note that SES refused a new tenant for the quota, until `until` (epoch ms); TTL removes the note after. */
 export async function noteTenantLimitReached(until: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: tenantLimitKey,
-      UpdateExpression: 'SET #entity = :entity, #until = :until, expires_at = :expires',
-      ExpressionAttributeNames: { '#entity': 'entity', '#until': 'until' },
-      ExpressionAttributeValues: { ':entity': 'ses-tenant-limit', ':until': until, ':expires': Math.ceil(until / 1000) + 86_400 },
-    }),
-  );
+  await updateItem({
+    Key: tenantLimitKey,
+    UpdateExpression: 'SET #entity = :entity, #until = :until, expires_at = :expires',
+    ExpressionAttributeNames: { '#entity': 'entity', '#until': 'until' },
+    ExpressionAttributeValues: { ':entity': 'ses-tenant-limit', ':until': until, ':expires': Math.ceil(until / 1000) + 86_400 },
+  });
 }

@@ -1,9 +1,7 @@
 // A webhook's circuit breaker item: the failed attempts in a row of any of its deliveries and, while
 // the circuit is open, when its next probe is due. Every change is one conditional UpdateItem, so
 // deliverers in many containers agree on who opens it, who probes and who closes it.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../table/client';
-import { getItem, isConditionFailure } from '../table/records';
+import { conditionHeld, getItem, updateItem } from '../table/records';
 import { webhookCircuitKey } from './keys';
 
 export interface WebhookCircuit {
@@ -42,34 +40,24 @@ export async function getCircuit(accountId: number, webhookId: number, options: 
 
 /** One UpdateItem; false when its condition fails. */
 async function update(accountId: number, webhookId: number, expression: string, condition: string | undefined, values: Record<string, unknown>): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: webhookCircuitKey(accountId, webhookId),
-        UpdateExpression: expression,
-        ...(condition === undefined ? {} : { ConditionExpression: condition }),
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: webhookCircuitKey(accountId, webhookId),
+      UpdateExpression: expression,
+      ...(condition === undefined ? {} : { ConditionExpression: condition }),
+      ExpressionAttributeValues: values,
+    }),
+  );
 }
 
 /** Count one more failed attempt; returns the failures in a row now. */
 export async function recordFailure(accountId: number, webhookId: number, detail: string, now: number): Promise<number> {
-  const result = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: webhookCircuitKey(accountId, webhookId),
-      UpdateExpression: 'ADD failures :one SET entity = :entity, last_failure = :detail, last_failure_at = :now, expires_at = :expires',
-      ExpressionAttributeValues: { ':one': 1, ':entity': 'webhook-circuit', ':detail': detail.slice(0, 500), ':now': now, ':expires': expiresAt(now) },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
+  const result = await updateItem({
+    Key: webhookCircuitKey(accountId, webhookId),
+    UpdateExpression: 'ADD failures :one SET entity = :entity, last_failure = :detail, last_failure_at = :now, expires_at = :expires',
+    ExpressionAttributeValues: { ':one': 1, ':entity': 'webhook-circuit', ':detail': detail.slice(0, 500), ':now': now, ':expires': expiresAt(now) },
+    ReturnValues: 'UPDATED_NEW',
+  });
   return Number(result.Attributes?.failures ?? 1);
 }
 

@@ -2,11 +2,9 @@
 // the queue message as it would be sent again, in the order parked within each shard, until the
 // circuit closes and they are queued again, or until they expire.
 import { createHash } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { batchWriteAll, deleteRequest } from '../table/batch';
-import { db, tableName } from '../table/client';
 import type { Key } from '../table/keys';
-import { queryPageAfter } from '../table/records';
+import { putItem, queryPageAfter } from '../table/records';
 import { parkedDeliveryPartition, parkedDeliveryShards } from './keys';
 
 /** How long a parked delivery is kept: a receiver down longer than three days misses those events. */
@@ -27,19 +25,16 @@ function shardOf(deliveryId: string): number {
 
 /** Park one delivery at `now` (epoch ms). */
 export async function parkDelivery(accountId: number, webhookId: number, deliveryId: string, body: string, now: number): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        pk: parkedDeliveryPartition(accountId, webhookId, shardOf(deliveryId)),
-        // Oldest first within a shard, so the probe tries the longest-waiting delivery.
-        sk: `${String(now).padStart(15, '0')}#${deliveryId}`,
-        entity: 'webhook-parked-delivery',
-        body,
-        expires_at: Math.floor(now / 1000) + parkedRetentionSeconds,
-      },
-    }),
-  );
+  await putItem({
+    Item: {
+      pk: parkedDeliveryPartition(accountId, webhookId, shardOf(deliveryId)),
+      // Oldest first within a shard, so the probe tries the longest-waiting delivery.
+      sk: `${String(now).padStart(15, '0')}#${deliveryId}`,
+      entity: 'webhook-parked-delivery',
+      body,
+      expires_at: Math.floor(now / 1000) + parkedRetentionSeconds,
+    },
+  });
 }
 
 /**

@@ -1,13 +1,11 @@
 // Outbound webhooks: every table access for their records. The account's count item moves in the same
 // transaction as each save and delete, so two concurrent saves cannot pass the limit together, and
 // carries a version every save and delete raises, which event paths compare with their copies.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
-import { getItem, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
-import { cancellationCodes } from '../table/transactions';
+import { conditionHeld, getItem, queryAll, updateExistingItem, withoutKeys, type Item } from '../table/records';
+import { transactWrite } from '../table/transactions';
 import { WEBHOOK, webhookCircuitKey, webhookCountKey, webhookKey, webhookPartition } from './keys';
 
 export const webhookEvents = ['delivered', 'open', 'click', 'bounce', 'complaint', 'unsubscribe'] as const;
@@ -68,60 +66,47 @@ export async function addWebhook(
 ): Promise<Webhook | undefined> {
   const id = await nextId(accountId, WEBHOOK);
   const webhook: Webhook = { id, url: input.url, events: input.events, created_at: isoTimestamp() };
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: tableName(),
-              Key: webhookCountKey(accountId),
-              UpdateExpression: 'ADD #count :one, #version :one',
-              ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
-              ExpressionAttributeNames: { '#count': 'count', '#version': 'version' },
-              ExpressionAttributeValues: { ':one': 1, ':limit': limit },
-            },
-          },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: { ...webhookKey(accountId, id), entity: WEBHOOK, ...webhook, user_id: accountId, encrypted_secret: input.encryptedSecret },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
-      }),
-    );
-    return webhook;
-  } catch (error) {
-    // The id is fresh from the counter, so only the count can refuse.
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return undefined;
-    throw error;
-  }
+  const added = await conditionHeld(
+    transactWrite([
+      {
+        Update: {
+          Key: webhookCountKey(accountId),
+          UpdateExpression: 'ADD #count :one, #version :one',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :limit',
+          ExpressionAttributeNames: { '#count': 'count', '#version': 'version' },
+          ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+        },
+      },
+      {
+        Put: {
+          Item: { ...webhookKey(accountId, id), entity: WEBHOOK, ...webhook, user_id: accountId, encrypted_secret: input.encryptedSecret },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]),
+    { action: 0 },
+  );
+  // The id is fresh from the counter, so only the count can refuse.
+  if (!added) return undefined;
+  return webhook;
 }
 
 export async function deleteWebhook(accountId: number, id: number): Promise<void> {
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName: tableName(), Key: webhookKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: webhookCountKey(accountId),
-              UpdateExpression: 'ADD #count :minusOne, #version :one',
-              ExpressionAttributeNames: { '#count': 'count', '#version': 'version' },
-              ExpressionAttributeValues: { ':minusOne': -1, ':one': 1 },
-            },
-          },
-          // Its circuit goes with it, so no probe runs for it; its parked deliveries expire.
-          { Delete: { TableName: tableName(), Key: webhookCircuitKey(accountId, id) } },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new RecordNotFound(WEBHOOK, id);
-    throw error;
-  }
+  const deleted = await conditionHeld(
+    transactWrite([
+      { Delete: { Key: webhookKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        Update: {
+          Key: webhookCountKey(accountId),
+          UpdateExpression: 'ADD #count :minusOne, #version :one',
+          ExpressionAttributeNames: { '#count': 'count', '#version': 'version' },
+          ExpressionAttributeValues: { ':minusOne': -1, ':one': 1 },
+        },
+      },
+      // Its circuit goes with it, so no probe runs for it; its parked deliveries expire.
+      { Delete: { Key: webhookCircuitKey(accountId, id) } },
+    ]),
+    { action: 0 },
+  );
+  if (!deleted) throw new RecordNotFound(WEBHOOK, id);
 }

@@ -10,19 +10,9 @@ import { listAutomationSteps, type AutomationStepSummary } from '../automations/
 import { getAutomationReputationView } from '../automations/reputation-pause';
 import type { ContactRecord } from '../contacts/record';
 import { chunked, inParallel } from '../table/concurrency';
-import {
-  advanceEnrolment,
-  deleteEnrolments,
-  dueEnrolmentsPage,
-  dueShardNumbers,
-  endEnrolment,
-  keepDue,
-  lastDrainedHour,
-  markedDueHours,
-  parkEnrolment,
-  rememberDrainedHour,
-  type Enrolment,
-} from '../automations/enrolments';
+import { advanceEnrolment, deleteEnrolments, endEnrolment, keepDue, parkEnrolment } from '../automations/enrolments';
+import type { Enrolment } from '../automations/enrolment-record';
+import { dueEnrolmentsPage, dueShardNumbers, lastDrainedHour, markedDueHours, rememberDrainedHour } from '../automations/due-index';
 import { RecordNotFound } from '../table/errors';
 import { findCountry } from '../reference-data/repository';
 import { suppressedAmong } from '../suppressions/repository';

@@ -1,51 +1,26 @@
 // Automation enrolments: every table access for them and for the step runner's state. One item per
 // automation and contact (so a contact is enrolled at most once), in one of 16 shards of the
 // automation's enrolment partition (keys.ts); an active enrolment carries gsi1 keys in the due index
-// (hour bucket + shard partition, due time first in the sort key). Enrolments stored before the
+// (due-index.ts). Enrolments stored before the
 // shards stay where they are: each change goes to the item where it was read, and readers of a whole
 // automation read that old partition beside the shards.
-import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { dueShards, hourBucket, indexTime, shardOf } from './buckets';
+import { dueIndexKey } from './due-index';
+import { toEnrolment, type Enrolment, type EnrolmentState } from './enrolment-record';
 import { currentTime, isoTimestamp } from '../time';
 import { batchWriteAll, deleteRequest } from '../table/batch';
-import { db, tableName } from '../table/client';
 import { inParallel } from '../table/concurrency';
 import {
   AUTOMATION_ENROLMENT,
-  automationDueBound,
-  automationDueHourKey,
-  automationDuePartition,
-  automationDueSortKey,
   automationEnrolmentKey,
   automationEnrolmentPartition,
   automationEnrolmentShardPartitions,
   automationKey,
-  automationRunnerStateKey,
   legacyEnrolmentKey,
 } from './keys';
-import type { Key } from '../table/keys';
 import { batchGetAll } from '../table/batch';
-import { getItem, isConditionFailure, queryAll, queryPage, queryPageAfter, type Item } from '../table/records';
+import { conditionHeld, getItem, putItem, queryAll, queryPage, queryPageAfter, updateItem, type Item } from '../table/records';
 import { ShardMerge, pageReadSize } from '../table/shard-merge';
-import { isTransactionCancelled } from '../table/transactions';
-
-/** Why an enrolment ended; `parked` is not an end: its automation was not live when it fell due. */
-export type EnrolmentState = 'active' | 'parked' | 'completed' | 'contact-deleted' | 'unsubscribed' | 'left-target';
-
-export interface Enrolment {
-  accountId: number;
-  automationUtr: string;
-  contactId: number;
-  email: string;
-  /** The id of the last step sent (0 before the first): the next step is the first with a higher id. */
-  lastStepId: number;
-  /** When the next step falls due. */
-  dueAt: Date;
-  state: EnrolmentState;
-  enrolledAt: string;
-  /** The item's key as read: a shard's, or the unsharded partition's for an enrolment stored before. */
-  key: Key;
-}
+import { committed, transactWrite } from '../table/transactions';
 
 /** A contact joining an automation's target. */
 export interface Joiner {
@@ -57,48 +32,6 @@ const writeConcurrency = 16;
 
 /** `automationStatus.live` (repository.ts imports this module, so the value is not imported back). */
 const liveStatus = 1;
-
-/** Hours this container has marked as used in the due index: each is written once per container. */
-const markedHours = new Set<string>();
-
-/**
- * Mark an hour as used in the due index before anything is indexed in it, so the runner reads its
- * shards. Marks are a few bytes, one per hour used (under 9,000 a year), read by range: they stay.
- */
-async function markDueHour(hour: string): Promise<void> {
-  if (markedHours.has(hour)) return;
-  await db().send(new PutCommand({ TableName: tableName(), Item: automationDueHourKey(hour) }));
-  markedHours.add(hour);
-}
-
-/** The due-index keys of an enrolment, its hour marked first. */
-async function dueIndexKey(accountId: number, automationUtr: string, contactId: number, dueAt: Date, now: Date): Promise<{ gsi1pk: string; gsi1sk: string }> {
-  const at = indexTime(dueAt, now);
-  await markDueHour(hourBucket(at));
-  return { gsi1pk: automationDuePartition(hourBucket(at), shardOf(contactId)), gsi1sk: automationDueSortKey(at, accountId, automationUtr, contactId) };
-}
-
-/**
- * The hours between `first` and `last` (both included) that some enrolment was indexed in: one Query.
- * An hour without a mark may still hold enrolments indexed before hours were marked, in its first 4 shards.
- */
-export async function markedDueHours(first: string, last: string): Promise<Set<string>> {
-  return new Set((await queryAll({ partition: automationDueHourKey(first).pk, between: [first, last] })).map((item) => String(item.sk)));
-}
-
-function toEnrolment(item: Item): Enrolment {
-  return {
-    accountId: Number(item.account_id),
-    automationUtr: String(item.automation_utr),
-    contactId: Number(item.contact_id),
-    email: String(item.email),
-    lastStepId: Number(item.last_step_id ?? 0),
-    dueAt: new Date(String(item.due_at)),
-    state: String(item.state) as EnrolmentState,
-    enrolledAt: String(item.enrolled_at),
-    key: { pk: String(item.pk), sk: String(item.sk) },
-  };
-}
 
 /** Every partition an automation's enrolments may be in: its shards, and where they were stored before. */
 function enrolmentPartitions(accountId: number, automationUtr: string): string[] {
@@ -126,30 +59,23 @@ export async function enrolContacts(accountId: number, automationUtr: string, jo
   let created = 0;
   const before = await enrolledBefore(accountId, automationUtr, [...new Set(joiners.map((joiner) => joiner.contactId))]);
   await inParallel(joiners.filter((joiner) => !before.has(joiner.contactId)), writeConcurrency, async (joiner) => {
-    try {
-      await db().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...automationEnrolmentKey(accountId, automationUtr, joiner.contactId),
-            ...(await dueIndexKey(accountId, automationUtr, joiner.contactId, dueAt, now)),
-            entity: AUTOMATION_ENROLMENT,
-            account_id: accountId,
-            automation_utr: automationUtr,
-            contact_id: joiner.contactId,
-            email: joiner.email,
-            last_step_id: 0,
-            due_at: dueAt.toISOString(),
-            state: 'active',
-            enrolled_at: isoTimestamp(now),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      created++;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    const put = putItem({
+      Item: {
+        ...automationEnrolmentKey(accountId, automationUtr, joiner.contactId),
+        ...(await dueIndexKey(accountId, automationUtr, joiner.contactId, dueAt, now)),
+        entity: AUTOMATION_ENROLMENT,
+        account_id: accountId,
+        automation_utr: automationUtr,
+        contact_id: joiner.contactId,
+        email: joiner.email,
+        last_step_id: 0,
+        due_at: dueAt.toISOString(),
+        state: 'active',
+        enrolled_at: isoTimestamp(now),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
+    if (await conditionHeld(put)) created++;
   });
   return created;
 }
@@ -165,30 +91,6 @@ export async function listEnrolments(accountId: number, automationUtr: string): 
   return items.map(toEnrolment).sort((a, b) => a.contactId - b.contactId);
 }
 
-/** One page of the enrolments due by `now` in one hour and shard, oldest due first. */
-export async function dueEnrolmentsPage(
-  hour: string,
-  shard: number,
-  now: Date,
-  cursor?: Record<string, unknown>,
-  limit = 500,
-): Promise<{ enrolments: Enrolment[]; next: Record<string, unknown> | undefined }> {
-  const result = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :partition AND gsi1sk < :bound',
-      ExpressionAttributeValues: { ':partition': automationDuePartition(hour, shard), ':bound': automationDueBound(now) },
-      ExclusiveStartKey: cursor,
-      Limit: limit,
-    }),
-  );
-  return { enrolments: (result.Items ?? []).map(toEnrolment), next: result.LastEvaluatedKey };
-}
-
-/** The shards of a marked hour bucket, for the runner's loop. */
-export const dueShardNumbers: readonly number[] = Array.from({ length: dueShards }, (_, shard) => shard);
-
 /** Only the version of the enrolment the runner read may change: a concurrent runner's change wins. */
 function unchangedCondition(enrolment: Enrolment) {
   return {
@@ -199,22 +101,15 @@ function unchangedCondition(enrolment: Enrolment) {
 
 async function conditionalUpdate(enrolment: Enrolment, update: string, values: Record<string, unknown>): Promise<boolean> {
   const condition = unchangedCondition(enrolment);
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: enrolment.key,
-        UpdateExpression: update,
-        ConditionExpression: condition.ConditionExpression,
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ...condition.values, ...values },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: enrolment.key,
+      UpdateExpression: update,
+      ConditionExpression: condition.ConditionExpression,
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ...condition.values, ...values },
+    }),
+  );
 }
 
 /** Record a step as sent and index the next one; false when another run moved the enrolment first. */
@@ -251,37 +146,27 @@ export async function keepDue(enrolment: Enrolment): Promise<boolean> {
  */
 export async function parkEnrolment(enrolment: Enrolment): Promise<boolean> {
   const condition = unchangedCondition(enrolment);
-  try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            ConditionCheck: {
-              TableName: tableName(),
-              Key: automationKey(enrolment.accountId, enrolment.automationUtr),
-              ConditionExpression: 'attribute_exists(pk) AND #status <> :live',
-              ExpressionAttributeNames: { '#status': 'status' },
-              ExpressionAttributeValues: { ':live': liveStatus },
-            },
-          },
-          {
-            Update: {
-              TableName: tableName(),
-              Key: enrolment.key,
-              UpdateExpression: 'SET #state = :parked REMOVE gsi1pk, gsi1sk',
-              ConditionExpression: condition.ConditionExpression,
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ...condition.values, ':parked': 'parked' },
-            },
-          },
-        ],
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isTransactionCancelled(error)) return false;
-    throw error;
-  }
+  return committed(
+    transactWrite([
+      {
+        ConditionCheck: {
+          Key: automationKey(enrolment.accountId, enrolment.automationUtr),
+          ConditionExpression: 'attribute_exists(pk) AND #status <> :live',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':live': liveStatus },
+        },
+      },
+      {
+        Update: {
+          Key: enrolment.key,
+          UpdateExpression: 'SET #state = :parked REMOVE gsi1pk, gsi1sk',
+          ConditionExpression: condition.ConditionExpression,
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ...condition.values, ':parked': 'parked' },
+        },
+      },
+    ]),
+  );
 }
 
 /**
@@ -327,16 +212,4 @@ export async function deleteEnrolments(accountId: number, automationUtr: string)
     deleted += items.length;
   }
   return deleted;
-}
-
-/** The last hour bucket the runner drained completely, if it ever did. */
-export async function lastDrainedHour(): Promise<string | undefined> {
-  const item = await getItem(automationRunnerStateKey());
-  return typeof item?.last_drained_hour === 'string' ? item.last_drained_hour : undefined;
-}
-
-export async function rememberDrainedHour(hour: string): Promise<void> {
-  await db().send(
-    new PutCommand({ TableName: tableName(), Item: { ...automationRunnerStateKey(), entity: 'automation-runner', last_drained_hour: hour, updated_at: isoTimestamp() } }),
-  );
 }

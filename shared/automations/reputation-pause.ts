@@ -3,11 +3,8 @@
 // are, runner.ts) plus `paused_reason`, set by one conditional write so exactly one caller pauses it
 // (and mails the notice). Setting it live again clears the reason and records the counters it resumed
 // at (`reputation_base`): its rates are judged again on what it mails afterwards.
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { reputationCountsOf, type ReputationCounts } from '../ledger/sendable';
-import { batchGetAll } from '../table/batch';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
+import { conditionHeld, getItem, getItems, updateItem } from '../table/records';
 import { isoTimestamp } from '../time';
 import { automationKey, automationStepUtrKey } from './keys';
 import { automationStatus } from './repository';
@@ -31,23 +28,17 @@ const baseAttribute = 'reputation_base';
  */
 async function complaintsOf(accountId: number, automationUtr: string): Promise<number> {
   const steps = await listAutomationSteps(accountId, automationUtr);
-  const items = await batchGetAll(steps.map((step) => automationStepUtrKey(accountId, step.utr)));
+  const items = await getItems(steps.map((step) => automationStepUtrKey(accountId, step.utr)));
   return items.reduce((sum, item) => sum + Number(item.complaints ?? 0), 0);
 }
 
 /** The automation's status, pause reason and counters; undefined when it is gone or being deleted. */
 export async function getAutomationReputationView(accountId: number, automationUtr: string): Promise<AutomationReputationView | undefined> {
   if (!isUuidUtr(automationUtr)) return undefined;
-  const result = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: automationKey(accountId, automationUtr),
-      ConsistentRead: true,
-      ProjectionExpression: 'pk, #status, closing, total_delivered, total_bounces, #reason, #base',
-      ExpressionAttributeNames: { '#status': 'status', '#reason': reasonAttribute, '#base': baseAttribute },
-    }),
-  );
-  const item = result.Item;
+  const item = await getItem(automationKey(accountId, automationUtr), {
+    consistent: true,
+    projection: ['pk', 'status', 'closing', 'total_delivered', 'total_bounces', reasonAttribute, baseAttribute],
+  });
   if (!item || item.closing !== undefined) return undefined;
   const status = Number(item.status);
   return {
@@ -61,36 +52,22 @@ export async function getAutomationReputationView(accountId: number, automationU
 /** Why a paused automation was paused for its reputation (its details show it); undefined otherwise. */
 export async function reputationPauseReason(accountId: number, automationUtr: string): Promise<string | undefined> {
   if (!isUuidUtr(automationUtr)) return undefined;
-  const result = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: automationKey(accountId, automationUtr),
-      ProjectionExpression: '#status, #reason',
-      ExpressionAttributeNames: { '#status': 'status', '#reason': reasonAttribute },
-    }),
-  );
-  const reason = result.Item?.[reasonAttribute];
-  return Number(result.Item?.status) === automationStatus.paused && typeof reason === 'string' ? reason : undefined;
+  const item = await getItem(automationKey(accountId, automationUtr), { projection: ['status', reasonAttribute] });
+  const reason = item?.[reasonAttribute];
+  return Number(item?.status) === automationStatus.paused && typeof reason === 'string' ? reason : undefined;
 }
 
 /** Pause a live automation, saying why; true for the one caller that paused it. */
 export async function pauseAutomationForReputation(accountId: number, automationUtr: string, reason: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: automationKey(accountId, automationUtr),
-        UpdateExpression: 'SET #status = :paused, #reason = :reason, updated_at = :now',
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closing) AND #status = :live',
-        ExpressionAttributeNames: { '#status': 'status', '#reason': reasonAttribute },
-        ExpressionAttributeValues: { ':paused': automationStatus.paused, ':live': automationStatus.live, ':reason': reason, ':now': isoTimestamp() },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: automationKey(accountId, automationUtr),
+      UpdateExpression: 'SET #status = :paused, #reason = :reason, updated_at = :now',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(closing) AND #status = :live',
+      ExpressionAttributeNames: { '#status': 'status', '#reason': reasonAttribute },
+      ExpressionAttributeValues: { ':paused': automationStatus.paused, ':live': automationStatus.live, ':reason': reason, ':now': isoTimestamp() },
+    }),
+  );
 }
 
 /**
@@ -101,19 +78,14 @@ export async function pauseAutomationForReputation(accountId: number, automation
 export async function clearReputationPause(accountId: number, automationUtr: string): Promise<void> {
   const view = await getAutomationReputationView(accountId, automationUtr);
   if (!view?.pausedReason) return;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: automationKey(accountId, automationUtr),
-        UpdateExpression: 'SET #base = :base REMOVE #reason',
-        ConditionExpression: '#status = :paused AND attribute_exists(#reason)',
-        ExpressionAttributeNames: { '#status': 'status', '#reason': reasonAttribute, '#base': baseAttribute },
-        ExpressionAttributeValues: { ':base': view.counts, ':paused': automationStatus.paused },
-      }),
-    );
-  } catch (error) {
-    // Set live or cleared by another call meanwhile: nothing left to clear.
-    if (!isConditionFailure(error)) throw error;
-  }
+  // Set live or cleared by another call meanwhile: nothing left to clear.
+  await conditionHeld(
+    updateItem({
+      Key: automationKey(accountId, automationUtr),
+      UpdateExpression: 'SET #base = :base REMOVE #reason',
+      ConditionExpression: '#status = :paused AND attribute_exists(#reason)',
+      ExpressionAttributeNames: { '#status': 'status', '#reason': reasonAttribute, '#base': baseAttribute },
+      ExpressionAttributeValues: { ':base': view.counts, ':paused': automationStatus.paused },
+    }),
+  );
 }

@@ -1,9 +1,7 @@
 // Per-step counters of an automation: atomic counters on each step's utr item (the item that finds a
 // step by the utr its mails' send reference carries), so they go when the step goes. The sending
 // pipeline writes them (sendable.ts, for statistics/event-counts.ts); step-statistics.ts reads them for `automations/stats`.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
+import { conditionHeld, updateItem } from '../table/records';
 import { automationStepUtrKey } from './keys';
 import { isUuidUtr } from './steps';
 
@@ -16,20 +14,13 @@ export async function addStepCounts(accountId: number, stepUtr: string, deltas: 
   const changes = stepCounters.filter((name) => deltas[name] !== undefined && deltas[name] !== 0);
   if (changes.length === 0) return true;
   if (!isUuidUtr(stepUtr)) return false;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: automationStepUtrKey(accountId, stepUtr),
-        UpdateExpression: `ADD ${changes.map((_, i) => `#s${i} :s${i}`).join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: Object.fromEntries(changes.map((name, i) => [`#s${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(changes.map((name, i) => [`:s${i}`, deltas[name]])),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: automationStepUtrKey(accountId, stepUtr),
+      UpdateExpression: `ADD ${changes.map((_, i) => `#s${i} :s${i}`).join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.fromEntries(changes.map((name, i) => [`#s${i}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(changes.map((name, i) => [`:s${i}`, deltas[name]])),
+    }),
+  );
 }

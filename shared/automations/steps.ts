@@ -3,16 +3,13 @@
 // per step finds it by its utr alone. A step's design lives in an item of its own (keys.ts), so the
 // step's own item stays small; steps stored before that keep their design inline until upgraded.
 import { randomUUID } from 'node:crypto';
-import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import type { TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { nextId, reserveIds } from '../table/ids';
 import { AUTOMATION_STEP, automationKey, automationStepDesignKey, automationStepKey, automationStepPartition, automationStepUtrKey } from './keys';
 import { queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, getItems, queryAll, queryPage, withoutKeys, type Item } from '../table/records';
-import { isTransactionCancelled, packTransactions } from '../table/transactions';
+import { getItem, getItems, putItem, queryAll, queryPage, withoutKeys, type Item } from '../table/records';
+import { committed, packTransactions, transactWrite, type TransactionAction } from '../table/transactions';
 
 export const waitingTypes = ['instantly', 'days', 'hours'] as const;
 export type WaitingType = (typeof waitingTypes)[number];
@@ -111,12 +108,11 @@ function summaryOf(step: AutomationStep): AutomationStepSummary {
 }
 
 /** The step's item and its utr pointer, both new (its design item is written before them). */
-function stepPuts(accountId: number, owner: StepOwner, step: AutomationStep): TransactionItem[] {
+function stepPuts(accountId: number, owner: StepOwner, step: AutomationStep): TransactionAction[] {
   return [
-    { Put: { TableName: tableName(), Item: stepItem(accountId, owner, summaryOf(step)), ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { Item: stepItem(accountId, owner, summaryOf(step)), ConditionExpression: 'attribute_not_exists(pk)' } },
     {
       Put: {
-        TableName: tableName(),
         Item: { ...automationStepUtrKey(accountId, step.utr), entity: `${AUTOMATION_STEP}-utr`, automation_utr: owner.utr, step_id: step.id },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
@@ -124,12 +120,12 @@ function stepPuts(accountId: number, owner: StepOwner, step: AutomationStep): Tr
   ];
 }
 
-function stepDeletes(accountId: number, automationUtr: string, step: AutomationStepSummary): TransactionItem[] {
+function stepDeletes(accountId: number, automationUtr: string, step: AutomationStepSummary): TransactionAction[] {
   return [
-    { Delete: { TableName: tableName(), Key: automationStepKey(accountId, automationUtr, step.id), ConditionExpression: 'attribute_exists(pk)' } },
-    { Delete: { TableName: tableName(), Key: automationStepUtrKey(accountId, step.utr), ConditionExpression: 'attribute_exists(pk)' } },
+    { Delete: { Key: automationStepKey(accountId, automationUtr, step.id), ConditionExpression: 'attribute_exists(pk)' } },
+    { Delete: { Key: automationStepUtrKey(accountId, step.utr), ConditionExpression: 'attribute_exists(pk)' } },
     // No condition: a step stored with its design inline has no design item.
-    { Delete: { TableName: tableName(), Key: automationStepDesignKey(accountId, automationUtr, step.id) } },
+    { Delete: { Key: automationStepDesignKey(accountId, automationUtr, step.id) } },
   ];
 }
 
@@ -139,7 +135,7 @@ function stepDeletes(accountId: number, automationUtr: string, step: AutomationS
  * is overwritten by nothing and read by nothing (its step id is never handed out again).
  */
 async function putDesign(accountId: number, automationUtr: string, step: AutomationStep): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: designItem(accountId, automationUtr, step) }));
+  await putItem({ Item: designItem(accountId, automationUtr, step) });
 }
 
 /**
@@ -164,10 +160,9 @@ async function withDesigns(accountId: number, automationUtr: string, items: Item
  * Move the automation's `automation_schedule_count` with its steps, in the same transaction. Only an
  * automation that exists and is not being deleted takes new steps, so none is left behind by a delete.
  */
-function stepCountChange(accountId: number, automationUtr: string, delta: number, acceptingSteps: boolean): TransactionItem {
+function stepCountChange(accountId: number, automationUtr: string, delta: number, acceptingSteps: boolean): TransactionAction {
   return {
     Update: {
-      TableName: tableName(),
       Key: automationKey(accountId, automationUtr),
       UpdateExpression: 'ADD #count :delta',
       ConditionExpression: acceptingSteps ? 'attribute_exists(pk) AND attribute_not_exists(#closing)' : 'attribute_exists(pk)',
@@ -177,13 +172,8 @@ function stepCountChange(accountId: number, automationUtr: string, delta: number
   };
 }
 
-async function transact(actions: TransactionItem[], notFound: () => RecordNotFound): Promise<void> {
-  try {
-    await db().send(new TransactWriteCommand({ TransactItems: actions }));
-  } catch (error) {
-    if (isTransactionCancelled(error)) throw notFound();
-    throw error;
-  }
+async function transact(actions: TransactionAction[], notFound: () => RecordNotFound): Promise<void> {
+  if (!(await committed(transactWrite(actions)))) throw notFound();
 }
 
 /** An automation's steps in step order, without their designs (small items: no design is read). */

@@ -4,14 +4,12 @@
 // never mails anyone twice, and marked sent or uncertain once SES answered or did not. Also the marker items that let each statistics event count once per
 // recipient; both live in the recipient's partition.
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { currentTime, isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
-import { db, tableName } from '../table/client';
 import { writeAlone, type ConditionalWrite } from '../table/coalesced-writes';
 import { sendEventMarkerKey, sendLedgerKey } from './keys';
 import { type Key } from '../table/keys';
-import { putNewItem, type Item } from '../table/records';
+import { deleteItem, getItem, putNewItem, type Item } from '../table/records';
 import { encodeSendRef, type SendRef } from './send-ref';
 
 /**
@@ -110,7 +108,7 @@ function claimWrite(ref: SendRef, email: string, holder?: LedgerHolder): { claim
     ...(holder ? { batch_id: holder.batchId, holder_message: holder.messageId, holder_receive: holder.receive } : {}),
     expires_at: expiresAt(),
   };
-  return { claim: { key, claimId }, write: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
+  return { claim: { key, claimId }, write: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
 }
 
 /**
@@ -133,8 +131,8 @@ export async function ledgerEntriesAmong(ref: SendRef, emails: readonly string[]
 
 /** One recipient's entry, strongly consistent; undefined when the ledger does not hold them. */
 export async function readLedgerEntry(ref: SendRef, email: string): Promise<LedgerEntry | undefined> {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: sendLedgerKey(ref.accountId, encodeSendRef(ref), email), ConsistentRead: true }));
-  return result.Item ? entryOf(result.Item) : undefined;
+  const item = await getItem(sendLedgerKey(ref.accountId, encodeSendRef(ref), email), { consistent: true });
+  return item ? entryOf(item) : undefined;
 }
 
 /** Move a claim on from `claimed`, only while it is still that claim; false when it is not any more. */
@@ -145,7 +143,6 @@ function settleClaim(key: Key, claimId: string, state: 'sent' | 'uncertain'): Pr
 function settleWrite(key: Key, claimId: string, state: 'sent' | 'uncertain'): ConditionalWrite {
   return {
     Update: {
-      TableName: tableName(),
       Key: key,
       UpdateExpression: 'SET #state = :state',
       ConditionExpression: 'claim_id = :claimId AND #state = :claimed',
@@ -180,7 +177,6 @@ export function markClaimUncertain(entry: LedgerEntry): Promise<boolean> {
 export function releaseRecipient(claim: LedgerClaim): Promise<boolean> {
   return ledgerWrite({
     Delete: {
-      TableName: tableName(),
       Key: claim.key,
       ConditionExpression: 'claim_id = :claimId AND #state = :claimed',
       ExpressionAttributeNames: { '#state': 'state' },
@@ -201,5 +197,5 @@ export function claimEventMarker(key: Key): Promise<boolean> {
 
 /** Give a marker back when the count it guarded could not be written. */
 export async function releaseEventMarker(key: Key): Promise<void> {
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+  await deleteItem({ Key: key });
 }

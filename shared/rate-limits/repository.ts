@@ -16,7 +16,7 @@ export async function countRequest(key: Key, expiresAt: number, requests = 1): P
 
 /** A window's count so far (0 when nothing was counted): a read, so a caller already at its limit writes nothing. */
 export async function requestsCounted(key: Key): Promise<number> {
-  return Number((await getItem(key, { projection: 'requests' }))?.requests ?? 0);
+  return Number((await getItem(key, { projection: ['requests'] }))?.requests ?? 0);
 }
 
 /** Add one request only while the count is below `limit`; the new count, or undefined when the limit was reached. */

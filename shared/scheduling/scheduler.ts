@@ -7,8 +7,9 @@ import { assertScheduleName, assertValidJob, type ScheduledJob, type SchedulerAd
 
 export { eventTargets, type EventTarget, type ScheduledJob } from './scheduled-job';
 
+// A Lambda bundle never runs locally: its build drops the local adapter (and the table writes only it makes).
 function adapter(): SchedulerAdapter {
-  return config().runtime === 'local' ? localScheduler : awsScheduler;
+  return process.env.LAMBDA_BUNDLE !== 'true' && config().runtime === 'local' ? localScheduler : awsScheduler;
 }
 
 /** Fire `job.target` with `job.payload` at `job.at`; the same name again replaces the earlier job. */

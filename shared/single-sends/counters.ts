@@ -3,13 +3,10 @@
 // never rewrites the send's record nor heats one partition. A send stored before the counters had
 // items of their own keeps the counts its record held (copied to its state item when adopted): they
 // are added to the shards' sum. A deleted send's counts are dropped, never recreated.
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetAll } from '../table/batch';
-import type { TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
 import type { Key } from '../table/keys';
-import { isConditionFailure, type Item } from '../table/records';
-import { cancellationCodes } from '../table/transactions';
+import { getItem, isConditionFailure, updateItem, type Item } from '../table/records';
+import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
 import { counterShards, singleSendCounterKey, singleSendCounterKeys, singleSendKey, singleSendStateKey } from './keys';
 import { singleSendCounterNames, type SingleSendCounter } from './record';
 import { getStateItem, legacyCountsAttribute, readSendState } from './state';
@@ -54,24 +51,16 @@ export async function getSingleSendCounters(accountId: number, utr: string, cons
   const [state, shards] = await Promise.all([getStateItem(accountId, utr, consistent), readCounterShards(accountId, [utr], consistent)]);
   if (state) return countersOf(undefined, state, shards.get(utr) ?? []);
   // A send stored before it had a state item: its counts are on its record (only the counters are read back).
-  const record = await db().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: singleSendKey(accountId, utr),
-      ConsistentRead: consistent,
-      ProjectionExpression: ['pk', ...singleSendCounterNames].map((_, i) => `#c${i}`).join(', '),
-      ExpressionAttributeNames: Object.fromEntries(['pk', ...singleSendCounterNames].map((name, i) => [`#c${i}`, name])),
-    }),
-  );
-  if (!record.Item) return undefined;
-  return countersOf(record.Item, undefined, shards.get(utr) ?? []);
+  const record = await getItem(singleSendKey(accountId, utr), { consistent, projection: ['pk', ...singleSendCounterNames] });
+  if (!record) return undefined;
+  return countersOf(record, undefined, shards.get(utr) ?? []);
 }
 
 function randomShard(): number {
   return Math.floor(Math.random() * counterShards);
 }
 
-function addExpression(counts: Partial<Record<SingleSendCounter, number>>): Pick<NonNullable<TransactionItem['Update']>, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> | undefined {
+function addExpression(counts: Partial<Record<SingleSendCounter, number>>): Pick<NonNullable<TransactionAction['Update']>, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> | undefined {
   const entries = Object.entries(counts).filter(([, by]) => by !== undefined && by !== 0);
   if (entries.length === 0) return undefined;
   return {
@@ -82,11 +71,11 @@ function addExpression(counts: Partial<Record<SingleSendCounter, number>>): Pick
 }
 
 /** The shard a count goes to (random), as a transaction's update; undefined when nothing is counted. */
-export function counterShardUpdate(accountId: number, utr: string, counts: Partial<Record<SingleSendCounter, number>>): (TransactionItem & { Update: object }) | undefined {
+export function counterShardUpdate(accountId: number, utr: string, counts: Partial<Record<SingleSendCounter, number>>): (TransactionAction & { Update: NonNullable<TransactionAction['Update']> }) | undefined {
   const expression = addExpression(counts);
   if (!expression) return undefined;
   // Counting on a deleted send would recreate a ghost item: shards are made with their send (ensureCounterShard).
-  return { Update: { TableName: tableName(), Key: singleSendCounterKey(accountId, utr, randomShard()), ConditionExpression: 'attribute_exists(pk)', ...expression } };
+  return { Update: { Key: singleSendCounterKey(accountId, utr, randomShard()), ConditionExpression: 'attribute_exists(pk)', ...expression } };
 }
 
 function shardItem(utr: string, key: Key): Item & Key {
@@ -94,10 +83,9 @@ function shardItem(utr: string, key: Key): Item & Key {
 }
 
 /** Make every shard of a send that is missing, inside the transaction that starts the send (an existing shard keeps its counts). */
-export function counterShardCreations(accountId: number, utr: string): TransactionItem[] {
+export function counterShardCreations(accountId: number, utr: string): TransactionAction[] {
   return singleSendCounterKeys(accountId, utr).map((key) => ({
     Update: {
-      TableName: tableName(),
       Key: key,
       UpdateExpression: 'SET entity = :entity, utr = :utr',
       ExpressionAttributeValues: { ':entity': entity, ':utr': utr },
@@ -106,8 +94,8 @@ export function counterShardCreations(accountId: number, utr: string): Transacti
 }
 
 /** The deletes of a send's shards, for the transaction that deletes it. */
-export function counterShardDeletes(accountId: number, utr: string): TransactionItem[] {
-  return singleSendCounterKeys(accountId, utr).map((key) => ({ Delete: { TableName: tableName(), Key: key } }));
+export function counterShardDeletes(accountId: number, utr: string): TransactionAction[] {
+  return singleSendCounterKeys(accountId, utr).map((key) => ({ Delete: { Key: key } }));
 }
 
 /**
@@ -117,14 +105,10 @@ export function counterShardDeletes(accountId: number, utr: string): Transaction
 export async function ensureCounterShard(accountId: number, utr: string, key: Key): Promise<boolean> {
   if (!(await readSendState(accountId, utr))) return false;
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { ConditionCheck: { TableName: tableName(), Key: singleSendStateKey(accountId, utr), ConditionExpression: 'attribute_exists(pk)' } },
-          { Put: { TableName: tableName(), Item: shardItem(utr, key), ConditionExpression: 'attribute_not_exists(pk)' } },
-        ],
-      }),
-    );
+    await transactWrite([
+      { ConditionCheck: { Key: singleSendStateKey(accountId, utr), ConditionExpression: 'attribute_exists(pk)' } },
+      { Put: { Item: shardItem(utr, key), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ]);
     return true;
   } catch (error) {
     const codes = cancellationCodes(error);
@@ -141,7 +125,7 @@ export async function addSingleSendCounts(accountId: number, utr: string, counts
   const key = update.Update.Key as Key;
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send(new UpdateCommand(update.Update as ConstructorParameters<typeof UpdateCommand>[0]));
+      await updateItem(update.Update);
       return true;
     } catch (error) {
       const conflict = (error as { name?: string }).name === 'TransactionConflictException';

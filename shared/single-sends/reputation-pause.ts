@@ -3,10 +3,8 @@
 // mails the notice); batches that reach the deliverer while it is paused are parked (parked-batches.ts),
 // unmailed, and queued again by the resume. The resume records the counters it resumed at: the rates are judged
 // again on what the send mails afterwards.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { reputationCountsOf, type ReputationCounts } from '../ledger/sendable';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
+import { conditionHeld, updateItem } from '../table/records';
 import { currentTime } from '../time';
 import { countersOf, readCounterShards } from './counters';
 import { singleSendStateKey } from './keys';
@@ -38,41 +36,27 @@ export async function getReputationView(accountId: number, utr: string): Promise
 export async function pauseForReputation(accountId: number, utr: string, message: string): Promise<boolean> {
   if (!(await readSendState(accountId, utr))) return false;
   const waiting: SendWaiting = { reason: reputationPauseReason, message, since: currentTime().toISOString(), retry_at: null };
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendStateKey(accountId, utr),
-        UpdateExpression: 'SET #waiting = :waiting',
-        ConditionExpression: '#status = :running AND (attribute_not_exists(#waiting) OR #waiting.reason <> :reputation)',
-        ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status' },
-        ExpressionAttributeValues: { ':waiting': waiting, ':running': singleSendStatus.running, ':reputation': reputationPauseReason },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: singleSendStateKey(accountId, utr),
+      UpdateExpression: 'SET #waiting = :waiting',
+      ConditionExpression: '#status = :running AND (attribute_not_exists(#waiting) OR #waiting.reason <> :reputation)',
+      ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status' },
+      ExpressionAttributeValues: { ':waiting': waiting, ':running': singleSendStatus.running, ':reputation': reputationPauseReason },
+    }),
+  );
 }
 
 /** End a running send's pause, recording the counters it resumed at; false when it was not paused. */
 export async function endReputationPause(accountId: number, utr: string, resumedAt: ReputationCounts): Promise<boolean> {
   if (!(await readSendState(accountId, utr))) return false;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: singleSendStateKey(accountId, utr),
-        UpdateExpression: 'SET #base = :base REMOVE #waiting',
-        ConditionExpression: '#status = :running AND #waiting.reason = :reputation',
-        ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status', '#base': baseAttribute },
-        ExpressionAttributeValues: { ':base': resumedAt, ':running': singleSendStatus.running, ':reputation': reputationPauseReason },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: singleSendStateKey(accountId, utr),
+      UpdateExpression: 'SET #base = :base REMOVE #waiting',
+      ConditionExpression: '#status = :running AND #waiting.reason = :reputation',
+      ExpressionAttributeNames: { '#waiting': waitingAttribute, '#status': 'status', '#base': baseAttribute },
+      ExpressionAttributeValues: { ':base': resumedAt, ':running': singleSendStatus.running, ':reputation': reputationPauseReason },
+    }),
+  );
 }

@@ -12,13 +12,11 @@
 // A caller may also hand in writes that must go together (a delivery worker's mark of one recipient
 // and its claim of the next): they always share one request, or go one after another in their order.
 // Transactional writes cost twice the write capacity of plain ones: docs/operations.md.
-import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
-import { conditionHeld } from './records';
-import { actionBytes, cancellationCodes, isTransactionCancelled, transactionLimits, type TransactionItem as TransactItem } from './transactions';
+import { conditionHeld, deleteItem, putItem, updateItem } from './records';
+import { actionBytes, cancellationCodes, isTransactionCancelled, transactionLimits, transactWrite, type TransactionAction } from './transactions';
 
 /** One conditional write, as an action of TransactWriteItems (a Put, an Update or a Delete, with its condition). */
-export type ConditionalWrite = Required<Pick<TransactItem, 'Put'>> | Required<Pick<TransactItem, 'Update'>> | Required<Pick<TransactItem, 'Delete'>>;
+export type ConditionalWrite = Required<Pick<TransactionAction, 'Put'>> | Required<Pick<TransactionAction, 'Update'>> | Required<Pick<TransactionAction, 'Delete'>>;
 
 export interface CoalescingOptions {
   /** Writes in one transaction (DynamoDB takes up to 100, and up to 4 MB of items: a group also closes there). */
@@ -43,9 +41,9 @@ function itemKey(write: ConditionalWrite): string {
 
 /** The write as a plain request of its own (billed as a plain write): true when written, false when its condition failed. */
 export async function writeAlone(write: ConditionalWrite): Promise<boolean> {
-  if ('Put' in write) return conditionHeld(db().send(new PutCommand(write.Put)));
-  if ('Update' in write) return conditionHeld(db().send(new UpdateCommand(write.Update)));
-  return conditionHeld(db().send(new DeleteCommand(write.Delete)));
+  if ('Put' in write) return conditionHeld(putItem(write.Put));
+  if ('Update' in write) return conditionHeld(updateItem(write.Update));
+  return conditionHeld(deleteItem(write.Delete));
 }
 
 function answerAlone(waiting: Waiting): Promise<void> {
@@ -61,7 +59,7 @@ async function writeGroup(group: Unit[]): Promise<void> {
   while (rest.flat().length > 1) {
     const writes = rest.flat();
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: writes.map((waiting) => waiting.write) }));
+      await transactWrite(writes.map((waiting) => waiting.write));
       for (const waiting of writes) waiting.settle(true);
       return;
     } catch (error) {

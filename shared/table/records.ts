@@ -77,15 +77,17 @@ export async function conditionHeld(write: Promise<unknown>, options: { action?:
 
 /**
  * The item at `key`; eventually consistent unless `consistent` (a read that decides a conditional
- * write's expected value); only the attributes of `projection` when given.
+ * write's expected value); only the attributes named in `projection` when given (each is aliased, so
+ * reserved words such as `status` need no care).
  */
-export async function getItem(key: Key, options: { consistent?: boolean; projection?: string } = {}): Promise<Item | undefined> {
+export async function getItem(key: Key, options: { consistent?: boolean; projection?: readonly string[] } = {}): Promise<Item | undefined> {
+  const names = options.projection?.map((name, i) => [`#p${i}`, name] as const);
   const result = await db().send(
     new GetCommand({
       TableName: tableName(),
       Key: key,
       ...(options.consistent ? { ConsistentRead: true } : {}),
-      ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+      ...(names === undefined ? {} : { ProjectionExpression: names.map(([alias]) => alias).join(', '), ExpressionAttributeNames: Object.fromEntries(names) }),
     }),
   );
   return result.Item;

@@ -4,11 +4,9 @@
 // neither use up nor are held back by the verification and summary mails that item also counts. A
 // claim of several places is one conditional UpdateItem ADD, so concurrent requests cannot pass the
 // limit together.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 import { currentTime } from '../time';
-import { db, tableName } from '../table/client';
-import { isConditionFailure } from '../table/records';
+import { conditionHeld, updateItem } from '../table/records';
 import type { Key } from '../table/keys';
 import { SYSTEM_MAIL_BUDGET, systemMailBudgetKey } from '../system-mail/keys';
 
@@ -30,41 +28,30 @@ export async function claimTestMails(accountId: number, count: number): Promise<
   const key = systemMailBudgetKey(accountId, new Date(start));
   const room = config().testMailsPerHour - count;
   if (room < 0) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((end - now.getTime()) / 1000)) };
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET #entity = :entity, #expires = :expires ADD #test :count',
-        ConditionExpression: 'attribute_not_exists(#test) OR #test <= :room',
-        ExpressionAttributeNames: { '#entity': 'entity', '#expires': 'expires_at', '#test': 'test' },
-        // The item expires an hour after its window closes, as the system-mail budget's does.
-        ExpressionAttributeValues: { ':entity': SYSTEM_MAIL_BUDGET, ':expires': Math.floor(end / 1000) + windowMs / 1000, ':count': count, ':room': room },
-      }),
-    );
-    return { allowed: true, claim: { key, count } };
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((end - now.getTime()) / 1000)) };
-  }
+  const claimed = await conditionHeld(
+    updateItem({
+      Key: key,
+      UpdateExpression: 'SET #entity = :entity, #expires = :expires ADD #test :count',
+      ConditionExpression: 'attribute_not_exists(#test) OR #test <= :room',
+      ExpressionAttributeNames: { '#entity': 'entity', '#expires': 'expires_at', '#test': 'test' },
+      // The item expires an hour after its window closes, as the system-mail budget's does.
+      ExpressionAttributeValues: { ':entity': SYSTEM_MAIL_BUDGET, ':expires': Math.floor(end / 1000) + windowMs / 1000, ':count': count, ':room': room },
+    }),
+  );
+  return claimed ? { allowed: true, claim: { key, count } } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((end - now.getTime()) / 1000)) };
 }
 
 /** Give back `count` places of a claim whose mails were not sent. */
 export async function releaseTestMails(claim: TestMailClaim, count: number): Promise<void> {
   if (count <= 0) return;
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: claim.key,
-        UpdateExpression: 'ADD #test :minus',
-        // Only an existing counter: a release never creates an item without its expiry.
-        ConditionExpression: 'attribute_exists(#test)',
-        ExpressionAttributeNames: { '#test': 'test' },
-        ExpressionAttributeValues: { ':minus': -count },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+  await conditionHeld(
+    updateItem({
+      Key: claim.key,
+      UpdateExpression: 'ADD #test :minus',
+      // Only an existing counter: a release never creates an item without its expiry.
+      ConditionExpression: 'attribute_exists(#test)',
+      ExpressionAttributeNames: { '#test': 'test' },
+      ExpressionAttributeValues: { ':minus': -count },
+    }),
+  );
 }

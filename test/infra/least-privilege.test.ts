@@ -15,11 +15,10 @@ interface BundledModule {
   code: string;
 }
 
-// Modules the deployed functions never run: the scheduler adapter of APP_RUNTIME=local (the table
-// stands in for EventBridge Scheduler on a laptop) is chosen only by shared/scheduling/scheduler.ts
-// when the runtime is local, but it is in every bundle that schedules. Likewise the identity stand-in
-// (shared/identities/local-identities.ts), chosen only by shared/identities/identity-port.ts.
-const localOnly = new Set(['shared/scheduling/local-scheduler.ts', 'shared/identities/local-identities.ts']);
+// Modules the deployed functions never run: the identity stand-in (shared/identities/local-identities.ts)
+// is chosen only by shared/identities/identity-port.ts when the runtime is local, but it is in every
+// bundle that manages identities. (The local scheduler is dropped from Lambda bundles by their build.)
+const localOnly = new Set(['shared/identities/local-identities.ts']);
 
 /** A function's bundle: the whole output (imports stay where each module was, under local names) and its modules. */
 interface Bundle {

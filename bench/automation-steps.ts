@@ -11,7 +11,7 @@ import { runDueSteps } from '../shared/automation-runs/runner';
 import { addAutomationStep } from '../shared/automations/steps';
 import { addAutomation, getAutomation, setAutomationLive } from '../shared/automations/repository';
 import { importContactRows } from '../shared/audience/contact-service';
-import type { ImportRow } from '../shared/audience/import-writes';
+import type { ImportRow } from '../shared/audience/import-lookup';
 import { addContactType } from '../shared/contact-types/repository';
 import { forEachContactOfType } from '../shared/contacts/repository';
 import { enrolContacts } from '../shared/automations/enrolments';

@@ -1,7 +1,7 @@
 // What the send scripts set up before a send: an account's contacts imported in chunks of 500 and a
 // confirmed sender, written straight to the table (the setup is not what they measure).
 import { importContactRows } from '../../shared/audience/contact-service';
-import type { ImportRow } from '../../shared/audience/import-writes';
+import type { ImportRow } from '../../shared/audience/import-lookup';
 import { addSender, confirmSenderAddress, type Sender } from '../../shared/senders/repository';
 
 /** Import `emails` into the type, `parallel` chunks of 500 at a time. */

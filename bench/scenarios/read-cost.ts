@@ -6,7 +6,7 @@
 import { createAccount } from '../../shared/accounts/repository';
 import { addContactType } from '../../shared/contact-types/repository';
 import { importContactRows } from '../../shared/audience/contact-service';
-import type { ImportRow } from '../../shared/audience/import-writes';
+import type { ImportRow } from '../../shared/audience/import-lookup';
 import { addSegment } from '../../shared/segments/repository';
 import { nextAudiencePage } from '../../shared/single-send-runs/recipients';
 import { sendingSettings } from '../../shared/delivery/settings';

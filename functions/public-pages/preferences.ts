@@ -1,7 +1,7 @@
 // The unsubscribe preferences page: shows the recipient's state on each displayed group and on the
 // account's global list (GET), and applies the choice a form posts (POST), confirming it.
 import { RecordNotFound } from '../../shared/table/errors';
-import { isGloballyUnsubscribed } from '../../shared/suppressions/repository';
+import { isGloballyUnsubscribed } from '../../shared/suppressions/unsubscribes';
 import { publicOperation } from '../../shared/http/pipeline';
 import { choiceUnavailablePage, confirmationPage, preferencesPage } from './preferences-view';
 import { applyPreference, displayedGroup, preferenceActions, recipientPreferences, type PreferenceAction } from './recipient-choices';

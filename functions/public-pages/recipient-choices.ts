@@ -1,12 +1,6 @@
 // What a recipient can see and change from a link in their mail: their state on each displayed
 // unsubscribe group and on the account's global list, and the changes that count as an unsubscribe.
-import {
-  addGlobalUnsubscribe,
-  addToUnsubscribeGroup,
-  isGloballyUnsubscribed,
-  isInUnsubscribeGroup,
-  removeFromUnsubscribeGroup,
-} from '../../shared/suppressions/repository';
+import { addGlobalUnsubscribe, addToUnsubscribeGroup, isGloballyUnsubscribed, isInUnsubscribeGroup, removeFromUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
 import { listDisplayedUnsubscribeGroups, type UnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import type { RecipientClaims } from '../../shared/public-links/recipient-links';
 import { countRecipientEvent } from './recipient-link';

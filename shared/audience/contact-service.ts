@@ -5,7 +5,8 @@ import { onContactsJoined, onSegmentsJoined } from '../automation-runs/enrolment
 import type { CustomField } from '../custom-fields/repository';
 import { segmentDepartures } from '../segments/departures';
 import { syncContactSegments, syncContactSegmentsBatch } from '../segments/membership';
-import { importContacts, type ImportCounts, type ImportOptions, type ImportRow } from './import-writes';
+import { importContacts, type ImportCounts, type ImportOptions } from './import-writes';
+import type { ImportRow } from './import-lookup';
 import type { ContactRecord } from '../contacts/record';
 import { insertContact, removeContacts, removeContactsOfType, replaceContact, type ContactFields, type CustomValues } from '../contacts/repository';
 

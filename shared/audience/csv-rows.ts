@@ -2,7 +2,7 @@
 // ranges, so an import job can take a file chunk by chunk and get the same rows on every replay.
 import { fieldsByName } from '../contacts/items';
 import type { ImportRows, LinkedRow } from '../contacts/import-rows';
-import type { ImportRow } from './import-writes';
+import type { ImportRow } from './import-lookup';
 import { rowError, type RowError } from '../contacts/import-jobs';
 import { listCustomFields } from '../custom-fields/repository';
 import { findCountry, findCountryByCode } from '../reference-data/repository';

@@ -6,7 +6,8 @@
 // two chunks' writes there is one write of the job's item, not two.
 import { importContactRows } from './contact-service';
 import { ChunkAlreadyDone, checkpointChunk, claimChunk, getImportJob, ImportTypeGone, markImportStatus, type ImportJob, type RowError } from '../contacts/import-jobs';
-import { freshEmails, lookUpImport, type ImportLookup, type ImportRow, type RefusedRow } from './import-writes';
+import { freshEmails, lookUpImport, type ImportLookup, type ImportRow } from './import-lookup';
+import type { RefusedRow } from './import-writes';
 import { ContactTypeUnavailable } from '../contacts/repository';
 import { csvRowReader } from './csv-rows';
 import type { ImportRows } from '../contacts/import-rows';

@@ -1,34 +1,17 @@
-// Writing a CSV import: many contacts of one type upserted by email, in batches, with every new
-// email claimed atomically with its contact and one count change for the whole import.
+// Writing an import (a CSV file's, a JSON upsert's): many contacts of one type upserted by email, in
+// batches, with every new email claimed atomically with its contact and one count change for the whole import.
 import { isoTimestamp } from '../time';
-import { batchGetAll } from '../table/batch';
 import { chunked, inParallel } from '../table/concurrency';
-import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from '../contacts/items';
+import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, type ContactFields } from '../contacts/items';
 import type { ContactRecord } from '../contacts/record';
 import { ContactTypeUnavailable, emailClaim, transact } from '../contacts/repository';
-import { contactTypeClosingAttribute } from '../contact-types/keys';
-import { listCustomFields } from '../custom-fields/repository';
-import { reserveIds } from '../table/ids';
-import { CONTACT, contactEmailKey, contactKey } from '../contacts/keys';
+import { contactEmailKey, contactKey } from '../contacts/keys';
 import { contactTypeKey } from '../contact-types/keys';
-import { type Key } from '../table/keys';
-import { conditionHeld, getItem, putItem, unlessConditionFails, updateItem, type Item } from '../table/records';
+import { conditionHeld, putItem, unlessConditionFails, updateItem } from '../table/records';
 import type { ContactChange } from '../segments/membership';
 import { cancellationCodes, packTransactions, type TransactionAction } from '../table/transactions';
 import { format, messages } from '../validation';
-
-/** One valid row: its line in the file (a JSON upsert's: its index), its fields and custom values. */
-export interface ImportRow {
-  line: number;
-  fields: ContactFields;
-  customValues: CustomValues;
-  /**
-   * The standard fields this row gives, when it says for itself (a JSON contact, unlike a file's row
-   * whose columns are the file's): they replace the file's columns on update, and a row that leaves
-   * out `country` only updates, as a new contact needs one.
-   */
-  given?: ReadonlySet<string>;
-}
+import { canCreate, concurrency, existingByEmail, lookUpImport, typeIsOpen, type ImportLookup, type ImportRow } from './import-lookup';
 
 /** A row refused while writing: its line, the field its message is about (as `contacts/add` keys it) and the message. */
 export interface RefusedRow {
@@ -51,23 +34,6 @@ export interface ImportResult extends ImportCounts {
   created: ContactRecord[];
 }
 
-/**
- * What an import reads before it writes rows: the custom fields, the contacts that already hold the
- * rows' emails, and whether the type is open. Made by `lookUpImport`; an import job makes its next
- * chunk's while the current chunk writes, so the store is not idle while it reads.
- */
-export interface ImportLookup {
-  /** The rows looked up (the same array the write is given). */
-  rows: ImportRow[];
-  fields: ReturnType<typeof fieldsByName>;
-  /** The type's contacts holding the rows' emails, by lower-cased email. */
-  existing: Map<string, ContactRecord>;
-  /** Whether the type existed and was not closing when looked up (the write checks again after). */
-  open: boolean;
-  /** The first of the ids reserved for the rows not in `existing` (0 when none). */
-  firstId: number;
-}
-
 export interface ImportOptions {
   /** The rows' lookup, made ahead (`lookUpImport` of the same rows); made here when absent. */
   lookup?: ImportLookup;
@@ -81,20 +47,8 @@ export interface ImportOptions {
   deferCount?: boolean;
 }
 
-/** Whether a row the type does not hold may create a contact: a new contact needs a country. */
-function canCreate(row: ImportRow): boolean {
-  return !row.given || row.given.has('country');
-}
-
 /** Contacts removed per transaction: each is two deletes, 100 actions in all. */
 const newPerTransaction = 50;
-/** Requests in flight at once: fast, without tripping on-demand throttling of a cold table. */
-const concurrency = 16;
-
-/** Items at many keys (missing ones are absent), strongly consistent. */
-function getMany(keys: Key[]): Promise<Item[]> {
-  return batchGetAll(keys, { consistentRead: true, concurrency });
-}
 
 /** The row a contact changed or deleted by another request since the lookup gets: it is left as that request made it. */
 export const changedMeanwhileMessage = 'The contact was changed or deleted while the file was imported; import this row again.';
@@ -119,29 +73,6 @@ async function putUnchanged<T extends { before: ContactRecord; after: ContactRec
     (unchanged ? written : changed).push(update);
   });
   return { written, changed };
-}
-
-/** The email claims of these emails in the type (missing ones are absent). */
-function claimsOf(accountId: number, contactTypeId: number, emails: string[]): Promise<Item[]> {
-  return getMany(emails.map((email) => contactEmailKey(accountId, contactTypeId, email)));
-}
-
-/** The lower-cased emails among these that the type holds (their claims exist). */
-export async function heldEmails(accountId: number, contactTypeId: number, emails: string[]): Promise<Set<string>> {
-  if (emails.length === 0) return new Set();
-  return new Set((await claimsOf(accountId, contactTypeId, emails)).map((claim) => String(claim.sk)));
-}
-
-/** The contacts that already hold these emails in the type, by lower-cased email (`claims`: their claims, when already read). */
-async function existingByEmail(accountId: number, contactTypeId: number, emails: string[], fields: ReturnType<typeof fieldsByName>, claims?: Item[]): Promise<Map<string, ContactRecord>> {
-  claims ??= await claimsOf(accountId, contactTypeId, emails);
-  const contacts = await getMany(claims.map((claim) => contactKey(accountId, Number(claim.contact_id))));
-  const byEmail = new Map<string, ContactRecord>();
-  for (const item of contacts) {
-    const contact = toContactRecord(item, fields);
-    if (contact.contact_type_id === contactTypeId) byEmail.set(contact.email.toLowerCase(), contact);
-  }
-  return byEmail;
 }
 
 /**
@@ -174,12 +105,6 @@ async function createMany(records: { row: ImportRow; record: ContactRecord }[], 
   return { created, claimedMeanwhile };
 }
 
-/** Whether contacts may join the type: it exists and is not being deleted. */
-async function typeIsOpen(accountId: number, contactTypeId: number): Promise<boolean> {
-  const type = await getItem(contactTypeKey(accountId, contactTypeId));
-  return type !== undefined && type[contactTypeClosingAttribute] === undefined;
-}
-
 /** Remove what an import wrote when its type began closing meanwhile, so no contact outlives the type. */
 async function removeWritten(accountId: number, records: ContactRecord[]): Promise<void> {
   await inParallel(chunked(records, newPerTransaction), concurrency, (group) =>
@@ -205,28 +130,6 @@ function updatedRecord(before: ContactRecord, row: ImportRow, fileColumns: Reado
  * updates that contact, a new one creates a contact. `columns` names the standard columns the
  * file has. Keeps the type's count with one update and segment membership with one batch call.
  */
-export async function lookUpImport(accountId: number, contactTypeId: number, rows: ImportRow[], knownFields?: ReturnType<typeof fieldsByName>): Promise<ImportLookup> {
-  // Independent reads, one round trip of latency: the custom fields (unless the caller read them:
-  // an import job reads its rows and writes them with the same), the email claims, and the type
-  // (checked before and after the writes, not inside each transaction, where every group would
-  // contend for the type's item: contacts written while the type began closing are removed again).
-  const [claims, fields, open] = await Promise.all([
-    claimsOf(accountId, contactTypeId, rows.map((row) => row.fields.email)),
-    knownFields ?? listCustomFields(accountId).then((customFields) => fieldsByName(customFields)),
-    typeIsOpen(accountId, contactTypeId),
-  ]);
-  const existing = await existingByEmail(accountId, contactTypeId, [], fields, claims);
-  const freshCount = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()) && canCreate(row)).length;
-  // Reserved with the lookup: a lookup not used, or a type found closing, only leaves a gap in the ids.
-  const firstId = open && freshCount > 0 ? await reserveIds(accountId, CONTACT, freshCount) : 0;
-  return { rows, fields, existing, open, firstId };
-}
-
-/** The lower-cased emails of a lookup's rows that the type does not hold: the rows the import will try to create. */
-export function freshEmails(lookup: ImportLookup): string[] {
-  return lookup.rows.filter((row) => !lookup.existing.has(row.fields.email.toLowerCase()) && canCreate(row)).map((row) => row.fields.email.toLowerCase());
-}
-
 export async function importContacts(
   accountId: number,
   contactTypeId: number,

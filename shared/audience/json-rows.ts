@@ -9,7 +9,7 @@ import { listCustomFields } from '../custom-fields/repository';
 import { findCountry } from '../reference-data/repository';
 import { ValidationError, type FieldErrors } from '../errors';
 import { format, messages } from '../validation';
-import { heldEmails } from './import-writes';
+import { heldEmails } from './import-lookup';
 import { linkedRangeReader, type RowResult } from './csv-rows';
 import type { RowSource } from './import-runner';
 

@@ -5,16 +5,15 @@
 // time runs out stops at a recipient boundary: what it mailed is moved on and counted, everyone
 // else stays due, unclaimed, for the next run. A step whose sender is not verified is never mailed:
 // its enrolments stay due until the sender is verified again.
-import { getAutomation, automationStatus, exitCriteria, type Automation, type AutomationTarget } from '../automations/repository';
-import { listAutomationSteps, type AutomationStepSummary } from '../automations/steps';
+import { automationStatus, exitCriteria, type Automation, type AutomationTarget } from '../automations/repository';
+import type { AutomationStepSummary } from '../automations/steps';
+import { RunCache } from './run-cache';
 import { getAutomationReputationView } from '../automations/reputation-pause';
 import type { ContactRecord } from '../contacts/record';
 import { chunked, inParallel } from '../table/concurrency';
 import { advanceEnrolment, deleteEnrolments, endEnrolment, keepDue, parkEnrolment } from '../automations/enrolments';
 import type { Enrolment } from '../automations/enrolment-record';
 import { dueEnrolmentsPage, dueShardNumbers, lastDrainedHour, markedDueHours, rememberDrainedHour } from '../automations/due-index';
-import { RecordNotFound } from '../table/errors';
-import { findCountry } from '../reference-data/repository';
 import { suppressedAmong } from '../suppressions/repository';
 import { describeError, log } from '../log';
 import { deliverToRecipients, watchForPause } from '../delivery/deliver';
@@ -24,8 +23,8 @@ import type { SendRef } from '../ledger/send-ref';
 import { currentTime } from '../time';
 import { bucketsToDrain, drainedThrough, dueAfter, legacyDueShards } from '../automations/buckets';
 import { currentContacts, stillInTarget } from './members';
-import { automationGroupId, stepContent, type StepMail } from './step-content';
-import { ensureAccountTenant, type AccountTenant } from '../tenancy/tenant-service';
+import { automationGroupId, type StepMail } from './step-content';
+import type { AccountTenant } from '../tenancy/tenant-service';
 import { contentUnderTenant, tenantPausedReason } from '../send-gates/tenant-gate-service';
 
 export interface RunSummary {
@@ -73,59 +72,6 @@ const writeConcurrency = 16;
 /** Bucket partitions (hour x shard) read at once. */
 const parallelPartitions = 16;
 const legacyDueShardNumbers = Array.from({ length: legacyDueShards }, (_, shard) => shard);
-
-/** What one run reads once and reuses: automations, their steps, step contents, country names. */
-class RunCache {
-  private automations = new Map<string, Promise<Automation | undefined>>();
-  private steps = new Map<string, Promise<AutomationStepSummary[]>>();
-  private contents = new Map<string, Promise<StepMail>>();
-  private countries = new Map<string, Promise<string | undefined>>();
-  private tenants = new Map<number, Promise<AccountTenant | undefined>>();
-
-  /** The account's SES tenant, made when missing and its status read once per run. */
-  tenant(accountId: number): Promise<AccountTenant | undefined> {
-    let found = this.tenants.get(accountId);
-    if (!found) this.tenants.set(accountId, (found = ensureAccountTenant(accountId)));
-    return found;
-  }
-
-  automation(accountId: number, utr: string): Promise<Automation | undefined> {
-    const key = `${accountId}#${utr}`;
-    let found = this.automations.get(key);
-    if (!found) {
-      found = getAutomation(accountId, utr).catch((error: unknown) => {
-        if (error instanceof RecordNotFound) return undefined;
-        throw error;
-      });
-      this.automations.set(key, found);
-    }
-    return found;
-  }
-
-  stepsOf(accountId: number, utr: string): Promise<AutomationStepSummary[]> {
-    const key = `${accountId}#${utr}`;
-    let found = this.steps.get(key);
-    if (!found) this.steps.set(key, (found = listAutomationSteps(accountId, utr)));
-    return found;
-  }
-
-  /** The step's mail and its sender's verification, read once per step per run. */
-  content(accountId: number, automation: Automation, step: AutomationStepSummary): Promise<StepMail> {
-    const key = `${accountId}#${step.utr}`;
-    let found = this.contents.get(key);
-    if (!found) this.contents.set(key, (found = stepContent(accountId, automation, step)));
-    return found;
-  }
-
-  countryName(id: string): Promise<string | undefined> {
-    let found = this.countries.get(id);
-    if (!found) {
-      found = /^\d+$/.test(id) ? findCountry(Number(id)).then((country) => country?.name).catch(() => undefined) : Promise.resolve(undefined);
-      this.countries.set(id, found);
-    }
-    return found;
-  }
-}
 
 function emptySummary(): RunSummary {
   return { due: 0, sent: 0, advanced: 0, ended: 0, parked: 0, keptDue: 0, complete: true };

@@ -1,12 +1,14 @@
 // The queue port on the laptop: an in-process queue that calls the consumer with a real SQSEvent and
-// keeps the deployed queue's rules: each queue's batch size, DelaySeconds, partial batch failure, redelivery
-// after a delay, dead-letter after maxReceiveCount receives. Given a directory (the local stack gives one under
-// DATA_DIR), each queue keeps its messages in a journal there (local-queue-journal.ts): a message is
-// on disk before the sender is answered and removed only once its consumer succeeded, so after a crash
-// the messages that were waiting or in flight are delivered again, receive counts kept, as SQS would.
-// Without one, messages live in memory and a restart drops them.
+// keeps the deployed queue's rules: each queue's batch size, DelaySeconds, partial batch failure,
+// redelivery after a delay, dead-letter after maxReceiveCount receives. Given a directory (the local
+// stack gives one under DATA_DIR), each queue keeps its messages in a journal there
+// (local-queue-journal.ts): a message is on disk before the sender is answered and removed only once
+// its consumer succeeded, so after a crash the messages that were waiting or in flight are delivered
+// again, receive counts kept, as SQS would. Without one, messages live in memory and a restart drops them.
 // Like an SQS fair queue, messages carry a message group (the account), and the groups with the fewest
 // messages in flight are served first (fair-groups.ts).
+// Over 300 lines on purpose: every rule above reads and writes one queue's state (waiting, in flight,
+// receive counts, timers), kept in one class so no rule can see it half-changed.
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { standIn } from '../aws-call-watch';

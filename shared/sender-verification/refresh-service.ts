@@ -12,7 +12,7 @@ import { describeError, log } from '../log';
 import { countMetric } from '../metrics';
 import { ControlPlaneBusyError } from '../rate-limits/ses-control';
 import { RecordNotFound } from '../table/errors';
-import { expiredSendersPage, pendingSendersPage } from '../senders/repository';
+import { expiredSendersPage, pendingSendersPage } from '../senders/pending-index';
 import { expireSenderVerification, refreshSenderVerification } from './address-service';
 import { pendingDomainsPage } from '../identities/domain-repository';
 import { refreshSenderDomain } from './domain-service';

@@ -6,8 +6,8 @@ import { nextId } from '../table/ids';
 import { SENDER, senderKey, senderPartition } from './keys';
 import { type Key } from '../table/keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { deleteExistingItem, getItem, putNewItem, queryPageAfter, unlessConditionFails, updateItem, withoutKeys, type Item } from '../table/records';
-import { pendingIndexKeys, pendingIndexPartition } from '../identities/keys';
+import { deleteExistingItem, getItem, putNewItem, unlessConditionFails, updateItem, withoutKeys, type Item } from '../table/records';
+import { pendingIndexKeys } from '../identities/keys';
 
 /** What a client sets on save and update; optional fields not given are null. */
 export interface SenderInput {
@@ -268,37 +268,6 @@ export async function listSenderVerificationsPage(accountId: number, page: PageR
     is_verified: item.is_verified === 1 ? 1 : 0,
     verified_by: item.verified_by === 'domain' ? 'domain' : 'address',
   }));
-}
-
-/** A sender in the periodic check's index. */
-export interface PendingSender {
-  accountId: number;
-  senderId: number;
-  /** The entry's position in the index: the next read starts after it. */
-  position: string;
-}
-
-/**
- * One page of the unverified senders whose address was registered after `since` (an ISO time), oldest
- * first, from just after `after` (a position of the previous page). One Query on gsi1: never a Scan.
- */
-export async function pendingSendersPage(since: string, after: string | undefined, limit: number): Promise<{ entries: PendingSender[]; last: boolean }> {
-  const page = await queryPageAfter({ partition: pendingIndexPartition('sender'), index: 'gsi1', after: after ?? since, limit });
-  const entries = page.items.map((item) => ({ accountId: Number(item.user_id), senderId: Number(item.id), position: String(item.gsi1sk) }));
-  return { entries, last: page.next === undefined };
-}
-
-/**
- * One page of the unverified senders whose address was registered before `before` (an ISO time), oldest
- * first, from just after `after`: those SES's link no longer verifies. `last` once the page reaches
- * `before` or the index's end. One Query on gsi1.
- */
-export async function expiredSendersPage(before: string, after: string | undefined, limit: number): Promise<{ entries: PendingSender[]; last: boolean }> {
-  const page = await queryPageAfter({ partition: pendingIndexPartition('sender'), index: 'gsi1', ...(after ? { after } : {}), limit });
-  const entries = page.items
-    .filter((item) => String(item.gsi1sk) < before)
-    .map((item) => ({ accountId: Number(item.user_id), senderId: Number(item.id), position: String(item.gsi1sk) }));
-  return { entries, last: page.next === undefined || entries.length < page.items.length };
 }
 
 /**

@@ -1,6 +1,7 @@
 // The sending pipeline's view of a single send: reading it for dispatch and delivery, the status
-// moves 1 -> 2 -> 3 on its state item (4 is stall-watch.ts's; the statistics counters are counters.ts's), and the dispatch progress item (cursor, fan-out and
-// settlement counts) that lets a large send resume and tells the last settling step it is the last.
+// moves 1 -> 2 -> 3 on its state item (4 is stall-watch.ts's; the statistics counters are
+// counters.ts's), and the dispatch progress item (cursor, fan-out and settlement counts) that lets a
+// large send resume and tells the last settling step it is the last.
 // Each page and settled batch also moves the send's entry in the stall watch (stall-watch.ts).
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import { deliveryBatchKey } from '../ledger/keys';
@@ -10,7 +11,7 @@ import { conditionHeld, getItem, updateItem } from '../table/records';
 import { dispatchAtAttribute, singleSendStatus, waitingAttribute, toSingleSend, type SingleSend } from './record';
 import { counterShardCreations, counterShardUpdate, countersOf, ensureCounterShard, readCounterShards, type SingleSendCounter } from './counters';
 import { readSendState, versionAttribute, withState } from './state';
-import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
+import { transactUnlessRefused, type TransactionAction } from '../table/transactions';
 
 /** A single send as the pipeline reads it, with the time its scheduler job is due (absent for a draft). */
 export interface SendingSingleSend extends SingleSend {
@@ -55,8 +56,6 @@ function expiresAt(): number {
   return Math.floor(currentTime().getTime() / 1000) + retentionSeconds;
 }
 
-const maxConflictRetries = 8;
-
 /** The attributes a page or a settled batch sets: the send progressed now (the watch entry moves, stall count resets). */
 function progressedNow(accountId: number, utr: string): { expression: string; values: Record<string, unknown> } {
   const now = currentTime();
@@ -65,23 +64,6 @@ function progressedNow(accountId: number, utr: string): { expression: string; va
     expression: 'progress_at = :progressAt, gsi1sk = :heard, stall_resumes = :noResumes',
     values: { ':progressAt': now.toISOString(), ':heard': stallWatchSortKey(now, accountId, utr), ':noResumes': 0 },
   };
-}
-
-/** Run a transaction; a refusal by a condition comes back as the per-action codes. */
-async function transact(actions: TransactionAction[]): Promise<{ ok: true } | { ok: false; codes: string[] }> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await transactWrite(actions);
-      return { ok: true };
-    } catch (error) {
-      const codes = cancellationCodes(error);
-      if (!codes) throw error;
-      if (codes.includes('ConditionalCheckFailed')) return { ok: false, codes };
-      // Deliveries settling into one dispatch item meet each other's transactions: not a refusal, retry.
-      if (attempt >= maxConflictRetries) throw error;
-      await new Promise((resume) => setTimeout(resume, Math.min(500, 10 * 2 ** attempt + Math.random() * 20)));
-    }
-  }
 }
 
 /**
@@ -117,7 +99,7 @@ export async function singleSendExists(accountId: number, utr: string): Promise<
 export async function startDispatch(accountId: number, utr: string): Promise<boolean> {
   // A send stored before the state had its own item adopts one first.
   if (!(await readSendState(accountId, utr))) return false;
-  const outcome = await transact([
+  const outcome = await transactUnlessRefused([
     {
       Update: {
         Key: singleSendStateKey(accountId, utr),
@@ -261,7 +243,7 @@ export async function settleDeliveryBatch(
   const counting = counterShardUpdate(accountId, utr, statistics);
   if (counting) actions.push(counting);
   for (;;) {
-    const result = await transact(actions);
+    const result = await transactUnlessRefused(actions);
     if (result.ok) return true;
     // Only the counters' shard was missing (a send started before its counters were sharded): made, and settled again.
     const onlyShard = counting !== undefined && result.codes.every((code, index) => (index === actions.length - 1 ? code === 'ConditionalCheckFailed' : code === 'None'));
@@ -277,7 +259,7 @@ export async function settleDeliveryBatch(
 export async function completeIfSettled(accountId: number, utr: string): Promise<DispatchState | undefined> {
   if (!(await readSendState(accountId, utr))) return undefined;
   const now = currentTime();
-  const result = await transact([
+  const result = await transactUnlessRefused([
     {
       Update: {
         Key: singleSendDispatchKey(accountId, utr),

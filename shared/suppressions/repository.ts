@@ -255,38 +255,11 @@ export async function deleteSuppressionEntries(accountId: number, kind: Suppress
   });
 }
 
-// The lookups and writes other parts of the service call (sending, the unsubscribe page, SES events).
-
-/** Whether the account has unsubscribed this address from all its mail. */
-export function isGloballyUnsubscribed(accountId: number, email: string): Promise<boolean> {
-  return isSuppressed({ accountId, groupId: null }, email);
-}
-
-/** Whether this address is in the account's unsubscribe group. */
-export function isInUnsubscribeGroup(accountId: number, groupId: number, email: string): Promise<boolean> {
-  return isSuppressed({ accountId, groupId }, email);
-}
-
-/** The addresses (lower-cased) among `addresses` on the account's global list. */
-export function globallyUnsubscribedAmong(accountId: number, addresses: readonly string[]): Promise<Set<string>> {
-  return suppressedAmong(accountId, addresses);
-}
-
 /** The addresses (lower-cased) among `addresses` in the group (the global list is not consulted). */
 export async function inUnsubscribeGroupAmong(accountId: number, groupId: number, addresses: readonly string[]): Promise<Set<string>> {
   const distinct = [...distinctAddresses(addresses).keys()];
   const items = await existingAddressItems(distinct.map((address) => addressKey(accountId, groupId, address)));
   return new Set(items.map((item) => String(item.email_address).toLowerCase()));
-}
-
-/** Unsubscribe an address from all the account's mail; idempotent. True when it was not listed before. */
-export async function addGlobalUnsubscribe(accountId: number, email: string): Promise<boolean> {
-  return (await addToSuppressionList({ accountId, groupId: null }, [email])).length > 0;
-}
-
-/** Put an address in an unsubscribe group; idempotent. True when it was not in the group before. */
-export async function addToUnsubscribeGroup(accountId: number, groupId: number, email: string): Promise<boolean> {
-  return (await addToSuppressionList({ accountId, groupId }, [email])).length > 0;
 }
 
 /**
@@ -304,9 +277,4 @@ export async function removeFromSuppressionList(list: SuppressionList, email: st
   ];
   // False when removed by a concurrent request (or the group deleted) between the read and the write.
   return committed(transactWrite(actions));
-}
-
-/** Take an address out of an unsubscribe group, so the group's mail reaches it again; idempotent. */
-export function removeFromUnsubscribeGroup(accountId: number, groupId: number, email: string): Promise<boolean> {
-  return removeFromSuppressionList({ accountId, groupId }, email);
 }

@@ -132,3 +132,25 @@ export async function committed(transaction: Promise<unknown>): Promise<boolean>
     throw error;
   }
 }
+
+const maxConflictRetries = 8;
+
+/**
+ * Run a transaction whose conditions may refuse it: a refusal comes back as the per-action codes.
+ * A cancellation with no failed condition (writers meeting on one item, e.g. deliveries settling into
+ * one dispatch item) is not a refusal: it is retried with backoff a few times.
+ */
+export async function transactUnlessRefused(actions: readonly TransactionAction[]): Promise<{ ok: true } | { ok: false; codes: string[] }> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await transactWrite(actions);
+      return { ok: true };
+    } catch (error) {
+      const codes = cancellationCodes(error);
+      if (!codes) throw error;
+      if (codes.includes('ConditionalCheckFailed')) return { ok: false, codes };
+      if (attempt >= maxConflictRetries) throw error;
+      await new Promise((resume) => setTimeout(resume, Math.min(500, 10 * 2 ** attempt + Math.random() * 20)));
+    }
+  }
+}

@@ -7,7 +7,7 @@ import { getStoreReadonly } from 'aws-ses-v2-local/dist/store';
 import { createAccount, type NewAccount } from '../../shared/accounts/repository';
 import { addContactType } from '../../shared/contact-types/repository';
 import { importContactRows } from '../../shared/audience/contact-service';
-import type { ImportRow } from '../../shared/audience/import-writes';
+import type { ImportRow } from '../../shared/audience/import-lookup';
 import { confirmSenderAddress } from '../../shared/senders/repository';
 import { registerLocalConsumer } from '../../shared/queue/local-queue';
 import { functionConsumer } from '../../infra/local/queue-consumers';

@@ -5,7 +5,7 @@ import { runDueSteps } from '../../shared/automation-runs/runner';
 import { addContactType } from '../../shared/contact-types/repository';
 import { addSegment } from '../../shared/segments/repository';
 import { enrolContacts, getEnrolment, listEnrolments } from '../../shared/automations/enrolments';
-import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/repository';
+import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
 import { addStep, automationWorld, call, createAutomation, detailsOf, listOf, type AutomationWorld } from '../support/automations';
 import { callContacts, listContacts } from '../support/contacts';
 import { multipart } from '../support/events';

@@ -5,7 +5,7 @@
 import { GetCommand, PutCommand, DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { contactTypeKey } from '../../shared/contact-types/keys';
 import { importContactRows, updateContact } from '../../shared/audience/contact-service';
-import type { ImportRow } from '../../shared/audience/import-writes';
+import type { ImportRow } from '../../shared/audience/import-lookup';
 import { removeContacts, type ContactFields } from '../../shared/contacts/repository';
 import { segmentDepartures } from '../../shared/segments/departures';
 import { db, tableName } from '../../shared/table/client';

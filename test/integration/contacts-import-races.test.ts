@@ -3,7 +3,7 @@
 // The race is made deterministic with the import's own hook, which runs after the lookup and before
 // any write.
 import { addContact, deleteContact, importContactRows, updateContact } from '../../shared/audience/contact-service';
-import type { ImportRow } from '../../shared/audience/import-writes';
+import type { ImportRow } from '../../shared/audience/import-lookup';
 import { getContact, type ContactFields } from '../../shared/contacts/repository';
 import { findCountryByCode, seedReferenceData } from '../../shared/reference-data/repository';
 import { RecordNotFound } from '../../shared/table/errors';

@@ -4,7 +4,7 @@
 // readers, old-format list cursors, the email claim within a type, and the contact-type cascade.
 import { signToken } from '../../shared/signed-token';
 import { importContactRows } from '../../shared/audience/contact-service';
-import type { ImportRow } from '../../shared/audience/import-writes';
+import type { ImportRow } from '../../shared/audience/import-lookup';
 import { ContactEmailTaken, contactsOfTypePage, forEachContactOfType, type ContactFields } from '../../shared/contacts/repository';
 import { addContact, deleteContacts } from '../../shared/audience/contact-service';
 import { contactEmailKey, contactPartition, contactShardPartition, contactShards, contactsOfTypeShardPartition } from '../../shared/contacts/keys';

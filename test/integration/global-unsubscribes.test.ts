@@ -1,11 +1,7 @@
 // Global unsubscribes through the Lambda handler on DynamoDB Local: every operation's exact bodies,
 // one stored entry per address, and the lookups other parts of the service use.
 import { handler } from '../../functions/global-unsubscribes/handler';
-import {
-  addGlobalUnsubscribe,
-  globallyUnsubscribedAmong,
-  isGloballyUnsubscribed,
-} from '../../shared/suppressions/repository';
+import { addGlobalUnsubscribe, globallyUnsubscribedAmong, isGloballyUnsubscribed } from '../../shared/suppressions/unsubscribes';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, json, type Keys, multipart, timestampPattern, urlencoded } from '../support/events';
 import { expectFiveItemsToPage, type ListCall } from '../support/paging';

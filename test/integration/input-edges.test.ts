@@ -11,7 +11,7 @@ import { handler as publicPages } from '../../functions/public-pages/handler';
 import { handler as templates } from '../../functions/templates/handler';
 import { startGateway, type Gateway } from '../../infra/local/gateway';
 import { formLimits } from '../../shared/http/form-keys';
-import { isGloballyUnsubscribed, isInUnsubscribeGroup } from '../../shared/suppressions/repository';
+import { isGloballyUnsubscribed, isInUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, handlerCaller, multipart, parsed, type Body, type Keys } from '../support/events';
 import { newGroup, recipientToken, storedSingleSend } from '../support/recipient-pages';

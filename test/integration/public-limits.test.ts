@@ -6,7 +6,7 @@ import { resetConfig } from '../../shared/config';
 import { getItem } from '../../shared/table/records';
 import { sendEventMarkerKey } from '../../shared/ledger/keys';
 import { encodeSendRef } from '../../shared/ledger/send-ref';
-import { isGloballyUnsubscribed } from '../../shared/suppressions/repository';
+import { isGloballyUnsubscribed } from '../../shared/suppressions/unsubscribes';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
 import { expectHtmlPage, oneClick, openPage, recipientToken, sendStatistics, storedSingleSend } from '../support/recipient-pages';

@@ -1,6 +1,7 @@
 // The unsubscribe preferences page through the public-pages handler: what it lists and shows, what
 // each form choice changes (group, rejoin, everything), the unsubscribe count, and refused requests.
-import { addGlobalUnsubscribe, addToUnsubscribeGroup, isGloballyUnsubscribed, isInUnsubscribeGroup, listSuppressionList } from '../../shared/suppressions/repository';
+import { listSuppressionList } from '../../shared/suppressions/repository';
+import { addGlobalUnsubscribe, addToUnsubscribeGroup, isGloballyUnsubscribed, isInUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
 import { listUnsubscribeGroups } from '../../shared/suppressions/unsubscribe-groups';
 import { newAccount } from '../support/accounts';
 import {

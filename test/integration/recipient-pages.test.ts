@@ -1,7 +1,8 @@
 // The open pixel and the RFC 8058 one-click unsubscribe, through the public-pages handler: exact
 // image bytes and headers whatever the token, opens counted (unique once, total at most hourly), and a
 // one-click POST that leaves the send's group (or everything) once, however often it is repeated.
-import { isGloballyUnsubscribed, isInUnsubscribeGroup, listSuppressionList } from '../../shared/suppressions/repository';
+import { listSuppressionList } from '../../shared/suppressions/repository';
+import { isGloballyUnsubscribed, isInUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
 import type { SendRef } from '../../shared/ledger/send-ref';
 import { newAccount } from '../support/accounts';
 import { expectHtmlPage, newGroup, oneClick, openPage, recipientToken, retargeted, sendStatistics, storedSingleSend } from '../support/recipient-pages';

@@ -5,7 +5,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { addContactType } from '../../shared/contact-types/repository';
 import { importContactRows } from '../../shared/audience/contact-service';
-import type { ImportRow } from '../../shared/audience/import-writes';
+import type { ImportRow } from '../../shared/audience/import-lookup';
 import { configureLocalQueue, registerLocalConsumer, stopLocalQueues, localQueueIdle } from '../../shared/queue/local-queue';
 import { contactsOfTypePartition } from '../../shared/contacts/keys';
 import { segmentRecipientPartition } from '../../shared/segments/keys';

@@ -10,7 +10,7 @@ import { addNotificationRecipient } from '../../shared/notification-recipients/r
 import { addSegment } from '../../shared/segments/repository';
 import { deleteSingleSend } from '../../shared/single-sends/deletion';
 import { createSingleSend, duplicateSingleSend, getSingleSend } from '../../shared/single-sends/repository';
-import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/repository';
+import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { verifyRecipientToken } from '../../shared/public-links/recipient-links';
 import { localQueueIdle } from '../../shared/queue/local-queue';

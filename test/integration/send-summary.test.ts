@@ -12,7 +12,7 @@ import { localQueueIdle } from '../../shared/queue/local-queue';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { addBouncedAddress } from '../../shared/suppressions/bounces';
-import { addGlobalUnsubscribe } from '../../shared/suppressions/repository';
+import { addGlobalUnsubscribe } from '../../shared/suppressions/unsubscribes';
 import { resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
 import { apiEvent, authHeaders, multipart, type Keys } from '../support/events';

@@ -5,7 +5,7 @@
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { localQueueIdle } from '../../shared/queue/local-queue';
 import { getSingleSend } from '../../shared/single-sends/repository';
-import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/repository';
+import { addGlobalUnsubscribe, addToUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { db } from '../../shared/table/client';
 import { accountWithContacts, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment } from '../support/sending';

@@ -11,7 +11,7 @@ import { addContact } from '../../shared/audience/contact-service';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { ledgerEntriesAmong } from '../../shared/ledger/repository';
 import { addBouncedAddress } from '../../shared/suppressions/bounces';
-import { isGloballyUnsubscribed, isInUnsubscribeGroup } from '../../shared/suppressions/repository';
+import { isGloballyUnsubscribed, isInUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
 import { resetClock, setClock } from '../../shared/time';
 import { apiEvent, authHeaders, handlerCaller, multipart, type Keys } from '../support/events';
 import { oneClick, openPage, sendStatistics } from '../support/recipient-pages';

@@ -2,14 +2,8 @@
 // operation's exact bodies, the recipient counter, and the group lookups other parts of the service use.
 import { handler } from '../../functions/unsubscribe-groups/handler';
 import { RecordNotFound } from '../../shared/table/errors';
-import {
-  addToUnsubscribeGroup,
-  inUnsubscribeGroupAmong,
-  isGloballyUnsubscribed,
-  isInUnsubscribeGroup,
-  suppressedAmong,
-  addGlobalUnsubscribe,
-} from '../../shared/suppressions/repository';
+import { inUnsubscribeGroupAmong, suppressedAmong } from '../../shared/suppressions/repository';
+import { addToUnsubscribeGroup, isGloballyUnsubscribed, isInUnsubscribeGroup, addGlobalUnsubscribe } from '../../shared/suppressions/unsubscribes';
 import { listDisplayedUnsubscribeGroups } from '../../shared/suppressions/unsubscribe-groups';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, type Keys, multipart, timestampPattern, urlencoded } from '../support/events';

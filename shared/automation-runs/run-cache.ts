@@ -1,0 +1,61 @@
+// What one run of the step runner reads once and reuses: automations, their steps, step contents,
+// country names and the accounts' SES tenants.
+import { getAutomation, type Automation } from '../automations/repository';
+import { listAutomationSteps, type AutomationStepSummary } from '../automations/steps';
+import { RecordNotFound } from '../table/errors';
+import { findCountry } from '../reference-data/repository';
+import { stepContent, type StepMail } from './step-content';
+import { ensureAccountTenant, type AccountTenant } from '../tenancy/tenant-service';
+
+/** What one run reads once and reuses: automations, their steps, step contents, country names. */
+export class RunCache {
+  private automations = new Map<string, Promise<Automation | undefined>>();
+  private steps = new Map<string, Promise<AutomationStepSummary[]>>();
+  private contents = new Map<string, Promise<StepMail>>();
+  private countries = new Map<string, Promise<string | undefined>>();
+  private tenants = new Map<number, Promise<AccountTenant | undefined>>();
+
+  /** The account's SES tenant, made when missing and its status read once per run. */
+  tenant(accountId: number): Promise<AccountTenant | undefined> {
+    let found = this.tenants.get(accountId);
+    if (!found) this.tenants.set(accountId, (found = ensureAccountTenant(accountId)));
+    return found;
+  }
+
+  automation(accountId: number, utr: string): Promise<Automation | undefined> {
+    const key = `${accountId}#${utr}`;
+    let found = this.automations.get(key);
+    if (!found) {
+      found = getAutomation(accountId, utr).catch((error: unknown) => {
+        if (error instanceof RecordNotFound) return undefined;
+        throw error;
+      });
+      this.automations.set(key, found);
+    }
+    return found;
+  }
+
+  stepsOf(accountId: number, utr: string): Promise<AutomationStepSummary[]> {
+    const key = `${accountId}#${utr}`;
+    let found = this.steps.get(key);
+    if (!found) this.steps.set(key, (found = listAutomationSteps(accountId, utr)));
+    return found;
+  }
+
+  /** The step's mail and its sender's verification, read once per step per run. */
+  content(accountId: number, automation: Automation, step: AutomationStepSummary): Promise<StepMail> {
+    const key = `${accountId}#${step.utr}`;
+    let found = this.contents.get(key);
+    if (!found) this.contents.set(key, (found = stepContent(accountId, automation, step)));
+    return found;
+  }
+
+  countryName(id: string): Promise<string | undefined> {
+    let found = this.countries.get(id);
+    if (!found) {
+      found = /^\d+$/.test(id) ? findCountry(Number(id)).then((country) => country?.name).catch(() => undefined) : Promise.resolve(undefined);
+      this.countries.set(id, found);
+    }
+    return found;
+  }
+}

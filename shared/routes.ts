@@ -90,6 +90,7 @@ export const routes: readonly Route[] = [
     ['DELETE', 'contacts/delete', 'delete'],
     ['POST', 'contacts/bulk-delete', 'bulkDelete'],
     ['POST', 'contacts/bulk-upsert', 'bulkUpsert'],
+    ['GET', 'contacts/activity', 'activity'],
   ]),
 
   // Custom and reserved fields
@@ -224,6 +225,7 @@ export const routes: readonly Route[] = [
     ['DELETE', 'single/send/delete', 'delete', notFoundLower],
     ['POST', 'single/send/bulk-delete', 'bulkDelete', notFoundLower],
     ['GET', 'single/send/resume', 'resume', notFoundLower],
+    ['POST', 'single/send/resend', 'resend', notFoundLower],
   ]),
 
   // Test mails and previews (the mail of a send or step, to the caller's addresses or shown)

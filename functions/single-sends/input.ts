@@ -131,6 +131,34 @@ function ordered(errors: FieldErrors): FieldErrors {
   return Object.fromEntries(keys.map((key) => [key, errors[key] as string[]]));
 }
 
+/** The schedule fields as parsed (each undefined when absent or refused by its own rule). */
+export type ScheduleValues = Partial<Pick<Infer<typeof schema>, 'schedule_type' | 'schedule_date' | 'schedule_time' | 'schedule_timezone'>>;
+
+/**
+ * The schedule the fields name, read in their zone, with its errors added to `errors`: when the zone
+ * is unknown only the fields' own errors are known, not whether the instant is fine.
+ */
+export function readSchedule(values: ScheduleValues, errors: FieldErrors): { schedule: ReturnType<typeof resolveSchedule> | undefined; zone: string | undefined } {
+  let schedule: ReturnType<typeof resolveSchedule> | undefined;
+  const zone = values.schedule_timezone === undefined ? undefined : timeZoneName(values.schedule_timezone);
+  if (values.schedule_type !== undefined && errors.schedule_timezone) {
+    const fieldErrors = scheduleFieldErrors({ schedule_type: values.schedule_type, schedule_date: values.schedule_date, schedule_time: values.schedule_time });
+    for (const [field, messagesOf] of Object.entries(fieldErrors)) errors[field] ??= messagesOf;
+  } else if (values.schedule_type !== undefined && !errors.schedule_date && !errors.schedule_time) {
+    schedule = resolveSchedule(
+      {
+        schedule_type: values.schedule_type,
+        schedule_date: values.schedule_date,
+        schedule_time: values.schedule_time,
+        schedule_timezone: zone,
+      },
+      currentTime(),
+    );
+    if (!schedule.ok) Object.assign(errors, schedule.errors);
+  }
+  return { schedule, zone };
+}
+
 /**
  * Validate a create or update body for the account; the stored content (with the sender's details
  * copied) and the dispatch time, or a ValidationError naming every failing field.
@@ -162,24 +190,7 @@ export async function readSingleSendInput(accountId: number, fields: Record<stri
 
   const designChoice = resolveDesign(values.template_json, values.template_html);
   if (!designChoice.ok && !errors.template_json && !errors.template_html) Object.assign(errors, designChoice.errors);
-  let schedule: ReturnType<typeof resolveSchedule> | undefined;
-  const zone = values.schedule_timezone === undefined ? undefined : timeZoneName(values.schedule_timezone);
-  if (values.schedule_type !== undefined && errors.schedule_timezone) {
-    // Read in an unknown zone, only the fields' own errors are known, not whether the instant is fine.
-    const fieldErrors = scheduleFieldErrors({ schedule_type: values.schedule_type, schedule_date: values.schedule_date, schedule_time: values.schedule_time });
-    for (const [field, messagesOf] of Object.entries(fieldErrors)) errors[field] ??= messagesOf;
-  } else if (values.schedule_type !== undefined && !errors.schedule_date && !errors.schedule_time) {
-    schedule = resolveSchedule(
-      {
-        schedule_type: values.schedule_type,
-        schedule_date: values.schedule_date,
-        schedule_time: values.schedule_time,
-        schedule_timezone: zone,
-      },
-      currentTime(),
-    );
-    if (!schedule.ok) Object.assign(errors, schedule.errors);
-  }
+  const { schedule, zone } = readSchedule(values, errors);
 
   if (Object.keys(errors).length > 0 || !schedule?.ok || !designChoice.ok || !sender || typeof sender === 'string') {
     throw new ValidationError(ordered(errors));

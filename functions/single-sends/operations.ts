@@ -77,9 +77,10 @@ export const duplicate = accountOperation(async ({ account, request }) => {
 export const details = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { utr });
   const [singleSend, progress] = await Promise.all([getSingleSend(account.id, input.utr), getDispatchState(account.id, input.utr)]);
-  // Added to the spec's record: recipients whose outcome is unknown (0 before sending), and once the send
-  // has started, "processed of audience" (docs/api-notes.md).
-  return ok({ singleSend: [{ ...(await withCurrentWaiting(singleSend)), uncertain: progress?.uncertain ?? 0, ...(progress ? sendProgress(progress) : {}) }] });
+  // Added to the spec's record: recipients whose outcome is unknown (0 before sending), once the send
+  // has started "processed of audience", and a resend's original (null for any other send) (docs/api-notes.md).
+  const shown = await withCurrentWaiting(singleSend);
+  return ok({ singleSend: [{ ...shown, resend_of: shown.resend_of ?? null, uncertain: progress?.uncertain ?? 0, ...(progress ? sendProgress(progress) : {}) }] });
 });
 
 export const stats = accountOperation(async ({ account, request }) => {

@@ -7,7 +7,8 @@
 // optional sender address parts).
 import { waitingTypes } from '../../shared/automations/steps';
 import { stepCounters } from '../../shared/automations/step-counters';
-import { singleSendStatus } from '../../shared/single-sends/record';
+import { resendAudiences, singleSendStatus } from '../../shared/single-sends/record';
+import { activityEvents } from '../../shared/contacts/activity';
 import type { ImportStatus } from '../../shared/contacts/import-jobs';
 import type { DomainStatus } from '../../shared/identities/identities';
 import type { JobKind, JobStatus } from '../../shared/jobs/repository';
@@ -260,6 +261,15 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
   Country: record('A country of the reference data.', { id: integer, name: text, iso2: text, iso3: text }),
   State: record('A state of the reference data.', { id: integer, name: text, country_id: integer }),
   City: record('A city of the reference data.', { id: integer, name: text, state_id: integer, country_id: integer }),
+  ResendOf: record('A resend\'s original single send, and which of its recipients the resend mails.', { utr: uuid, audience: { enum: [...resendAudiences] } }),
+  ContactActivity: record('One event of a contact\'s mail or consent; fields that do not apply are null. For a mail of an automation step, `utr` is the step\'s and `automation_utr` the automation\'s.', {
+    event: { enum: [...activityEvents] },
+    utr: orNull(uuid),
+    automation_utr: orNull(uuid),
+    subject: orNull(text),
+    url: orNull(text),
+    at: timestamp,
+  }),
   LinkClicks: record('A tracked link of a send and its clicks.', { url: text, ...counters(['clicks', 'unique_clicks']) }),
   StepStatistics: record('One automation step\'s counters.', { id: integer, subject: text, ...counters(stepCounters) }),
   DkimRecord: record('A DNS record to publish for Easy DKIM.', { name: text, type: { const: 'CNAME' }, value: text }),

@@ -17,6 +17,7 @@ import { domainFields } from '../../functions/sender-domains/operations';
 import { schema as singleSendFields } from '../../functions/single-sends/input';
 import { entryPattern, maxRecipientEntries } from '../../functions/single-sends/input-rules';
 import { strIds as singleSendIds, utr as singleSendUtr } from '../../functions/single-sends/operations';
+import { resendSchema } from '../../functions/single-sends/resend';
 import { createSchema as automationFields, strIds as automationIds, utrQuery } from '../../functions/automations/operations';
 import { createSchema as stepFields } from '../../functions/automations/schedule-operations';
 import { targetPattern } from '../../functions/automations/target';
@@ -113,6 +114,7 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   'POST /api/contacts/update': { body: { contact_id: contactId, ...contactSchema('id') } },
   'DELETE /api/contacts/delete': { query: { contact_id: contactId } },
   'POST /api/contacts/bulk-delete': { body: { strIds: idList() } },
+  'GET /api/contacts/activity': { query: { contact_id: contactId, ...paged } },
   'POST /api/contacts/bulk-upsert': { body: { contact_type_id: upsertFields.contact_type_id, contacts: upsertFields.contacts.documented({ items: upsertContact }) } },
 
   // Custom and reserved fields
@@ -232,6 +234,7 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   'DELETE /api/single/send/delete': { query: { utr: singleSendUtr } },
   'POST /api/single/send/bulk-delete': { body: { strIds: singleSendIds.documented(idsOrUtrs) } },
   'GET /api/single/send/resume': { query: { utr: singleSendUtr } },
+  'POST /api/single/send/resend': { body: resendSchema },
 
   // Automations
   'GET /api/automations': { query: paged },

@@ -60,6 +60,10 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'POST /api/contacts/update': says('Contact Updated Successfully'),
   'DELETE /api/contacts/delete': deleted,
   'POST /api/contacts/bulk-delete': deleted,
+  'GET /api/contacts/activity': {
+    ...page('activity', ref('ContactActivity')),
+    description: 'Newest first. `limit` counts stored entries: a `sent` entry whose mail was delivered comes with its `delivered` line, so a page holds up to twice `limit` lines.',
+  },
   'POST /api/contacts/bulk-upsert': {
     ...message(members({ job_id: integer })),
     description: 'The contacts are upserted by a background job (kind `contact-upsert`): follow it with jobs/details.',
@@ -134,7 +138,16 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'POST /api/single/send/create': utrAnswer,
   'GET /api/single/send/duplicate': says('Duplicated Successfully'),
   'POST /api/single/send/duplicate': says('Duplicated Successfully'),
-  'GET /api/single-send/details': message(members({ singleSend: { ...listOf(ref('SingleSend')), minItems: 1, maxItems: 1, description: 'The one send, in an array as the spec has it.' } })),
+  'GET /api/single-send/details': message(
+    members({
+      singleSend: {
+        ...listOf({ allOf: [ref('SingleSend'), { type: 'object', required: ['resend_of'], properties: { resend_of: { oneOf: [ref('ResendOf'), { type: 'null' }] } } }] }),
+        minItems: 1,
+        maxItems: 1,
+        description: 'The one send, in an array as the spec has it; `resend_of` names a resend\'s original (null for any other send).',
+      },
+    }),
+  ),
   'GET /api/single-send/stats': message(
     members({
       stats: members({
@@ -147,6 +160,7 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   ),
   'POST /api/single/send/update': utrAnswer,
   'DELETE /api/single/send/delete': deleted,
+  'POST /api/single/send/resend': { ...utrAnswer, description: 'The new send, a resend of `utr`: its recipients are computed at its own dispatch.' },
   'GET /api/single/send/resume': says('Single send resumed; it continues with the recipients not yet mailed.'),
   'POST /api/single/send/bulk-delete': deleted,
 

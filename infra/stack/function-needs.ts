@@ -131,12 +131,15 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // A send held for its unverified sender is listed for it (PutItem); a listed send released at once
   // (the sender was confirmed meanwhile) leaves the list (DeleteItem).
   // It makes the account's SES tenant when it has none and reads its status before each run (a paused
-  // tenant holds the send), associating the send's sender identity with it.
-  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'], tenants: 'manage' },
+  // tenant holds the send), associating the send's sender identity with it. Each page's recipients are
+  // recorded for a later resend (BatchWriteItem); a resend's page reads its original's ledger, markers
+  // and contacts (BatchGetItem).
+  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'], tenants: 'manage' },
   // The deliverer re-queues recipients SES throttled on a message's last receive, and the last batch
   // of a send mails its summary to the notification recipients.
   // It sends under the account's tenant, from the tenant recorded on the account (no tenant call).
-  'send-deliver': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries'], tenants: 'send' },
+  // A run's mails become their contacts' `sent` activity, 25 to a request (BatchWriteItem).
+  'send-deliver': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries'], tenants: 'send' },
   // Records statistics and suppressions from SES's events; it reads only the account's webhooks
   // (Query, cached a minute) to queue a delivery for each one subscribed to the event. A bounce or
   // complaint reads its send's counters (GetItem) and may pause it, mailing the notification

@@ -9,6 +9,7 @@ import { importContacts, type ImportCounts, type ImportOptions } from './import-
 import type { ImportRow } from './import-lookup';
 import type { ContactRecord } from '../contacts/record';
 import { insertContact, removeContacts, removeContactsOfType, replaceContact, type ContactFields, type CustomValues } from '../contacts/repository';
+import { deleteActivityOf } from '../contacts/activity';
 
 /** Add a contact; it joins its type's segments and automations. */
 export async function addContact(accountId: number, input: ContactFields, customValues: CustomValues, knownFields?: Map<string, CustomField>): Promise<ContactRecord> {
@@ -39,9 +40,13 @@ export async function deleteContact(accountId: number, id: number): Promise<void
   await deleteContacts(accountId, [id]);
 }
 
-/** Delete every listed contact or none; each leaves its segments in the transaction that deletes it. */
+/**
+ * Delete every listed contact or none; each leaves its segments in the transaction that deletes it,
+ * and its activity (its address's) is deleted after it.
+ */
 export async function deleteContacts(accountId: number, ids: number[]): Promise<void> {
-  await removeContacts(accountId, ids, (contacts) => segmentDepartures(accountId, contacts));
+  const deleted = await removeContacts(accountId, ids, (contacts) => segmentDepartures(accountId, contacts));
+  await deleteActivityOf(accountId, deleted.map((contact) => contact.email));
 }
 
 /**
@@ -59,6 +64,7 @@ export function deleteContactsOfType(
     contactTypeId,
     async (contacts) => {
       await syncContactSegmentsBatch(accountId, contacts.map((before) => ({ before })));
+      await deleteActivityOf(accountId, contacts.map((contact) => contact.email));
       await onPage(contacts.length);
     },
     keepGoing,

@@ -30,6 +30,7 @@ import { encodeSendRef, type SendRef } from '../ledger/send-ref';
 import { sendingSettings } from './settings';
 import { recipientMail } from './recipient-mail';
 import { addSentCounts } from '../statistics/event-counts';
+import { recordMailsSent, type SentMail } from '../contacts/activity';
 import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
 
 export { resetSendBucket } from './pacing';
@@ -121,6 +122,18 @@ async function suppressedNow(ref: SendRef, content: SendContent, addresses: stri
 }
 
 /**
+ * The contacts' `sent` entries of a run's mails, in batches after the run: logged, never thrown (the
+ * mails went; an entry lost here loses only its line in the contact's activity).
+ */
+async function recordSent(ref: SendRef, subject: string, mails: SentMail[]): Promise<void> {
+  try {
+    await recordMailsSent(ref, subject, mails);
+  } catch (error) {
+    log.error('sent activity not recorded', { ref: encodeSendRef(ref), mails: mails.length, ...describeError(error) });
+  }
+}
+
+/**
  * Mail each recipient at most once for `ref`. Returns what happened to each; recipients in
  * `failed` and `deferred` hold no claim and may be delivered again.
  */
@@ -139,6 +152,8 @@ export async function deliverToRecipients(
   const countMailed = () => {
     outcome.sent++;
   };
+  /** This run's mails SES took, for the contacts' activity. */
+  const mailed: SentMail[] = [];
   const refText = encodeSendRef(ref);
   const keepGoing = options.keepGoing ?? (() => true);
   // Once SES throttles past the retries, or the caller's time is up, the rest is handed back unsent.
@@ -175,15 +190,17 @@ export async function deliverToRecipients(
     }),
   );
   /** Count a mail SES took once its claim is marked sent (false: a redelivery took this run for dead and counted it uncertain; so does this run). */
-  const countMarked = async (recipient: DeliveryRecipient, marked: Promise<boolean>): Promise<void> => {
+  const countMarked = async (recipient: DeliveryRecipient, claimedAt: string, marked: Promise<boolean>): Promise<void> => {
     const ok = await marked.catch((error: unknown) => {
       log.error('ledger claim could not be marked sent', { ref: refText, ...describeError(error) });
       return false;
     });
-    if (ok) countMailed();
-    else outcome.uncertain++;
+    if (ok) {
+      countMailed();
+      mailed.push({ email: recipient.email, at: claimedAt });
+    } else outcome.uncertain++;
   };
-  const markAlone = (carried: Carried | undefined) => (carried ? countMarked(carried.recipient, markRecipientSent(carried.claim)) : Promise.resolve());
+  const markAlone = (carried: Carried | undefined) => (carried ? countMarked(carried.recipient, carried.claim.claimedAt, markRecipientSent(carried.claim)) : Promise.resolve());
   // A worker's mark of one recipient goes with its claim of the next (one round trip, never two
   // unknown claims per worker) while its next turn at the rate limiter comes within about a second
   // (plus any throttling pause, at most 5 s): inside the 10 s margin after SES's timeouts that
@@ -214,7 +231,7 @@ export async function deliverToRecipients(
     try {
       if (carried) {
         const written = markSentAndClaim(carried.claim, ref, recipient.email, batch);
-        marking = countMarked(carried.recipient, written.marked);
+        marking = countMarked(carried.recipient, carried.claim.claimedAt, written.marked);
         claim = await written.claimed;
       } else {
         claim = await claimRecipient(ref, recipient.email, batch);
@@ -267,6 +284,7 @@ export async function deliverToRecipients(
   });
   await Promise.all(workers);
   outcome.throttled = throttled;
+  await recordSent(ref, content.subject, mailed);
   // A single send's batch is counted when it settles (delivery-queue.ts), from the ledger, exactly once.
   if (!batch) await countSent(ref, outcome.sent);
   return outcome;

@@ -34,6 +34,8 @@ function ledgerWrite(write: ConditionalWrite): Promise<boolean> {
 export interface LedgerClaim {
   key: Key;
   claimId: string;
+  /** ISO 8601: when it was claimed, right before SES was called (the mail's sent time). */
+  claimedAt: string;
 }
 
 /**
@@ -98,17 +100,18 @@ export function markSentAndClaim(sent: LedgerClaim, ref: SendRef, email: string,
 function claimWrite(ref: SendRef, email: string, holder?: LedgerHolder): { claim: LedgerClaim; write: ConditionalWrite } {
   const key = sendLedgerKey(ref.accountId, encodeSendRef(ref), email);
   const claimId = randomUUID();
+  const claimedAt = isoTimestamp();
   const item = {
     ...key,
     entity: 'send-ledger',
     state: 'claimed',
     claim_id: claimId,
     email_address: email,
-    claimed_at: isoTimestamp(),
+    claimed_at: claimedAt,
     ...(holder ? { batch_id: holder.batchId, holder_message: holder.messageId, holder_receive: holder.receive } : {}),
     expires_at: expiresAt(),
   };
-  return { claim: { key, claimId }, write: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
+  return { claim: { key, claimId, claimedAt }, write: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
 }
 
 /**
@@ -190,9 +193,13 @@ export function eventMarkerKey(ref: SendRef, email: string, event: string): Key 
   return sendEventMarkerKey(ref.accountId, encodeSendRef(ref), email, event);
 }
 
-/** Claim an event marker; false when the event was already counted for this recipient. */
-export function claimEventMarker(key: Key): Promise<boolean> {
-  return putNewItem({ ...key, entity: 'send-event-marker', counted_at: isoTimestamp(), expires_at: expiresAt() });
+/**
+ * Claim an event marker; false when the event was already counted for this recipient. `keepSeconds`
+ * keeps it longer than the ledger: a delivered marker is also the contact activity's `delivered`.
+ */
+export function claimEventMarker(key: Key, options: { keepSeconds?: number } = {}): Promise<boolean> {
+  const expires = options.keepSeconds === undefined ? expiresAt() : Math.floor(currentTime().getTime() / 1000) + options.keepSeconds;
+  return putNewItem({ ...key, entity: 'send-event-marker', counted_at: isoTimestamp(), expires_at: expires });
 }
 
 /** Give a marker back when the count it guarded could not be written. */

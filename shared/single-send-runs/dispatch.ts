@@ -23,7 +23,8 @@ import { sendMessages } from '../queue/queue';
 import { currentTime } from '../time';
 import { log } from '../log';
 import { deliveryMessageBody, packRecipients, type DeliveryRecipient } from '../delivery/delivery-message';
-import { excludedAddresses, nextAudiencePage, orderedAudience } from './recipients';
+import { audienceOf, excludedAddresses, nextAudiencePage, type AudienceSource } from './recipients';
+import { saveAudiencePage } from '../single-sends/audience-pages';
 import type { SendRef } from '../ledger/send-ref';
 import { finishIfComplete } from './send-summary';
 import { sendingSettings } from '../delivery/settings';
@@ -63,7 +64,7 @@ const segmentWaitMs = 30_000;
  * Hold the send while the segment its next page would come from is being rebuilt: a half-built
  * segment is never mailed. True when it was held.
  */
-async function heldForSegment(accountId: number, utr: string, entry: { table: string; id: string } | undefined): Promise<boolean> {
+async function heldForSegment(accountId: number, utr: string, entry: AudienceSource | undefined): Promise<boolean> {
   if (entry?.table !== 'segments_') return false;
   const segment = await getSegmentRules(accountId, Number(entry.id));
   if (!segment?.building) return false;
@@ -144,7 +145,7 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
   if (typeof claimed === 'string') return claimed;
   const state = claimed;
   const ref: SendRef = { kind: 'single-send', accountId, utr };
-  const audience = orderedAudience(send.recipient_id);
+  const audience = audienceOf(send);
   const excluded = state.done ? new Set<string>() : await excludedAddresses(accountId, send.exclude_specific_recipient_id, pageSize);
   while (!state.done) {
     const cursor: DispatchCursor = state.cursor;
@@ -156,6 +157,13 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
     let next: DispatchCursor;
     if (page) {
       const recipients = mailable(page.recipients, excluded);
+      // Who this page reaches, for a resend of this send later; a replayed page writes the same items.
+      await saveAudiencePage(
+        accountId,
+        utr,
+        state.page,
+        recipients.map((recipient) => ({ email: recipient.email, contactId: recipient.contactId, ...(recipient.contactId === null ? { fields: recipient.fields } : {}) })),
+      );
       // By count and by serialized size (SQS takes 256 KiB a message): large custom fields mean smaller batches.
       batches.push(
         ...packRecipients(ref, recipients, (trimmed) =>

@@ -6,14 +6,35 @@ import type { ContactRecord } from '../contacts/record';
 import { contactFields } from '../contacts/merge-fields';
 import { findCountry } from '../reference-data/repository';
 import { forEachSegmentRecipient, segmentRecipientsAfter, type SegmentRecipient } from '../segments/recipients';
-import type { RecipientEntry } from '../single-sends/record';
+import type { RecipientEntry, ResendAudience, SingleSend } from '../single-sends/record';
 import type { DeliveryRecipient } from '../delivery/delivery-message';
+import { nextAudiencePart } from '../single-sends/audience-pages';
+import { getContacts } from '../contacts/repository';
+import { eventMarkerKey, ledgerEntriesAmong } from '../ledger/repository';
+import type { SendRef } from '../ledger/send-ref';
+import { batchGetAll } from '../table/batch';
 
 /** One page of an audience entry, and the key to resume after it. */
 export interface AudiencePage {
   recipients: DeliveryRecipient[];
   /** The last contact id (contact types) or lower-cased address (segments) in the page. */
   last: number | string;
+}
+
+/** A resend's one audience source: its original's recipients who did not open (or click) it. */
+export interface ResendSource {
+  table: 'resend';
+  utr: string;
+  audience: ResendAudience;
+}
+
+/** Where a send's recipients come from: its audience entries, or for a resend its original. */
+export type AudienceSource = RecipientEntry | ResendSource;
+
+/** A send's audience sources in the order they are dispatched. */
+export function audienceOf(send: Pick<SingleSend, 'recipient_id' | 'resend_of'>): AudienceSource[] {
+  if (send.resend_of) return [{ table: 'resend', utr: send.resend_of.utr, audience: send.resend_of.audience }];
+  return orderedAudience(send.recipient_id);
 }
 
 /**
@@ -81,8 +102,49 @@ async function segmentPage(accountId: number, segmentId: number, after: string |
   };
 }
 
+/** The markers that take a recipient out of a resend: a person's open or click (a click counts as an open), or a click. */
+const engagedMarkers: Record<ResendAudience, readonly string[]> = { non_openers: ['open', 'click'], non_clickers: ['click'] };
+
+/**
+ * The next recorded part of the original's audience, as it stands now: those the original's ledger
+ * marks mailed (SES took the mail; an unknown outcome is left out), who have not opened (or clicked)
+ * it by now, whose contact still exists with the address mailed. A contact's placeholder values are
+ * its current ones. The unsubscribed and suppressed are left out by the deliverer, as for any send.
+ */
+async function resendPage(accountId: number, source: ResendSource, after: string | null): Promise<AudiencePage | undefined> {
+  const part = await nextAudiencePart(accountId, source.utr, after);
+  if (!part) return undefined;
+  const ref: SendRef = { kind: 'single-send', accountId, utr: source.utr };
+  const members = [...new Map(part.members.map((member) => [member.email.trim().toLowerCase(), member])).values()];
+  const emails = members.map((member) => member.email);
+  const markers = engagedMarkers[source.audience];
+  const [ledger, engagedItems, contacts] = await Promise.all([
+    ledgerEntriesAmong(ref, emails),
+    batchGetAll(emails.flatMap((email) => markers.map((marker) => eventMarkerKey(ref, email, marker))), { concurrency: 4 }),
+    getContacts(accountId, members.flatMap((member) => (member.contactId === null ? [] : [member.contactId]))),
+  ]);
+  // A marker's partition is its recipient's, the same for each of their events.
+  const engaged = new Set(engagedItems.map((item) => String(item.pk)));
+  const names = await countryNames([...contacts.values()]);
+  const recipients: DeliveryRecipient[] = [];
+  for (const member of members) {
+    const address = member.email.trim().toLowerCase();
+    if (ledger.get(address)?.state !== 'sent' || engaged.has(eventMarkerKey(ref, member.email, 'open').pk)) continue;
+    if (member.contactId === null) {
+      recipients.push({ email: member.email, contactId: null, fields: member.fields ?? { email: member.email } });
+      continue;
+    }
+    const contact = contacts.get(member.contactId);
+    // Deleted since, or no longer at the address mailed: not the original's recipient any more.
+    if (!contact || contact.email.trim().toLowerCase() !== address) continue;
+    recipients.push({ email: contact.email, contactId: contact.id, fields: contactFields(contact, names.get(contact.country)) });
+  }
+  return { recipients, last: part.position };
+}
+
 /** The next page of an entry after `after` (null: from the start); undefined when none is left. */
-export function nextAudiencePage(accountId: number, entry: RecipientEntry, after: number | string | null, pageSize: number): Promise<AudiencePage | undefined> {
+export function nextAudiencePage(accountId: number, entry: AudienceSource, after: number | string | null, pageSize: number): Promise<AudiencePage | undefined> {
+  if (entry.table === 'resend') return resendPage(accountId, entry, typeof after === 'string' ? after : null);
   const id = Number(entry.id);
   if (entry.table === 'contacts_') return contactPage(accountId, id, typeof after === 'number' ? after : null, pageSize);
   return segmentPage(accountId, id, typeof after === 'string' ? after : null, pageSize);

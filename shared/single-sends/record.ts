@@ -63,6 +63,19 @@ export type SingleSendCounter = keyof SingleSendStatistics | (typeof statisticsO
 /** Every statistics counter of a send. */
 export const singleSendCounterNames: readonly SingleSendCounter[] = [...statisticNames, ...statisticsOnlyCounters];
 
+/** Who a resend mails: the original's recipients who have not opened it (a click counts as an open), or not clicked it. */
+export const resendAudiences = ['non_openers', 'non_clickers'] as const;
+export type ResendAudience = (typeof resendAudiences)[number];
+
+/** A resend's original, and which of its recipients it mails (computed at the resend's own dispatch). */
+export interface ResendOf {
+  utr: string;
+  audience: ResendAudience;
+}
+
+/** The stored attribute of a resend's original; absent on any other send. */
+export const resendOfAttribute = 'resend_of';
+
 /** Why a send is not progressing: `reason` for programs, `message` for people. */
 export interface SendWaiting {
   /** `resuming` (stalled; the watchdog resumes it), `delivering` (all queued; deliveries unconfirmed), or a hold's own reason. */
@@ -100,6 +113,8 @@ export interface SingleSend extends SingleSendContent, SingleSendStatistics {
   failure?: SendFailure;
   /** Only while it is paused for its bounces or complaints: why (not in the spec: absent otherwise). */
   paused_reason?: string;
+  /** Only on a resend (`single/send/resend`): its original and audience (not in the spec: absent otherwise). */
+  resend_of?: ResendOf;
 }
 
 /** The `waiting.reason` of a running send paused for its reputation (shared/feedback/reputation.ts). */
@@ -129,6 +144,13 @@ function waitingOf(value: unknown): SendWaiting | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const stored = value as Record<string, unknown>;
   return { reason: String(stored.reason), message: String(stored.message), since: String(stored.since), retry_at: nullableText(stored.retry_at) };
+}
+
+function resendOfOf(value: unknown): ResendOf | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stored = value as Record<string, unknown>;
+  const audience = resendAudiences.find((name) => name === stored.audience);
+  return typeof stored.utr === 'string' && audience ? { utr: stored.utr, audience } : undefined;
 }
 
 function failureOf(value: unknown): SendFailure | undefined {
@@ -180,6 +202,8 @@ export function toSingleSend(item: Item): SingleSend {
   if (waiting) singleSend.waiting = waiting;
   if (failure) singleSend.failure = failure;
   if (waiting?.reason === reputationPauseReason && singleSend.status === singleSendStatus.running) singleSend.paused_reason = waiting.message;
+  const resendOf = resendOfOf(record[resendOfAttribute]);
+  if (resendOf) singleSend.resend_of = resendOf;
   return singleSend;
 }
 

@@ -21,6 +21,8 @@ import {
   type SendWaiting,
   type SingleSendContent,
   type SingleSendStatistics,
+  type ResendOf,
+  resendOfAttribute,
   waitingAttribute,
 } from './record';
 
@@ -117,6 +119,8 @@ export interface SaveOptions {
   utr?: string;
   /** Saved as a draft (status 0) that says why it waits; without it the send is ready (status 1). */
   waiting?: SendWaiting;
+  /** A resend: its audience is its original's recipients who did not open (or click) it. */
+  resendOf?: ResendOf;
 }
 
 /**
@@ -138,6 +142,7 @@ export async function createSingleSend(accountId: number, content: SingleSendCon
     created_at: now,
     updated_at: now,
     ...(options.waiting ? { waiting: options.waiting } : {}),
+    ...(options.resendOf ? { resend_of: options.resendOf } : {}),
   };
   await putSingleSend(accountId, record, dispatchAt);
   return toSingleSend({ ...record });
@@ -146,7 +151,8 @@ export async function createSingleSend(accountId: number, content: SingleSendCon
 /** Copy a send as a draft (status 0): new id and utr, statistics zeroed, never sent, name marked as a copy. */
 export async function duplicateSingleSend(accountId: number, utr: string): Promise<SingleSend> {
   // A copy is a new draft: the original's wait or failure is its own.
-  const { waiting: _waiting, failure: _failure, ...original } = await getSingleSend(accountId, utr);
+  // A copy of a resend is an ordinary draft: the update that readies it names its audience.
+  const { waiting: _waiting, failure: _failure, resend_of: _resendOf, ...original } = await getSingleSend(accountId, utr);
   const id = await nextId(accountId, SINGLE_SEND);
   const now = isoTimestamp();
   const copy: SingleSend = {
@@ -165,8 +171,11 @@ export async function duplicateSingleSend(accountId: number, utr: string): Promi
   return toSingleSend({ ...copy });
 }
 
-/** Attributes an update clears when the new content does not set them: an old wait, a time zone no longer given. */
-const replacedOptional = [waitingAttribute, 'schedule_timezone'] as const;
+/**
+ * Attributes an update clears when the new content does not set them: an old wait, a time zone no
+ * longer given, and a resend's original (an update names the send's audience: it is an ordinary send from then on).
+ */
+const replacedOptional = [waitingAttribute, 'schedule_timezone', resendOfAttribute] as const;
 
 /**
  * Replace a send's content and make it ready (status 1) to go at `dispatchAt` (or a waiting draft,

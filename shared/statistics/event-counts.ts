@@ -9,6 +9,8 @@ import { linkHash } from '../rendering/click-tracking';
 import { claimEventMarker, eventMarkerKey, releaseEventMarker } from '../ledger/repository';
 import type { SendRef } from '../ledger/send-ref';
 import { sendableOf } from './sendable-of';
+import { activityRetentionSeconds, recordActivity, type ActivityEntry } from '../contacts/activity';
+import { describeError, log } from '../log';
 
 export type SendEvent = 'triggered' | 'delivered' | 'bounce' | 'complaint' | 'open' | 'unsubscribe';
 
@@ -35,15 +37,31 @@ const onceCounter: Record<SendEvent, SendCounter> = {
  */
 export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientEmail: string): Promise<void> {
   const marker = eventMarkerKey(ref, recipientEmail, event);
-  const first = await claimEventMarker(marker);
+  // The delivered marker is also the contact activity's `delivered`: kept as long as the activity.
+  const first = await claimEventMarker(marker, event === 'delivered' ? { keepSeconds: activityRetentionSeconds } : {});
   if (!first && event !== 'open') return;
+  let counted: boolean;
   try {
     const counts: SendCounts = first ? { [onceCounter[event]]: 1 } : {};
     if (event === 'open') counts.opens = 1;
-    await sendableOf(ref).addCounts(counts);
+    counted = await sendableOf(ref).addCounts(counts);
   } catch (error) {
     if (first) await releaseEventMarker(marker);
     throw error;
+  }
+  // Every person's open admitted (at most one an hour), and the first bounce, complaint or unsubscribe of the mail.
+  if (counted && (event === 'open' || event === 'bounce' || event === 'complaint' || event === 'unsubscribe')) await noteActivity(ref, recipientEmail, { event, ref });
+}
+
+/**
+ * Add the event to the recipient's activity once it is counted: logged, never thrown, so a failed
+ * entry neither fails the event nor makes a retried one count twice.
+ */
+async function noteActivity(ref: SendRef, email: string, entry: Omit<ActivityEntry, 'at'>): Promise<void> {
+  try {
+    await recordActivity(ref.accountId, email, entry);
+  } catch (error) {
+    log.error('contact activity not recorded', { event: entry.event, ...describeError(error) });
   }
 }
 
@@ -70,6 +88,7 @@ export async function recordClick(ref: SendRef, recipientEmail: string, target: 
   }
   // Automation steps show no links; a deleted send gets no link item.
   if (counted) await sendable.addLinkClick?.(target, firstOnLink);
+  if (counted) await noteActivity(ref, recipientEmail, { event: 'click', ref, url: target });
   return counted;
 }
 
@@ -92,7 +111,7 @@ export function recordBotClick(ref: SendRef): Promise<boolean> {
 
 /** Claim markers concurrently: which were first. On a failure, those claimed are given back. */
 async function claimMarkers(markers: readonly Key[]): Promise<boolean[]> {
-  const outcomes = await Promise.allSettled(markers.map(claimEventMarker));
+  const outcomes = await Promise.allSettled(markers.map((marker) => claimEventMarker(marker)));
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   const first = outcomes.map((outcome) => outcome.status === 'fulfilled' && outcome.value);
   if (failure) {

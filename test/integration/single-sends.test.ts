@@ -97,6 +97,7 @@ describe('single/send/create and single-send/details', () => {
       sent_at: null,
       created_at: expect.stringMatching(timestamp),
       updated_at: expect.stringMatching(timestamp),
+      resend_of: null,
       uncertain: 0,
     };
     expect(shown).toEqual({ status: 200, body: { status: 'success', message: { singleSend: [record] } } });
@@ -166,8 +167,8 @@ describe('single-send/list', () => {
       [1, first, 'First'],
       [2, second, 'Second'],
     ]);
-    // The details add `uncertain` (recipients whose outcome is unknown) to the listed record.
-    expect({ ...sends[0], uncertain: 0 }).toEqual(await details(own.keys, first));
+    // The details add `resend_of` (null: not a resend) and `uncertain` (recipients whose outcome is unknown) to the listed record.
+    expect({ ...sends[0], resend_of: null, uncertain: 0 }).toEqual(await details(own.keys, first));
   });
 
   it('answers an empty list for a new account', async () => {

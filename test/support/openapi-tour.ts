@@ -5,6 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { addContactType } from '../../shared/contact-types/repository';
 import { addBouncedAddress } from '../../shared/suppressions/bounces';
+import { singleSendStateKey } from '../../shared/single-sends/keys';
+import { singleSendStatus } from '../../shared/single-sends/record';
+import { updateExistingItem } from '../../shared/table/records';
 import type { HttpFamily } from '../../shared/routes';
 import { newAccount } from './accounts';
 import { multipart, type Body, type Keys } from './events';
@@ -77,6 +80,7 @@ export const tours: Record<string, (visit: Visit) => Promise<void>> = {
     await go({ method: 'POST', path: 'contacts/add', body: contactInput(typeId, 'ada@example.com') });
     const { id } = itemOf(messageOf(await go({ method: 'GET', path: 'contacts/list' })).contacts);
     await go({ method: 'GET', path: 'contacts/details', query: { contact_id: id } });
+    await go({ method: 'GET', path: 'contacts/activity', query: { contact_id: id } });
     await go({ method: 'POST', path: 'contacts/update', body: { contact_id: id, ...contactInput(typeId, 'ada@example.org') } });
     const csv = `first_name,last_name,email,country\nGrace,Hopper,grace@example.com,${place.usa}\nAlan,Turing,alan@example.com,${place.usa}\n`;
     const upload = await go({
@@ -231,6 +235,11 @@ export const tours: Record<string, (visit: Visit) => Promise<void>> = {
     await go({ method: 'POST', path: 'single/send/update', body: { utr, ...fields, subject: 'Hi ((first_name))' } });
     await visit(keys, 'test-mails', { method: 'GET', path: 'single-send/preview', query: { utr } });
     await visit(keys, 'test-mails', { method: 'POST', path: 'single/send/test', body: { utr, emails: ['tester@example.com'] } });
+    // A resend needs a completed send; dispatching one is not this tour's business, so its state says completed.
+    const done = messageOf(await go({ method: 'POST', path: 'single/send/create', body: fields })).utr as string;
+    await updateExistingItem(singleSendStateKey(keys.account_id, done), { status: singleSendStatus.completed });
+    const resent = messageOf(await go({ method: 'POST', path: 'single/send/resend', body: { utr: done, audience: 'non_openers', schedule_type: 1, ...nextWeek() } })).utr as string;
+    await go({ method: 'GET', path: 'single-send/details', query: { utr: resent } });
     await go({ method: 'GET', path: 'single/send/duplicate', query: { utr } });
     await go({ method: 'POST', path: 'single/send/duplicate', query: { utr } });
     await go({ method: 'DELETE', path: 'single/send/delete', query: { utr } });

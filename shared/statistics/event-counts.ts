@@ -33,14 +33,16 @@ const onceCounter: Record<SendEvent, SendCounter> = {
  * delivery of a large send conflict with every other. A crash between the two loses one count,
  * never doubles one; a failed update gives the marker back.
  */
-export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientEmail: string): Promise<void> {
+export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientEmail: string): Promise<boolean> {
   const marker = eventMarkerKey(ref, recipientEmail, event);
   const first = await claimEventMarker(marker);
-  if (!first && event !== 'open') return;
+  if (!first && event !== 'open') return false;
   try {
     const counts: SendCounts = first ? { [onceCounter[event]]: 1 } : {};
     if (event === 'open') counts.opens = 1;
-    await sendableOf(ref).addCounts(counts);
+    const counted = await sendableOf(ref).addCounts(counts);
+    // True only for the recipient's first of this event, counted: what engagement segments follow.
+    return first && counted;
   } catch (error) {
     if (first) await releaseEventMarker(marker);
     throw error;
@@ -54,6 +56,11 @@ export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientE
  * after it, the link's count may be lost, never doubled. False when the send or step is gone (nothing counted).
  */
 export async function recordClick(ref: SendRef, recipientEmail: string, target: string): Promise<boolean> {
+  return (await recordClickOf(ref, recipientEmail, target)).counted;
+}
+
+/** `recordClick`, saying also whether it was the recipient's first click on the send or step (`first`, counted). */
+export async function recordClickOf(ref: SendRef, recipientEmail: string, target: string): Promise<{ counted: boolean; first: boolean }> {
   const linkMarker = eventMarkerKey(ref, recipientEmail, `click#${linkHash(target)}`);
   const clickMarker = eventMarkerKey(ref, recipientEmail, 'click');
   // Both at once (one round trip less for the reader waiting for the redirect): each is its own fact.
@@ -70,7 +77,7 @@ export async function recordClick(ref: SendRef, recipientEmail: string, target: 
   }
   // Automation steps show no links; a deleted send gets no link item.
   if (counted) await sendable.addLinkClick?.(target, firstOnLink);
-  return counted;
+  return { counted, first: counted && firstClick };
 }
 
 /**

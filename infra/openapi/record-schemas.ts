@@ -62,7 +62,7 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
     select_field: listOf(text),
     select_operator: listOf(text),
     value: listOf(text),
-    query_type: orNull(text),
+    query_type: orNull({ type: 'string', enum: ['and', 'or', null], description: 'How the conditions combine; null (saved without one) means `and`.' }),
     deleted_at: orNull(timestamp),
     ...stamps,
   }),

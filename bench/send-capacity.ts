@@ -3,7 +3,11 @@
 // (lib/capacity-meter.ts) watches from the API's create answer (the create's one write of the design
 // is the API's) to the send's status 3 with every delivery event counted. Prints JSON: write units
 // per mail in all (indexes included), on the busiest item, and the reads of the design.
-// Run: `npx tsx bench/send-capacity.ts [recipients]` (BENCH_CAPACITY_DESIGN_KB, default 300).
+// Run: `npx tsx bench/send-capacity.ts [recipients]` (BENCH_CAPACITY_DESIGN_KB, default 300;
+// BENCH_ENGAGEMENT_SEGMENTS=window first saves an engagement segment on the account, `email_opened`
+// in the last 30 days, to show what keeping it current adds to the send's path; `=both` also saves,
+// once the send exists, one `not in single send` it, whose build and rebuild at the send's completion
+// (background jobs) the meter then counts too).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +26,14 @@ import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 
 const recipients = Number(process.argv[2] ?? 1_000);
 const designBytes = Number(process.env.BENCH_CAPACITY_DESIGN_KB ?? 300) * 1000;
+const engagementSegments = process.env.BENCH_ENGAGEMENT_SEGMENTS ?? 'none';
+
+/** Save a segment through the API (its build runs in the background, off the meter until the send's create). */
+async function saveSegment(api: string, headers: Record<string, string>, contactTypeId: number, rule: [string, string, string]): Promise<void> {
+  const form = new URLSearchParams({ contact_type_id: String(contactTypeId), segment_name: rule.join(' '), 'select_field[0]': rule[0], 'select_operator[0]': rule[1], 'value[0]': rule[2] });
+  const answer = await fetch(`${api}segment/save`, { method: 'POST', headers, body: form });
+  if (answer.status !== 200) throw new Error(`segment/save answered ${answer.status}: ${await answer.text()}`);
+}
 
 /** A newsletter design of about `bytes` bytes, personalised at the top. */
 function largeDesign(bytes: number): string {
@@ -55,6 +67,11 @@ async function main(): Promise<void> {
       schedule_type: '0',
       template_html: largeDesign(designBytes),
     });
+    if (engagementSegments !== 'none') {
+      await saveSegment(stack.urls.api, headers, type.id, ['email_opened', 'in last days', '30']);
+      // Its build (a background job) done before the meter starts.
+      await new Promise((done) => setTimeout(done, 3_000));
+    }
     const started = Date.now();
     // Served by the local gateway in its own request context: the meter starts once the create has answered.
     const created = await fetch(`${stack.urls.api}single/send/create`, { method: 'POST', headers, body: form });
@@ -64,6 +81,7 @@ async function main(): Promise<void> {
     const utr = answer.message?.utr;
     if (!utr) throw new Error(`single/send/create answered ${created.status}: ${JSON.stringify(answer).slice(0, 400)}`);
     const message = { utr };
+    if (engagementSegments === 'both') await meter.unmetered(() => saveSegment(stack.urls.api, headers, type.id, ['email_opened', 'not in single send', utr]));
     for (;;) {
       const send = await meter.unmetered(() => getSingleSend(accountId, message.utr));
       if (send.status === 3 && send.delivered >= recipients) break;
@@ -83,7 +101,7 @@ async function main(): Promise<void> {
     const sqsRequests = functions.filter((fn) => consumers.has(fn.name)).reduce((sum, fn) => sum + 3 * fn.invocations, 0);
     const totals = meter.totals();
     const cost = costPerMillion({ mails: recipients, writeUnits: totals.writeUnits, readUnits: totals.readUnits, invocations: functions, sqsRequests });
-    console.log(JSON.stringify({ ...capacity, write_units_per_mail_by_kind: writesByKind(meter, recipients), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
+    console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
     if (send.triggered !== recipients || tally.addresses.size !== recipients) process.exitCode = 1;
   } finally {
     drain.stop();

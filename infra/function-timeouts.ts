@@ -27,6 +27,8 @@ export const eventTimeoutSeconds: Readonly<Record<string, number>> = {
   'identity-refresh': 5 * 60,
   // Looks at the few sends that stopped progressing and books their resumption: a small, short run.
   'send-watchdog': 60,
+  // Starts one background job and books the next day's run: two writes and a schedule.
+  'segment-windows': 30,
   // Parses CSV chunks; a chunk that runs long hands over to a continuation message.
   'contact-import': 5 * 60,
   // Ten deliveries of at most 5 s each, one after another, with room to spare; it waits, it does not compute.

@@ -7,6 +7,7 @@ import { eventHandler } from '../../shared/event-entry';
 import { handleJobEvent, type JobRunner } from '../../shared/background-jobs/job-queue';
 import type { JobKind } from '../../shared/jobs/repository';
 import { runSegmentPurgeJob, runSegmentRebuildJob } from '../../shared/audience/segment-service';
+import { runWindowSlideJob } from '../../shared/audience/engagement-slide-job';
 import { runLinkPurgeJob } from '../../shared/single-send-runs/send-cleanup-service';
 
 /** What runs each kind of job. */
@@ -17,6 +18,7 @@ export const jobRunners: Readonly<Record<JobKind, JobRunner>> = {
   'automation-enrol': runAutomationEnrolJob,
   'single-send-link-purge': runLinkPurgeJob,
   'contact-upsert': runContactUpsertJob,
+  'segment-window-slide': runWindowSlideJob,
 };
 
 export const handler = eventHandler((event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => handleJobEvent(event, context, jobRunners));

@@ -10,10 +10,10 @@ import type { RecipientClaims } from '../../shared/public-links/recipient-links'
 import { readLedgerEntry } from '../../shared/ledger/repository';
 import { encodeSendRef } from '../../shared/ledger/send-ref';
 import { botClickRule, type ClickFacts } from '../../shared/statistics/engagement-rules';
-import { recordBotClick, recordClick } from '../../shared/statistics/event-counts';
+import { recordBotClick, recordClickOf } from '../../shared/statistics/event-counts';
 import { currentTime } from '../../shared/time';
 import { emitWebhookEvent } from '../../shared/webhook-delivery/events';
-import { invalidLinkPage, readRecipientLink } from './recipient-link';
+import { followEngagement, invalidLinkPage, readRecipientLink } from './recipient-link';
 
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
@@ -53,7 +53,10 @@ async function sentAt(claims: RecipientClaims, requestId: string): Promise<numbe
 async function countClick(claims: RecipientClaims, target: string, bot: boolean, requestId: string): Promise<boolean> {
   try {
     // False when the send or step is gone: nothing was counted.
-    return await (bot ? recordBotClick(claims.ref) : recordClick(claims.ref, claims.email, target));
+    if (bot) return await recordBotClick(claims.ref);
+    const { counted, first } = await recordClickOf(claims.ref, claims.email, target);
+    if (first) await followEngagement(claims, 'click', requestId);
+    return counted;
   } catch (error) {
     log.error('click not counted', { requestId, send: encodeSendRef(claims.ref), ...describeError(error) });
     return false;

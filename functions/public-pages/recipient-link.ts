@@ -4,6 +4,8 @@ import { describeError, log } from '../../shared/log';
 import { takeLinkRequest, type LinkAdmission } from '../../shared/public-links/page-limits';
 import { verifyRecipientToken, type RecipientClaims } from '../../shared/public-links/recipient-links';
 import { recordSendEvent, type SendEvent } from '../../shared/statistics/event-counts';
+import { onFirstEngagement } from '../../shared/audience/engagement-events';
+import type { EngagementKind } from '../../shared/ledger/keys';
 import { encodeSendRef } from '../../shared/ledger/send-ref';
 import { emitWebhookEvent } from '../../shared/webhook-delivery/events';
 import { raw, type Reply } from '../../shared/http/reply';
@@ -45,12 +47,25 @@ export function maskedAddress(email: string): string {
  */
 export async function countRecipientEvent(claims: RecipientClaims, event: Extract<SendEvent, 'open' | 'unsubscribe'>, requestId: string): Promise<void> {
   try {
-    await recordSendEvent(claims.ref, event, claims.email);
+    const first = await recordSendEvent(claims.ref, event, claims.email);
+    if (first && event === 'open') await followEngagement(claims, 'open', requestId);
   } catch (error) {
     log.error('recipient event not counted', { requestId, event, send: encodeSendRef(claims.ref), ...describeError(error) });
   }
   // The account's webhooks hear of it too (never throws; queues nothing when none subscribes).
   await emitWebhookEvent({ event, ref: claims.ref, email: claims.email });
+}
+
+/**
+ * A person's first open or click of the mail moves the contacts in the account's engagement segments
+ * (audience/engagement-events.ts). Logged, never thrown: the event itself is counted already.
+ */
+export async function followEngagement(claims: RecipientClaims, kind: EngagementKind, requestId: string): Promise<void> {
+  try {
+    await onFirstEngagement(claims.ref, claims.email, kind);
+  } catch (error) {
+    log.error('engagement segments not moved', { requestId, kind, send: encodeSendRef(claims.ref), ...describeError(error) });
+  }
 }
 
 /**

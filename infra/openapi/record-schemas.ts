@@ -63,7 +63,7 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
     select_field: listOf(text),
     select_operator: listOf(text),
     value: listOf(text),
-    query_type: orNull(text),
+    query_type: orNull({ type: 'string', enum: ['and', 'or', null], description: 'How the conditions combine; null (saved without one) means `and`.' }),
     deleted_at: orNull(timestamp),
     ...stamps,
   }),
@@ -229,7 +229,7 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
   }),
   Job: record('A background job of the account and how far it got.', {
     id: integer,
-    kind: every<JobKind>({ 'contact-type-delete': true, 'segment-rebuild': true, 'segment-purge': true, 'automation-enrol': true, 'single-send-link-purge': true, 'contact-upsert': true }),
+    kind: every<JobKind>({ 'contact-type-delete': true, 'segment-rebuild': true, 'segment-purge': true, 'automation-enrol': true, 'single-send-link-purge': true, 'contact-upsert': true, 'segment-window-slide': true }),
     target: text,
     status: every<JobStatus>({ queued: true, running: true, completed: true, superseded: true, failed: true }),
     processed: { type: 'integer', minimum: 0 },

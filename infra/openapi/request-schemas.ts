@@ -29,7 +29,8 @@ import { stepTestFields } from '../../functions/test-mails/step-operations';
 import { contactSchema } from '../../shared/contacts/input';
 import { pageQuery } from '../../shared/http/pages';
 import { maxConditions, maxValueLength } from '../../shared/segments/conditions';
-import { segmentOperators } from '../../shared/segments/rules';
+import { queryTypes, segmentOperators } from '../../shared/segments/rules';
+import { engagementOperators } from '../../shared/segments/engagement-rules';
 import { array, email, file, idList, integer, string, type Schema } from '../../shared/validation';
 import { emailList, maxListedAddresses } from '../../shared/validation/email-list';
 import type { JsonSchema } from '../../shared/validation/field';
@@ -59,9 +60,15 @@ const conditions: Schema = {
   select_field: array(string().required())
     .required()
     .max(maxConditions)
-    .documented({ description: 'A reserved field or one of the account\'s custom fields, per condition.' }),
-  select_operator: array(string().required().in(segmentOperators)).required().max(maxConditions),
-  value: array(string().required().max(maxValueLength)).documented({ description: 'The compared value per condition; blank for operators that take none.' }),
+    .documented({ description: 'A reserved field, one of the account\'s custom fields, or `email_opened` / `email_clicked` (engagement: people\'s opens and clicks; a click counts as an open), per condition.' }),
+  select_operator: array(string().required().in([...segmentOperators, ...engagementOperators]))
+    .required()
+    .max(maxConditions)
+    .documented({ description: 'The engagement fields take only `in single send`, `not in single send`, `in last days` and `not in last days`, which no other field takes.' }),
+  value: array(string().required().max(maxValueLength)).documented({
+    description: 'The compared value per condition; blank for operators that take none; a single send\'s utr of the account for `in single send` and `not in single send` (otherwise `The selected value.N is invalid.`); a whole number of days from 1 to 365 for `in last days` and `not in last days`.',
+  }),
+  query_type: string().in(queryTypes).documented({ description: 'How the conditions combine: `and` (every one) or `or` (at least one). Left out: stored as null, which means `and`.' }),
 };
 
 /** Audience entries (functions/single-sends/input-rules.ts): `contacts_<type id>` or `segments_<segment id>`. */

@@ -73,7 +73,8 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // HTTP families. A change of contacts or segment membership enrols contacts in automations, which
   // schedules an immediate automation-steps run (shared/automation-runs/enrolment-service.ts).
   // Deleting a type, saving or deleting a segment and setting an automation live start background jobs.
-  'contact-types': { table: readWrite, schedules: true, enqueue: ['jobs'] },
+  // A type's contacts leave segments with engagement conditions, whose facts are read in batches.
+  'contact-types': { table: [...readWrite, 'BatchGetItem'], schedules: true, enqueue: ['jobs'] },
   // The CSV upload also queues an import job, a bulk upsert a background job (its contacts stored in
   // pieces by BatchWriteItem, its start checking the type: ConditionCheckItem); bulk deletes
   // batch-write, sharded type lists query gsi1.
@@ -134,24 +135,33 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // tenant holds the send), associating the send's sender identity with it. Each page's recipients are
   // recorded for a later resend (BatchWriteItem); a resend's page reads its original's ledger, markers
   // and contacts (BatchGetItem).
-  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries'], tenants: 'manage' },
+  'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries', 'jobs'], tenants: 'manage' },
   // The deliverer re-queues recipients SES throttled on a message's last receive, and the last batch
-  // of a send mails its summary to the notification recipients.
+  // of a send mails its summary to the notification recipients and starts the rebuild of the segments
+  // naming the send with `not in single send` (a background job), as the dispatcher does for a send
+  // that completes without a delivery left.
   // It sends under the account's tenant, from the tenant recorded on the account (no tenant call).
   // A run's mails become their contacts' `sent` activity, 25 to a request (BatchWriteItem).
-  'send-deliver': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries'], tenants: 'send' },
+  'send-deliver': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries', 'jobs'], tenants: 'send' },
   // Records statistics and suppressions from SES's events; it reads only the account's webhooks
   // (Query, cached a minute) to queue a delivery for each one subscribed to the event. A bounce or
   // complaint reads its send's counters (GetItem) and may pause it, mailing the notification
   // recipients not on the suppression lists (BatchGetItem) as system mail.
-  'ses-events': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem', 'ConditionCheckItem'], mail: true, systemMail: true, enqueue: ['webhooks'] },
+  // A person's first click moves the contact in the account's engagement segments (a transaction of
+  // its recipient items and a counter) and enrols those that joined (an immediate step run).
+  'ses-events': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem', 'ConditionCheckItem'], mail: true, systemMail: true, schedules: true, enqueue: ['webhooks', 'jobs'] },
   // Like the dispatcher, it makes and reads the account's SES tenant (a paused one keeps the steps due).
   'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, accountMail: true, schedules: true, tenants: 'manage' },
   // Books a stalled send's dispatch job, and cancels the job of a send it ends. A silent send's
   // account tenant is read from SES (GetTenant) and its status recorded: a paused tenant is no stall.
   // Ending a stalled send copies an old send's state into its own item first (PutItem) and sums its
   // counter shards (BatchGetItem).
+  // A send it completes starts the rebuild of the segments naming it (engagement-completion.ts), in a
+  // transaction beside which the segment writes it can reach build deletes.
   'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'BatchGetItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, signingKey: false, tenants: 'read' },
+  // Reads the account's engagement segments (Query), starts the slide's background job (its id from the
+  // account's counter: UpdateItem; the job's item: PutItem) and books the next day's run.
+  'segment-windows': { table: ['Query', 'UpdateItem', 'PutItem'], schedules: true, enqueue: ['jobs'] },
   // Reads the pending index (gsi1) and refreshes each entry from SES: a domain's status (UpdateItem),
   // a sender verified (UpdateItem) whose waiting single sends are released and booked; a domain found
   // verified reads the claims above its senders' addresses (BatchGetItem). It deletes the address

@@ -5,7 +5,7 @@ import { contactsOfTypePage, getContacts } from '../contacts/repository';
 import type { JobOutcome, JobRun } from '../background-jobs/job-queue';
 import { applyMembershipChanges, SegmentChanged, type MembershipChange } from '../segments/recipient-changes';
 import type { SegmentJoin } from '../segments/membership';
-import { isMatchedBy, recipientEntryOf } from '../segments/membership';
+import { EngagementLookup, isMatchedBy, recipientEntryOf } from '../segments/membership';
 import { withExclusionsAmong, withExclusionsOf } from '../segments/exclusions';
 import { segmentRecipientsAfter } from '../segments/recipients';
 import { getSegmentRules, markSegmentBuilt, type SegmentRules } from '../segments/repository';
@@ -19,7 +19,8 @@ const superseded: JobOutcome = { status: 'superseded', message: 'The segment was
 async function addMatchingContacts(accountId: number, segment: SegmentRules, after: number | null, onJoined: (join: SegmentJoin) => Promise<void>) {
   const contacts = await contactsOfTypePage(accountId, segment.contact_type_id, after, rebuildPageSize);
   const rules = await withExclusionsOf(accountId, segment, contacts.map((contact) => contact.id));
-  const changes = contacts.filter((contact) => isMatchedBy(rules, contact)).map(recipientEntryOf);
+  const engagement = await EngagementLookup.of(accountId, segment, contacts.map((contact) => contact.email));
+  const changes = contacts.filter((contact) => isMatchedBy(rules, contact, engagement)).map(recipientEntryOf);
   const { joined } = await applyMembershipChanges(accountId, segment.id, changes, segment.rules_version);
   if (joined.length > 0) await onJoined({ segmentId: segment.id, joined });
   return { read: contacts.length, last: contacts.length < rebuildPageSize ? null : (contacts.at(-1)?.id ?? null) };
@@ -31,10 +32,11 @@ async function removeDeparted(accountId: number, segment: SegmentRules, after: s
   const held = page.recipients.filter((recipient) => recipient.contact_id !== null);
   const contacts = await getContacts(accountId, held.map((recipient) => Number(recipient.contact_id)));
   const rules = await withExclusionsAmong(accountId, segment, [...contacts.keys()]);
+  const engagement = await EngagementLookup.of(accountId, segment, [...contacts.values()].map((contact) => contact.email));
   const changes: MembershipChange[] = held
     .filter((recipient) => {
       const contact = contacts.get(Number(recipient.contact_id));
-      return !contact || !isMatchedBy(rules, contact) || contact.email.trim().toLowerCase() !== recipient.email.trim().toLowerCase();
+      return !contact || !isMatchedBy(rules, contact, engagement) || contact.email.trim().toLowerCase() !== recipient.email.trim().toLowerCase();
     })
     .map((recipient) => ({ kind: 'contact-out', email: recipient.email, contactId: Number(recipient.contact_id) }));
   await applyMembershipChanges(accountId, segment.id, changes, segment.rules_version);

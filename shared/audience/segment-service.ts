@@ -6,6 +6,8 @@ import { JobNotStarted, startJob, type JobOutcome, type JobRun } from '../backgr
 import { RecordNotFound } from '../table/errors';
 import { SEGMENT } from '../segments/keys';
 import { runSegmentRebuild } from './segment-rebuild';
+import { bookWindowSlide } from './engagement-windows';
+import { describeError, log } from '../log';
 import { deleteExclusionsPage } from '../segments/exclusions';
 import { deleteSegmentRecipientsPage } from '../segments/recipients';
 import { newSegmentPut, segmentDeletion, segmentRulesUpdate, type SegmentInput } from '../segments/repository';
@@ -14,9 +16,19 @@ const rebuilding = 'Waiting to work out the segment\u2019s recipients.';
 
 /** Store a new segment and start building its membership; answers its id. */
 export async function saveSegment(accountId: number, input: SegmentInput): Promise<number> {
-  const { segment, put } = await newSegmentPut(accountId, input);
-  await startJob(accountId, { kind: 'segment-rebuild', target: segment.id, version: segment.rules_version, message: rebuilding }, [put]);
+  const { segment, writes } = await newSegmentPut(accountId, input);
+  await startJob(accountId, { kind: 'segment-rebuild', target: segment.id, version: segment.rules_version, message: rebuilding }, writes);
+  await keepWindowsSliding(accountId);
   return segment.id;
+}
+
+/** A segment with an `in last days` window needs the account's daily slide booked; a failure is logged (the next save books it). */
+async function keepWindowsSliding(accountId: number): Promise<void> {
+  try {
+    await bookWindowSlide(accountId);
+  } catch (error) {
+    log.error('engagement window slide not booked', { accountId, ...describeError(error) });
+  }
 }
 
 /** Replace a segment's rules and start rebuilding its membership; RecordNotFound when it does not exist. */
@@ -28,6 +40,7 @@ export async function updateSegmentRules(accountId: number, id: number, input: S
     if (error instanceof JobNotStarted) throw new RecordNotFound(SEGMENT, id);
     throw error;
   }
+  await keepWindowsSliding(accountId);
 }
 
 /** Delete a segment (at once, for clients) and start purging its recipients; RecordNotFound when it does not exist. */

@@ -70,6 +70,13 @@ export async function getContact(accountId: number, id: number): Promise<Contact
   return toContactRecord(item, fieldsByName(customFields));
 }
 
+/** The contacts of one type at these addresses (case-insensitive): their email claims, then the contacts. */
+export async function contactsOfTypeAt(accountId: number, contactTypeId: number, emails: readonly string[]): Promise<ContactRecord[]> {
+  if (emails.length === 0) return [];
+  const claims = await getItems([...new Set(emails.map((email) => email.trim().toLowerCase()))].map((email) => contactEmailKey(accountId, contactTypeId, email)));
+  return [...(await getContacts(accountId, claims.map((claim) => Number(claim.contact_id)))).values()];
+}
+
 /** The contacts among `ids` that exist (one BatchGetItem per 100), by id. */
 export async function getContacts(accountId: number, ids: readonly number[]): Promise<Map<number, ContactRecord>> {
   if (ids.length === 0) return new Map();

@@ -10,7 +10,8 @@ import { isClickLink, isTrackedTarget } from '../rendering/click-tracking';
 import { checkReputation } from './reputation';
 import { decodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
 import { botClickRule } from '../statistics/engagement-rules';
-import { recordBotClick, recordClick, recordSendEvent } from '../statistics/event-counts';
+import { recordBotClick, recordClickOf, recordSendEvent } from '../statistics/event-counts';
+import { onFirstEngagement } from '../audience/engagement-events';
 import { emitWebhookEvent, type WebhookEventInput } from '../webhook-delivery/events';
 
 /** The parts of an SES event record we read (the same object in SNS messages and EventBridge details). */
@@ -105,8 +106,9 @@ export async function applyFeedback(feedback: Feedback): Promise<void> {
       await recordSendEvent(feedback.ref, 'complaint', email);
     } else if (feedback.machine) {
       await recordBotClick(feedback.ref);
-    } else {
-      await recordClick(feedback.ref, email, feedback.link);
+    } else if ((await recordClickOf(feedback.ref, email, feedback.link)).first) {
+      // A person's first click moves the contact in the engagement segments, as our click endpoint's does.
+      await onFirstEngagement(feedback.ref, email, 'click');
     }
     // Once recorded, the account's webhooks hear of it (never throws; queues nothing when none subscribes).
     await emitWebhookEvent(webhookEventOf(feedback, email));

@@ -26,3 +26,19 @@ export function sendEventMarkerKey(accountId: number, ref: string, email: string
 export function deliveryBatchKey(accountId: number, ref: string, batchId: string): Key {
   return { pk: entityPartition(accountId, `delivery-batch#${ref}`), sk: batchId };
 }
+
+/** Which people's engagement an address's record holds: its latest open, or its latest click. */
+export type EngagementKind = 'open' | 'click';
+
+/** Shards of each day's engagement index partition, so a day of opens never makes one hot partition. */
+export const engagementDayShards = 16;
+
+/** An address's latest open (or click) of any mail of the account: one small item, in the address's own partition. */
+export function engagementKey(accountId: number, email: string, kind: EngagementKind): Key {
+  return { pk: entityPartition(accountId, `engagement#${email.trim().toLowerCase()}`), sk: kind };
+}
+
+/** The gsi1 partition listing the addresses whose latest open (or click) fell on one UTC day, in one of its shards. */
+export function engagementDayPartition(accountId: number, kind: EngagementKind, day: string, shard: number): string {
+  return `${entityPartition(accountId, `engaged-on#${kind}#${day}`)}#${shard}`;
+}

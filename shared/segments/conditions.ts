@@ -3,6 +3,7 @@
 // like Laravel's array rules (`select_field.0`).
 import type { FieldErrors } from '../errors';
 import { format, messages } from '../validation/messages';
+import { isEngagementField, isEngagementOperator, maxWindowDays, namesSingleSend } from './engagement-rules';
 import {
   comparesByType,
   isSegmentOperator,
@@ -56,10 +57,33 @@ function arrayInput(input: Record<string, unknown>, name: string, required: bool
 }
 
 /**
- * Parse the conditions. `fields` maps every usable field name (reserved and the account's custom
- * fields) to its type; names match exactly, or else ignoring case, and are stored as defined.
+ * The value of an engagement condition, or its error: a single send of the account (`knownSends`, its
+ * utrs lower-cased) for the single-send operators, a whole number of days from 1 to 365 for the others.
  */
-export function parseConditions(input: Record<string, unknown>, fields: ReadonlyMap<string, FieldType>): ConditionsResult {
+function engagementValue(operator: string, text: string, attribute: string, knownSends: ReadonlySet<string>): { value?: string; error?: string } {
+  if (namesSingleSend(operator)) {
+    const utr = text.toLowerCase();
+    return knownSends.has(utr) ? { value: utr } : { error: say(messages.in, attribute) };
+  }
+  if (!/^[+-]?\d+$/.test(text)) return { error: say(messages.integer, attribute) };
+  const days = Number(text);
+  if (days < 1) return { error: say(messages.minNumber, attribute, { min: 1 }) };
+  if (days > maxWindowDays) return { error: say(messages.maxNumber, attribute, { max: maxWindowDays }) };
+  return { value: String(days) };
+}
+
+/** Whether an operator fits a field's type: engagement operators go with the engagement fields only, and they with nothing else. */
+function fitsField(fieldType: FieldType, operator: Condition['operator']): boolean {
+  return (fieldType === 'engagement') === isEngagementOperator(operator);
+}
+
+/**
+ * Parse the conditions. `fields` maps every usable field name (reserved and the account's custom
+ * fields) to its type; names match exactly, or else ignoring case, and are stored as defined. The
+ * engagement fields (`email_opened`, `email_clicked`) are always usable; `knownSends` holds the
+ * lower-cased utrs of the account's single sends among the values, for their single-send operators.
+ */
+export function parseConditions(input: Record<string, unknown>, fields: ReadonlyMap<string, FieldType>, knownSends: ReadonlySet<string> = new Set()): ConditionsResult {
   const errors: FieldErrors = {};
   const selectField = arrayInput(input, 'select_field', true);
   const selectOperator = arrayInput(input, 'select_operator', true);
@@ -93,7 +117,8 @@ export function parseConditions(input: Record<string, unknown>, fields: Readonly
     else if (typeof rawField !== 'string') errors[fieldKey] = [say(messages.string, fieldKey)];
     else {
       const name = rawField.trim();
-      field = fields.has(name) ? name : byLowerName.get(name.toLowerCase());
+      const lower = name.toLowerCase();
+      field = isEngagementField(lower) ? lower : fields.has(name) ? name : byLowerName.get(lower);
       if (field === undefined) errors[fieldKey] = [say(messages.in, fieldKey)];
     }
 
@@ -106,7 +131,11 @@ export function parseConditions(input: Record<string, unknown>, fields: Readonly
     }
 
     if (field === undefined || operator === undefined) continue;
-    const fieldType = fields.get(field) as FieldType;
+    const fieldType: FieldType = isEngagementField(field) ? 'engagement' : (fields.get(field) as FieldType);
+    if (!fitsField(fieldType, operator)) {
+      errors[operatorKey] = [say(messages.in, operatorKey)];
+      continue;
+    }
     if (!takesValue(operator)) {
       conditions.push({ field, fieldType, operator, value: '' });
       continue;
@@ -122,6 +151,12 @@ export function parseConditions(input: Record<string, unknown>, fields: Readonly
     }
     if (text.length > maxValueLength) {
       errors[valueKey] = [say(messages.maxString, valueKey, { max: maxValueLength })];
+      continue;
+    }
+    if (fieldType === 'engagement') {
+      const checked = engagementValue(operator, text, valueKey, knownSends);
+      if (checked.error !== undefined) errors[valueKey] = [checked.error];
+      else conditions.push({ field, fieldType, operator, value: checked.value as string });
       continue;
     }
     let failure: string | undefined;

@@ -99,3 +99,15 @@ export function segmentExclusionPartition(accountId: number, segmentId: number):
 export function segmentExclusionKey(accountId: number, segmentId: number, contactId: number): Key {
   return { pk: segmentExclusionPartition(accountId, segmentId), sk: idSortKey(contactId) };
 }
+
+/**
+ * The partition listing the account's segments that have engagement conditions, one small item each,
+ * so an open or a click finds the segments it may move contacts in with one Query.
+ */
+export function engagementSegmentPartition(accountId: number): string {
+  return entityPartition(accountId, 'engagement-segment');
+}
+
+export function engagementSegmentKey(accountId: number, segmentId: number): Key {
+  return { pk: engagementSegmentPartition(accountId), sk: idSortKey(segmentId) };
+}

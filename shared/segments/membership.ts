@@ -1,7 +1,10 @@
 // Keeps segment membership current as contacts change: the contacts repository calls in here after
 // every contact write, and only the segments of the contacts' types are read and evaluated.
-import { contactMatches } from './rules';
+import { contactMatches, type EngagementView } from './rules';
 import type { ContactRecord } from '../contacts/record';
+import { currentTime } from '../time';
+import { dayOf, noEngagement, type EngagementFacts } from './engagement-rules';
+import { engagementFactsOf, readsEngagement } from './engagement-facts';
 import { applyMembershipChanges, SegmentChanged, type MembershipChange, type SegmentJoiner } from './recipient-changes';
 
 /** The contacts that started to match one segment. */
@@ -28,12 +31,36 @@ function sameAddress(a: string, b: string): boolean {
   return a.trim().toLowerCase() === b.trim().toLowerCase();
 }
 
+/**
+ * The engagement of the contacts' addresses that a segment's conditions read (none read when it has
+ * no engagement condition), and the day they are judged on.
+ */
+export class EngagementLookup {
+  private constructor(
+    private readonly facts: ReadonlyMap<string, EngagementFacts>,
+    private readonly today: string,
+  ) {}
+
+  static none = new EngagementLookup(new Map(), '');
+
+  /** Read the facts of these addresses for the segment's conditions: strongly consistent, so an event's own writes are seen. */
+  static async of(accountId: number, segment: Pick<SegmentRules, 'conditions'>, emails: readonly string[]): Promise<EngagementLookup> {
+    if (!readsEngagement(segment.conditions)) return EngagementLookup.none;
+    const today = dayOf(currentTime());
+    return new EngagementLookup(await engagementFactsOf(accountId, emails, segment.conditions, { consistentRead: true }), today);
+  }
+
+  viewOf(email: string): EngagementView {
+    return { facts: this.facts.get(email.trim().toLowerCase()) ?? noEngagement, today: this.today };
+  }
+}
+
 /** Whether a contact is in a segment by its rules: of the segment's type, matching, and not excluded by hand. */
-export function isMatchedBy(segment: SegmentRules, contact: ContactRecord): boolean {
+export function isMatchedBy(segment: SegmentRules, contact: ContactRecord, engagement: EngagementLookup = EngagementLookup.none): boolean {
   return (
     contact.contact_type_id === segment.contact_type_id &&
     !segment.excluded_contact_ids.has(contact.id) &&
-    contactMatches(segment.conditions, contact)
+    contactMatches(segment.conditions, contact, segment.query_type, engagement.viewOf(contact.email))
   );
 }
 
@@ -51,10 +78,10 @@ export function recipientEntryOf(contact: ContactRecord): MembershipChange & { k
  * entry taken out unless the contact still matches there, whatever the old record seemed to
  * match: that also repairs an entry written under rules that have changed since.
  */
-export function membershipChangesFor(segment: SegmentRules, changes: readonly ContactChange[]): MembershipChange[] {
+export function membershipChangesFor(segment: SegmentRules, changes: readonly ContactChange[], engagement: EngagementLookup = EngagementLookup.none): MembershipChange[] {
   const result: MembershipChange[] = [];
   for (const { before, after } of changes) {
-    const matchesAfter = after !== undefined && isMatchedBy(segment, after);
+    const matchesAfter = after !== undefined && isMatchedBy(segment, after, engagement);
     if (before && before.contact_type_id === segment.contact_type_id && !(matchesAfter && sameAddress(before.email, after.email))) {
       result.push({ kind: 'contact-out', email: before.email, contactId: before.id });
     }
@@ -69,7 +96,8 @@ async function syncSegment(accountId: number, segment: SegmentRules, changes: re
   for (let attempt = 0; current && attempt < maxRuleChanges; attempt++) {
     try {
       const rules = await withExclusionsOf(accountId, current, entering);
-      const { joined } = await applyMembershipChanges(accountId, current.id, membershipChangesFor(rules, changes), current.rules_version);
+      const engagement = await EngagementLookup.of(accountId, current, changes.flatMap(({ after }) => (after ? [after.email] : [])));
+      const { joined } = await applyMembershipChanges(accountId, current.id, membershipChangesFor(rules, changes, engagement), current.rules_version);
       return { segmentId: current.id, joined };
     } catch (error) {
       if (!(error instanceof SegmentChanged)) throw error;
@@ -78,6 +106,14 @@ async function syncSegment(accountId: number, segment: SegmentRules, changes: re
     }
   }
   return undefined;
+}
+
+/**
+ * Judge these contacts against one segment again, with nothing about them changed but what its
+ * engagement conditions read (an open, a click, a day passing): each joins or leaves accordingly.
+ */
+export function resyncSegmentContacts(accountId: number, segment: SegmentRules, contacts: readonly ContactRecord[]): Promise<SegmentJoin | undefined> {
+  return syncSegment(accountId, segment, contacts.map((contact) => ({ before: contact, after: contact })));
 }
 
 /**

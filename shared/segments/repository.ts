@@ -1,6 +1,6 @@
 // Segments (rule-based lists over one contact type): every table access for the segment items.
 import { randomUUID } from 'node:crypto';
-import type { Condition } from './rules';
+import type { Condition, QueryType } from './rules';
 import { isoTimestamp } from '../time';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
@@ -11,6 +11,7 @@ import { db, tableName } from '../table/client';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, isConditionFailure, putNewItem, queryAll, setExpression, withoutKeys, type Item } from '../table/records';
 import { countClosings, countedRecipients, countRulesUpdates } from './counts';
+import { engagementIndexDelete, engagementIndexWrite } from './engagement-index';
 
 /** A segment as the spec shows it. */
 export interface Segment {
@@ -46,12 +47,16 @@ export interface SegmentRules {
   excluded_contact_ids: ReadonlySet<number>;
   /** Its membership is being rebuilt: sends to it wait until it is complete. */
   building: boolean;
+  /** How its conditions combine (a stored null is `and`). */
+  query_type: QueryType;
 }
 
 export interface SegmentInput {
   contact_type_id: number;
   segment_name: string;
   conditions: Condition[];
+  /** Stored as given; left out, it is stored as null, which means `and`. */
+  query_type?: QueryType | null;
 }
 
 function toSegment(item: Item): Segment {
@@ -99,6 +104,7 @@ function toRules(item: Item): SegmentRules {
     // Exclusions made before they became items (exclusions.ts adds the others where they matter).
     excluded_contact_ids: new Set([...((item.excluded_contact_ids as Set<number> | undefined) ?? [])].map(Number)),
     building: item[buildingAttribute] !== undefined,
+    query_type: item.query_type === 'or' ? 'or' : 'and',
   };
 }
 
@@ -146,7 +152,7 @@ function newSegmentItem(accountId: number, id: number, input: SegmentInput): Ite
     contact_type_id: input.contact_type_id,
     segment_name: input.segment_name,
     ...ruleAttributes(input.conditions),
-    query_type: null,
+    query_type: input.query_type ?? null,
     deleted_at: null,
     created_at: now,
     updated_at: now,
@@ -162,11 +168,15 @@ export async function addSegment(accountId: number, input: SegmentInput): Promis
   return toRules(item);
 }
 
-/** A new segment, marked building, and the Put that stores it (in the transaction that starts its rebuild job). */
-export async function newSegmentPut(accountId: number, input: SegmentInput): Promise<{ segment: SegmentRules; put: TransactionItem }> {
+/**
+ * A new segment, marked building, and the writes that store it (in the transaction that starts its
+ * rebuild job): its Put, refused when the id is taken, first; then its engagement index item's.
+ */
+export async function newSegmentPut(accountId: number, input: SegmentInput): Promise<{ segment: SegmentRules; writes: TransactionItem[] }> {
   const item = { ...newSegmentItem(accountId, await nextId(accountId, SEGMENT), input) };
   item[buildingAttribute] = item.rules_version;
-  return { segment: toRules(item), put: { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
+  const put: TransactionItem = { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+  return { segment: toRules(item), writes: [put, engagementIndexWrite(accountId, Number(item.id), input.contact_type_id, input.conditions)] };
 }
 
 /**
@@ -181,6 +191,7 @@ export function segmentRulesUpdate(accountId: number, id: number, input: Segment
     contact_type_id: input.contact_type_id,
     segment_name: input.segment_name,
     ...ruleAttributes(input.conditions),
+    query_type: input.query_type ?? null,
     updated_at: isoTimestamp(),
     rules_version: rulesVersion,
     [buildingAttribute]: rulesVersion,
@@ -198,7 +209,8 @@ export function segmentRulesUpdate(accountId: number, id: number, input: Segment
       ExpressionAttributeValues: values,
     },
   };
-  return { rulesVersion, changes: [segmentUpdate, ...countRulesUpdates(accountId, id, rulesVersion)] };
+  const index = engagementIndexWrite(accountId, id, input.contact_type_id, input.conditions);
+  return { rulesVersion, changes: [segmentUpdate, ...countRulesUpdates(accountId, id, rulesVersion), index] };
 }
 
 /** The rebuild for `rulesVersion` is complete: the segment may be mailed. False when its rules changed meanwhile (or it is gone). */
@@ -228,5 +240,5 @@ export async function markSegmentBuilt(accountId: number, id: number, rulesVersi
  * adding recipients behind the purge.
  */
 export function segmentDeletion(accountId: number, id: number): TransactionItem[] {
-  return [{ Delete: { TableName: tableName(), Key: segmentKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } }, ...countClosings(accountId, id)];
+  return [{ Delete: { TableName: tableName(), Key: segmentKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } }, ...countClosings(accountId, id), engagementIndexDelete(accountId, id)];
 }

@@ -2,6 +2,7 @@
 // contact matches a segment's conditions. Pure, so membership code and tests share it unchanged.
 import type { ContactRecord } from '../contacts/record';
 import { reservedFieldNames } from '../custom-fields/reserved-fields';
+import { engagementMatches, isEngagementOperator, noEngagement, type EngagementFacts, type EngagementOperator } from './engagement-rules';
 
 /** Every operator a condition may use, in the exact phrases clients send. */
 export const segmentOperators = [
@@ -18,10 +19,13 @@ export const segmentOperators = [
   'between',
 ] as const;
 
-export type SegmentOperator = (typeof segmentOperators)[number];
+export type SegmentOperator = (typeof segmentOperators)[number] | EngagementOperator;
 
-/** The field types of the spec's field definitions; reserved fields are text. */
-export const fieldTypes = ['text', 'number', 'datetime-local'] as const;
+/**
+ * The field types of the spec's field definitions; reserved fields are text. `engagement` is the type
+ * of the two engagement fields (`email_opened`, `email_clicked`), which take only engagement operators.
+ */
+export const fieldTypes = ['text', 'number', 'datetime-local', 'engagement'] as const;
 
 export type FieldType = (typeof fieldTypes)[number];
 
@@ -32,6 +36,11 @@ export interface Condition {
   operator: SegmentOperator;
   value: string;
 }
+
+/** How a segment's conditions combine: all of them (`and`, also when none was given) or any (`or`). */
+export const queryTypes = ['and', 'or'] as const;
+
+export type QueryType = (typeof queryTypes)[number];
 
 /** Operators that test presence only and ignore `value`. */
 export function takesValue(operator: SegmentOperator): boolean {
@@ -48,7 +57,12 @@ export function isFieldType(value: unknown): value is FieldType {
 }
 
 export function isSegmentOperator(value: unknown): value is SegmentOperator {
-  return typeof value === 'string' && (segmentOperators as readonly string[]).includes(value);
+  return typeof value === 'string' && ((segmentOperators as readonly string[]).includes(value) || isEngagementOperator(value));
+}
+
+/** Whether a condition reads engagement (opens and clicks) rather than a contact field. */
+export function isEngagementCondition(condition: Pick<Condition, 'fieldType'>): boolean {
+  return condition.fieldType === 'engagement';
 }
 
 /** The two bounds of a `between` value (`low,high`), or undefined unless there are exactly two non-blank ones. */
@@ -121,6 +135,7 @@ function isBlank(value: string | null): value is null {
 /** Whether one value satisfies one condition. Blank values match only `is empty` and the negative operators. */
 export function valueMatches(condition: Condition, value: string | null): boolean {
   const { operator, fieldType } = condition;
+  if (isEngagementOperator(operator)) return false;
   if (operator === 'is empty') return isBlank(value);
   if (operator === 'is not empty') return !isBlank(value);
   if (operator === 'is not' || operator === 'does not contain') {
@@ -155,8 +170,24 @@ export function valueMatches(condition: Condition, value: string | null): boolea
   }
 }
 
-/** Whether a contact satisfies every condition (conditions are ANDed; a segment without any matches nobody). */
-export function contactMatches(conditions: readonly Condition[], contact: ContactRecord): boolean {
+/** What a contact's engagement conditions are judged on: its address's facts, and the UTC day it is (`YYYY-MM-DD`). */
+export interface EngagementView {
+  facts: EngagementFacts;
+  today: string;
+}
+
+/** Whether the contact satisfies one condition: a field's value, or its address's engagement. */
+export function conditionMatches(condition: Condition, contact: ContactRecord, engagement?: EngagementView): boolean {
+  if (isEngagementCondition(condition)) return engagementMatches(condition, engagement?.facts ?? noEngagement, engagement?.today ?? '');
+  return valueMatches(condition, contactFieldValue(contact, condition.field));
+}
+
+/**
+ * Whether a contact satisfies the conditions: every one (`and`, the default) or at least one (`or`).
+ * A segment without conditions matches nobody.
+ */
+export function contactMatches(conditions: readonly Condition[], contact: ContactRecord, queryType: QueryType = 'and', engagement?: EngagementView): boolean {
   if (conditions.length === 0) return false;
-  return conditions.every((condition) => valueMatches(condition, contactFieldValue(contact, condition.field)));
+  const matches = (condition: Condition) => conditionMatches(condition, contact, engagement);
+  return queryType === 'or' ? conditions.some(matches) : conditions.every(matches);
 }

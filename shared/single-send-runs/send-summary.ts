@@ -1,6 +1,7 @@
 // The short mail a completed single send leaves the account's notification recipients, and the
 // completion step that sends it: whoever settles a send last completes it, exactly once. The summary
 // is system mail: it skips addresses the account suppressed and counts against its hourly budget.
+import { onSingleSendCompleted } from '../audience/engagement-completion';
 import { config } from '../config';
 import { listNotificationRecipients } from '../notification-recipients/repository';
 import { completeIfSettled, getDispatchState, getSendingSingleSend, type DispatchState } from '../single-sends/progress';
@@ -88,6 +89,11 @@ export async function finishIfComplete(accountId: number, utr: string): Promise<
   if (!progress?.done || progress.completedAt !== null || progress.settledBatches < progress.fannedBatches) return false;
   const totals = await completeIfSettled(accountId, utr);
   if (!totals) return false;
+  try {
+    await onSingleSendCompleted(accountId, utr);
+  } catch (error) {
+    log.error('segments naming the send not rebuilt', { accountId, utr, ...describeError(error) });
+  }
   try {
     await mailSummary(accountId, utr, totals);
   } catch (error) {

@@ -35,11 +35,11 @@ const onceCounter: Record<SendEvent, SendCounter> = {
  * delivery of a large send conflict with every other. A crash between the two loses one count,
  * never doubles one; a failed update gives the marker back.
  */
-export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientEmail: string): Promise<void> {
+export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientEmail: string): Promise<boolean> {
   const marker = eventMarkerKey(ref, recipientEmail, event);
   // The delivered marker is also the contact activity's `delivered`: kept as long as the activity.
   const first = await claimEventMarker(marker, event === 'delivered' ? { keepSeconds: activityRetentionSeconds } : {});
-  if (!first && event !== 'open') return;
+  if (!first && event !== 'open') return false;
   let counted: boolean;
   try {
     const counts: SendCounts = first ? { [onceCounter[event]]: 1 } : {};
@@ -51,6 +51,8 @@ export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientE
   }
   // Every person's open admitted (at most one an hour), and the first bounce, complaint or unsubscribe of the mail.
   if (counted && (event === 'open' || event === 'bounce' || event === 'complaint' || event === 'unsubscribe')) await noteActivity(ref, recipientEmail, { event, ref });
+  // True only for the recipient's first of this event, counted: what engagement segments follow.
+  return first && counted;
 }
 
 /**
@@ -72,6 +74,11 @@ async function noteActivity(ref: SendRef, email: string, entry: Omit<ActivityEnt
  * after it, the link's count may be lost, never doubled. False when the send or step is gone (nothing counted).
  */
 export async function recordClick(ref: SendRef, recipientEmail: string, target: string): Promise<boolean> {
+  return (await recordClickOf(ref, recipientEmail, target)).counted;
+}
+
+/** `recordClick`, saying also whether it was the recipient's first click on the send or step (`first`, counted). */
+export async function recordClickOf(ref: SendRef, recipientEmail: string, target: string): Promise<{ counted: boolean; first: boolean }> {
   const linkMarker = eventMarkerKey(ref, recipientEmail, `click#${linkHash(target)}`);
   const clickMarker = eventMarkerKey(ref, recipientEmail, 'click');
   // Both at once (one round trip less for the reader waiting for the redirect): each is its own fact.
@@ -89,7 +96,7 @@ export async function recordClick(ref: SendRef, recipientEmail: string, target: 
   // Automation steps show no links; a deleted send gets no link item.
   if (counted) await sendable.addLinkClick?.(target, firstOnLink);
   if (counted) await noteActivity(ref, recipientEmail, { event: 'click', ref, url: target });
-  return counted;
+  return { counted, first: counted && firstClick };
 }
 
 /**

@@ -16,7 +16,7 @@
 // a full pass over one type's contacts costs about 16 Queries more than an unsharded pass (each shard
 // ends with its own last page); point reads cost the same.
 import { CONTACT_TYPE } from '../contact-types/keys';
-import { type Key, entityPartition, idSortKey, shardPartition } from '../table/keys';
+import { type Key, entityPartition, fnv1a, idSortKey, shardPartition } from '../table/keys';
 
 // Contacts
 
@@ -37,16 +37,6 @@ export const contactShards = 16;
 /** The shard of a contact's item and its by-type index entry: by id, so consecutive ids go round-robin. */
 export function contactShardOf(id: number): number {
   return id % contactShards;
-}
-
-/** 32-bit FNV-1a of the text's UTF-8 bytes: a small, stable hash (the same in any language). */
-export function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 /** The shard of an email's claim within a type: by a hash of the lower-cased email, so from the email alone. */

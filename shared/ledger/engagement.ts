@@ -2,7 +2,7 @@
 // send or an automation step), the facts `in last days` conditions read. One small item per address
 // and kind, written on a person's first open (or click) of each mail, and listed on gsi1 by the UTC day
 // it fell on, so the daily slide finds the addresses whose day just left a window without a scan.
-import { fnv1a } from '../contacts/keys';
+import { fnv1a } from '../table/keys';
 import { currentTime } from '../time';
 import { batchGetAll } from '../table/batch';
 import { conditionHeld, queryAll, updateItem } from '../table/records';

@@ -9,7 +9,7 @@
 // The recipient count is kept in 16 small counter items (one partition each), never on the segment
 // item: a membership transaction adds its delta to one of them, picked at random, and a count is
 // read as their sum. Exclusions (contacts taken out by hand) are one small item each.
-import { fnv1a } from '../contacts/keys';
+import { fnv1a } from '../table/keys';
 import { type Key, entityKey, entityPartition, idSortKey, shardPartition } from '../table/keys';
 
 // Segments

@@ -27,3 +27,13 @@ export function entityKey(accountId: number, entity: string, id: number): Key {
 export function shardPartition(partition: string, shard: number): string {
   return `${partition}#${shard}`;
 }
+
+/** 32-bit FNV-1a of the text's UTF-8 bytes: a small, stable hash (the same in any language). */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) {
+    hash ^= byte;
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

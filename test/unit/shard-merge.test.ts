@@ -1,6 +1,7 @@
 // The k-way merge over write-sharded partitions: id order, no gaps or duplicates, resumable from a
 // position, and bounded reads per shard (shards filled round-robin, skewed, or empty).
-import { contactEmailShardOf, contactKey, contactOfTypeIndexKey, contactShards, fnv1a } from '../../shared/contacts/keys';
+import { contactEmailShardOf, contactKey, contactOfTypeIndexKey, contactShards } from '../../shared/contacts/keys';
+import { fnv1a } from '../../shared/table/keys';
 import { idSortKey } from '../../shared/table/keys';
 import { pageReadSize, ShardMerge, type ShardRead } from '../../shared/table/shard-merge';
 

@@ -53,7 +53,7 @@ async function sentAt(claims: RecipientClaims, requestId: string): Promise<numbe
 async function countClick(claims: RecipientClaims, target: string, bot: boolean, requestId: string): Promise<boolean> {
   try {
     // False when the send or step is gone: nothing was counted.
-    return await (bot ? recordBotClick(claims.ref) : recordClick(claims.ref, claims.email, target));
+    return await (bot ? recordBotClick(claims.ref) : recordClick(claims.ref, claims.email, target, claims.variant));
   } catch (error) {
     log.error('click not counted', { requestId, send: encodeSendRef(claims.ref), ...describeError(error) });
     return false;

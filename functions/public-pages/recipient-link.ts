@@ -45,7 +45,7 @@ export function maskedAddress(email: string): string {
  */
 export async function countRecipientEvent(claims: RecipientClaims, event: Extract<SendEvent, 'open' | 'unsubscribe'>, requestId: string): Promise<void> {
   try {
-    await recordSendEvent(claims.ref, event, claims.email);
+    await recordSendEvent(claims.ref, event, claims.email, claims.variant);
   } catch (error) {
     log.error('recipient event not counted', { requestId, event, send: encodeSendRef(claims.ref), ...describeError(error) });
   }

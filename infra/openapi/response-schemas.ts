@@ -134,7 +134,16 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'POST /api/single/send/create': utrAnswer,
   'GET /api/single/send/duplicate': says('Duplicated Successfully'),
   'POST /api/single/send/duplicate': says('Duplicated Successfully'),
-  'GET /api/single-send/details': message(members({ singleSend: { ...listOf(ref('SingleSend')), minItems: 1, maxItems: 1, description: 'The one send, in an array as the spec has it.' } })),
+  'GET /api/single-send/details': message(
+    members({
+      singleSend: {
+        ...listOf({ allOf: [ref('SingleSend'), { type: 'object', properties: { ab_test: ref('SingleSendAbTest') } }] }),
+        minItems: 1,
+        maxItems: 1,
+        description: 'The one send, in an array as the spec has it; `ab_test` only on a send with an A/B subject test.',
+      },
+    }),
+  ),
   'GET /api/single-send/stats': message(
     members({
       stats: members({

@@ -79,11 +79,11 @@ export const schema = {
   schedule_timezone: string()
     .check((value) => (timeZoneName(value) === undefined ? invalidTimeZoneMessage('schedule_timezone') : undefined))
     .documented({ description: 'IANA time zone (e.g. Europe/Berlin) that schedule_date and schedule_time are read in; UTC when absent' }),
-  ab_test_percent: between('ab test percent', abLimits.percent).documented({ description: 'Share of the audience in the A/B test, in percent; only with ab_subjects.' }),
+  ab_test_percent: between('ab test percent', abLimits.percent).documented({ description: 'Share of the audience in the A/B test, in percent (default 20); only with ab_subjects.' }),
   ab_winner_metric: string()
     .in(abWinnerMetrics)
-    .documented({ default: abLimits.defaultMetric, description: 'What the winner is judged on: people who opened (a click counts as an open) or who clicked, per recipient mailed; only with ab_subjects.' }),
-  ab_wait_minutes: between('ab wait minutes', abLimits.waitMinutes).documented({ description: 'Minutes from the test share\'s last mail to the choice of the winner; only with ab_subjects.' }),
+    .documented({ default: abLimits.defaultMetric, description: 'What the winner is judged on (default opens): people who opened (a click counts as an open) or who clicked, per recipient mailed; only with ab_subjects.' }),
+  ab_wait_minutes: between('ab wait minutes', abLimits.waitMinutes).documented({ description: 'Minutes from the test share\'s last mail to the choice of the winner (default 240); only with ab_subjects.' }),
 };
 
 /** The A/B test's settings besides its subjects. */

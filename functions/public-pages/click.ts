@@ -54,7 +54,7 @@ async function countClick(claims: RecipientClaims, target: string, bot: boolean,
   try {
     // False when the send or step is gone: nothing was counted.
     if (bot) return await recordBotClick(claims.ref);
-    const { counted, first } = await recordClickOf(claims.ref, claims.email, target);
+    const { counted, first } = await recordClickOf(claims.ref, claims.email, target, claims.variant);
     if (first) await followEngagement(claims, 'click', requestId);
     return counted;
   } catch (error) {

@@ -47,7 +47,7 @@ export function maskedAddress(email: string): string {
  */
 export async function countRecipientEvent(claims: RecipientClaims, event: Extract<SendEvent, 'open' | 'unsubscribe'>, requestId: string): Promise<void> {
   try {
-    const first = await recordSendEvent(claims.ref, event, claims.email);
+    const first = await recordSendEvent(claims.ref, event, claims.email, claims.variant);
     if (first && event === 'open') await followEngagement(claims, 'open', requestId);
   } catch (error) {
     log.error('recipient event not counted', { requestId, event, send: encodeSendRef(claims.ref), ...describeError(error) });

@@ -2,6 +2,7 @@
 // (UTC, or in `schedule_timezone`) and the either-or rule of the custom design, each answering
 // Laravel-worded messages.
 import type { RecipientEntry, RecipientTable } from '../../shared/single-sends/record';
+import { abLimits } from '../../shared/single-sends/ab-test';
 import { attributeName, format, messages } from '../../shared/validation';
 import { zonedMoment } from './time-zone';
 
@@ -157,4 +158,39 @@ export function resolveDesign(json: string | undefined, html: string | undefined
   if (html !== undefined) return { ok: true, template_json: '', template_html: html };
   if (json !== undefined) return { ok: true, template_json: json, template_html: '' };
   return { ok: true, template_json: null, template_html: null };
+}
+
+/** Longest subject, as the send's own `subject`. */
+export const maxSubjectLength = 255;
+
+/**
+ * The subjects of an A/B test (`ab_subjects[0]`, `ab_subjects[1]`, ...): 2 to 5, each a subject as
+ * `subject` takes it, no two the same (trimmed). Errors keyed as Laravel keys an array and its items.
+ */
+export function parseAbSubjects(value: unknown): { subjects: string[] | undefined; errors: Record<string, string[]> } {
+  const field = 'ab_subjects';
+  const attribute = attributeName(field);
+  const fail = (key: string, message: string) => ({ subjects: undefined, errors: { [key]: [message] } });
+  if (value === undefined || value === null || value === '') return { subjects: undefined, errors: {} };
+  if (!Array.isArray(value)) return fail(field, format(messages.array, { attribute }));
+  const { min, max } = abLimits.subjects;
+  if (value.length < min || value.length > max) return fail(field, format(messages.betweenArray, { attribute, min, max }));
+  const errors: Record<string, string[]> = {};
+  const subjects: string[] = [];
+  value.forEach((item: unknown, index) => {
+    const itemAttribute = `${attribute}.${index}`;
+    const key = `${field}.${index}`;
+    const text = typeof item === 'string' ? item.trim() : undefined;
+    if (item === undefined || item === null || text === '') errors[key] = [format(messages.required, { attribute: itemAttribute })];
+    else if (text === undefined) errors[key] = [format(messages.string, { attribute: itemAttribute })];
+    else if ([...text].length > maxSubjectLength) errors[key] = [format(messages.maxString, { attribute: itemAttribute, max: maxSubjectLength })];
+    else if (subjects.includes(text)) errors[key] = [format(messages.distinct, { attribute: itemAttribute })];
+    else subjects.push(text);
+  });
+  return Object.keys(errors).length > 0 ? { subjects: undefined, errors } : { subjects, errors };
+}
+
+/** A setting of the A/B test given without its subjects: it would set nothing, so it is refused. */
+export function abSettingWithoutSubjects(field: string): string {
+  return `The ${attributeName(field)} field is prohibited when ab subjects is not present.`;
 }

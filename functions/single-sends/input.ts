@@ -11,9 +11,13 @@ import { unsafeDesignHtmlMessage, unsafeDesignJsonMessage } from '../../shared/r
 import { unsubscribeGroupExists } from '../../shared/suppressions/unsubscribe-groups';
 import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { currentTime } from '../../shared/time';
-import { flag, format, integer, messages, string, type Field, type Infer } from '../../shared/validation';
+import { array, flag, format, integer, messages, string, type Field, type Infer } from '../../shared/validation';
+import { abLimits, abWinnerMetrics, type AbSettings } from '../../shared/single-sends/ab-test';
 import {
+  abSettingWithoutSubjects,
   invalidEntryMessage,
+  maxSubjectLength,
+  parseAbSubjects,
   invalidTimeZoneMessage,
   parseRecipientEntries,
   parseRecipientEntry,
@@ -41,6 +45,25 @@ const validJson = (value: string) => {
   }
 };
 
+/** A whole number from `min` to `max` (Laravel's `between` on an integer). */
+function between(field: string, limits: { min: number; max: number; default: number }): Field<number> {
+  return integer()
+    .check((value) => (value < limits.min || value > limits.max ? format(messages.betweenNumber, { attribute: field, min: limits.min, max: limits.max }) : undefined))
+    .documented({ minimum: limits.min, maximum: limits.max, default: limits.default });
+}
+
+/**
+ * The subjects of an A/B test, for the API docs: read by parseAbSubjects (input-rules.ts), which names
+ * each failing subject by its index.
+ */
+export const abSubjects = array(string().required().max(maxSubjectLength))
+  .min(abLimits.subjects.min)
+  .max(abLimits.subjects.max)
+  .documented({
+    description:
+      'A/B subject test: 2 to 5 distinct subjects (`ab_subjects[0]`, `ab_subjects[1]`, ...). The test share is split evenly among them; the winner goes to the rest of the audience and becomes the send\'s `subject`.',
+  });
+
 export const schema = {
   template_id: integer().required().min(1),
   template_json: design('template json').check(validJson).check(unsafeDesignJsonMessage('template json')),
@@ -56,7 +79,15 @@ export const schema = {
   schedule_timezone: string()
     .check((value) => (timeZoneName(value) === undefined ? invalidTimeZoneMessage('schedule_timezone') : undefined))
     .documented({ description: 'IANA time zone (e.g. Europe/Berlin) that schedule_date and schedule_time are read in; UTC when absent' }),
+  ab_test_percent: between('ab test percent', abLimits.percent).documented({ description: 'Share of the audience in the A/B test, in percent (default 20); only with ab_subjects.' }),
+  ab_winner_metric: string()
+    .in(abWinnerMetrics)
+    .documented({ default: abLimits.defaultMetric, description: 'What the winner is judged on (default opens): people who opened (a click counts as an open) or who clicked, per recipient mailed; only with ab_subjects.' }),
+  ab_wait_minutes: between('ab wait minutes', abLimits.waitMinutes).documented({ description: 'Minutes from the test share\'s last mail to the choice of the winner (default 240); only with ab_subjects.' }),
 };
+
+/** The A/B test's settings besides its subjects. */
+const abSettingFields = ['ab_test_percent', 'ab_winner_metric', 'ab_wait_minutes'] as const;
 
 /** The order fields are reported in: the spec's create and update table. */
 const fieldOrder = [
@@ -75,6 +106,8 @@ const fieldOrder = [
   'schedule_date',
   'schedule_time',
   'schedule_timezone',
+  'ab_subjects',
+  ...abSettingFields,
 ];
 
 type Values = Partial<Infer<typeof schema>>;
@@ -88,6 +121,20 @@ export interface SingleSendInput {
 }
 
 const invalid = (attribute: string) => format(messages.exists, { attribute });
+
+/** Absent, null or blank text, as a field's rules count it. */
+const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+/** The test's settings, the defaults where not given; undefined without subjects (no test). */
+function abSettings(subjects: string[] | undefined, values: Values): AbSettings | undefined {
+  if (!subjects) return undefined;
+  return {
+    subjects,
+    percent: values.ab_test_percent ?? abLimits.percent.default,
+    metric: (values.ab_winner_metric as AbSettings['metric'] | undefined) ?? abLimits.defaultMetric,
+    wait_minutes: values.ab_wait_minutes ?? abLimits.waitMinutes.default,
+  };
+}
 
 /** The entries that name no contact type or segment of the account, keyed by their index as given. */
 async function missingEntries(accountId: number, entries: RecipientEntry[], field: string, given: unknown): Promise<FieldErrors> {
@@ -174,6 +221,10 @@ export async function readSingleSendInput(accountId: number, fields: Record<stri
   const recipients = parseRecipientEntries(fields.recipient_id, 'recipient_id', true);
   const exclusions = parseRecipientEntries(fields.exclude_specific_recipient_id, 'exclude_specific_recipient_id', false);
   Object.assign(errors, recipients.errors, exclusions.errors);
+  const ab = parseAbSubjects(fields.ab_subjects);
+  Object.assign(errors, ab.errors);
+  const subjectsGiven = !isBlank(fields.ab_subjects);
+  for (const name of abSettingFields) if (!subjectsGiven && !isBlank(fields[name])) errors[name] = [abSettingWithoutSubjects(name)];
 
   // References to the account's records, checked for the fields whose shape passed.
   const templateId = values.template_id;
@@ -212,6 +263,7 @@ export async function readSingleSendInput(accountId: number, fields: Record<stri
       schedule_timezone: zone,
       template_json: designChoice.template_json,
       template_html: designChoice.template_html,
+      ab_test: abSettings(ab.subjects, values),
     },
     sender,
     dispatchAt: schedule.dispatchAt,

@@ -4,7 +4,7 @@ import { deleteSingleSend } from '../../shared/single-sends/deletion';
 import {
   createSingleSend,
   duplicateSingleSend,
-  getSingleSend,
+  getSingleSendWithTest,
   listSingleSendsPage,
   newSingleSendUtr,
   SingleSendLocked,
@@ -15,6 +15,7 @@ import { settleSenderWait, waitForSender } from '../../shared/send-gates/sender-
 import { getDispatchState } from '../../shared/single-sends/progress';
 import { resumeSingleSend } from '../../shared/single-send-runs/reputation-resume';
 import { sendProgress, singleSendStats } from '../../shared/statistics/report';
+import { abTestReport } from '../../shared/statistics/ab-test-report';
 import { withCurrentWaiting } from '../../shared/single-sends/waiting';
 import { Conflict, ValidationError } from '../../shared/errors';
 import { on } from '../../shared/http/error-registry';
@@ -76,11 +77,22 @@ export const duplicate = accountOperation(async ({ account, request }) => {
 
 export const details = accountOperation(async ({ account, request }) => {
   const input = validate(request.query, { utr });
-  const [singleSend, progress] = await Promise.all([getSingleSend(account.id, input.utr), getDispatchState(account.id, input.utr)]);
+  const [{ singleSend, abTest, shards }, progress] = await Promise.all([getSingleSendWithTest(account.id, input.utr), getDispatchState(account.id, input.utr)]);
   // Added to the spec's record: recipients whose outcome is unknown (0 before sending), once the send
-  // has started "processed of audience", and a resend's original (null for any other send) (docs/api-notes.md).
+  // has started "processed of audience", a resend's original (null for any other send) and a send's
+  // A/B test (docs/api-notes.md).
   const shown = await withCurrentWaiting(singleSend);
-  return ok({ singleSend: [{ ...shown, resend_of: shown.resend_of ?? null, uncertain: progress?.uncertain ?? 0, ...(progress ? sendProgress(progress) : {}) }] });
+  return ok({
+    singleSend: [
+      {
+        ...shown,
+        resend_of: shown.resend_of ?? null,
+        uncertain: progress?.uncertain ?? 0,
+        ...(progress ? sendProgress(progress) : {}),
+        ...(abTest ? { ab_test: abTestReport(abTest, shards, progress) } : {}),
+      },
+    ],
+  });
 });
 
 export const stats = accountOperation(async ({ account, request }) => {

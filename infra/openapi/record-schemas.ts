@@ -40,6 +40,11 @@ function record(description: string, properties: Record<string, Schema>): Schema
   return { type: 'object', description, required: Object.keys(properties), properties, additionalProperties: true };
 }
 
+/** A record with fields it carries only sometimes. */
+function withOptional(schema: Schema, optional: Record<string, Schema>): Schema {
+  return { ...schema, properties: { ...(schema.properties as Record<string, Schema>), ...optional } };
+}
+
 /** A record as a list shows it: the record and the count fields the spec adds to list output. */
 export const withCounts = (name: string, counts: string[]): Schema => ({
   allOf: [ref(name), { type: 'object', required: counts, properties: Object.fromEntries(counts.map((count) => [count, { type: 'integer', minimum: 0 }])) }],
@@ -162,6 +167,26 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
     sent_at: orNull(sqlTime),
     ...stamps,
   }),
+  SingleSendAbTest: withOptional(
+    record(
+      'A send\'s A/B subject test (`single-send/details` only, on sends created with `ab_subjects`). `status`: null until the send starts, `testing` while the test share is mailed, `waiting` until the winner is chosen, `winner_sent` once the rest of the audience gets the winner, `skipped` when the audience was too small for 10 recipients per subject (everyone got the first subject; `skipped_reason` says why).',
+      {
+        status: { enum: ['testing', 'waiting', 'winner_sent', 'skipped', null] },
+        metric: { enum: ['opens', 'clicks'] },
+        percent: integer,
+        wait_minutes: integer,
+        variants: listOf(
+          record('One subject\'s part of the test share: recipients mailed it, and the people among them who opened (a click counts as an open) or clicked.', {
+            subject: text,
+            ...counters(['recipients', 'unique_opens', 'unique_clicks']),
+          }),
+        ),
+        winner_index: orNull(integer),
+        decided_at: { type: ['string', 'null'], description: 'ISO 8601: when the winner was chosen, or the test skipped.' },
+      },
+    ),
+    { skipped_reason: { ...text, description: 'Only when `status` is `skipped`: why.' } },
+  ),
   Automation: record('An automation; `status` 0 draft, 1 live.', {
     id: integer,
     user_id: integer,

@@ -14,7 +14,7 @@ import { recipientFields } from '../../functions/notification-recipients/operati
 import { filterSchema } from '../../functions/reference-data/operations';
 import { senderFields, senderId } from '../../functions/senders/sender-input';
 import { domainFields } from '../../functions/sender-domains/operations';
-import { schema as singleSendFields } from '../../functions/single-sends/input';
+import { abSubjects, schema as singleSendFields } from '../../functions/single-sends/input';
 import { entryPattern, maxRecipientEntries } from '../../functions/single-sends/input-rules';
 import { strIds as singleSendIds, utr as singleSendUtr } from '../../functions/single-sends/operations';
 import { resendSchema } from '../../functions/single-sends/resend';
@@ -78,6 +78,7 @@ const singleSendBody: Schema = {
   ...singleSendFields,
   recipient_id: entries().required(),
   exclude_specific_recipient_id: entries(),
+  ab_subjects: abSubjects,
 };
 
 const automationBody: Schema = {

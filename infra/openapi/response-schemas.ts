@@ -141,10 +141,15 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'GET /api/single-send/details': message(
     members({
       singleSend: {
-        ...listOf({ allOf: [ref('SingleSend'), { type: 'object', required: ['resend_of'], properties: { resend_of: { oneOf: [ref('ResendOf'), { type: 'null' }] } } }] }),
+        ...listOf({
+          allOf: [
+            ref('SingleSend'),
+            { type: 'object', required: ['resend_of'], properties: { resend_of: { oneOf: [ref('ResendOf'), { type: 'null' }] }, ab_test: ref('SingleSendAbTest') } },
+          ],
+        }),
         minItems: 1,
         maxItems: 1,
-        description: 'The one send, in an array as the spec has it; `resend_of` names a resend\'s original (null for any other send).',
+        description: 'The one send, in an array as the spec has it; `resend_of` names a resend\'s original (null for any other send); `ab_test` only on a send with an A/B subject test.',
       },
     }),
   ),

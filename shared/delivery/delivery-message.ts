@@ -31,6 +31,8 @@ export interface DeliveryMessage {
    * on to a fresh message; the batch is counted once, with both parts.
    */
   settledBefore?: SettledBefore;
+  /** Set on a batch of an A/B test's share: the index of the subject its recipients get. */
+  variant?: number;
 }
 
 /** Recipients per message at most: 50 keeps a batch within one Lambda run. Large fields make a message smaller (see packRecipients). */
@@ -105,6 +107,7 @@ export function deliveryMessageBody(message: DeliveryMessage): Record<string, un
     recipients: message.recipients,
     ...(message.batchId ? { batchId: message.batchId } : {}),
     ...(message.settledBefore ? { settledBefore: message.settledBefore } : {}),
+    ...(message.variant !== undefined ? { variant: message.variant } : {}),
   };
 }
 
@@ -121,13 +124,21 @@ function isRecipient(value: unknown): value is DeliveryRecipient {
 
 /** The message in a queue record's body; throws on anything else (such a message can never succeed). */
 export function parseDeliveryMessage(body: string): DeliveryMessage {
-  const parsed = JSON.parse(body) as { ref?: unknown; recipients?: unknown; batchId?: unknown; settledBefore?: unknown };
+  const parsed = JSON.parse(body) as { ref?: unknown; recipients?: unknown; batchId?: unknown; settledBefore?: unknown; variant?: unknown };
   // The ref travels as the SendRef object; its compact text is accepted too. Either is checked by a round trip.
   const ref = typeof parsed.ref === 'string' ? decodeSendRef(parsed.ref) : decodeSendRef(encodeSendRef(parsed.ref as SendRef));
   if (!Array.isArray(parsed.recipients) || !parsed.recipients.every(isRecipient)) throw new Error('A delivery message needs a recipients array of {email, contactId, fields}');
   if (parsed.batchId !== undefined && typeof parsed.batchId !== 'string') throw new Error('A delivery message batchId must be text');
+  const { variant } = parsed;
+  if (variant !== undefined && !(typeof variant === 'number' && Number.isSafeInteger(variant) && variant >= 0)) throw new Error('A delivery message variant must be a subject index');
   const before = parsed.settledBefore as DeliveryMessage['settledBefore'];
   const counts = before ? [before.sent, before.skipped, before.failed, ...(before.uncertain === undefined ? [] : [before.uncertain])] : [];
   const settledBefore = before && counts.every(Number.isSafeInteger) ? before : undefined;
-  return { ref, recipients: parsed.recipients, ...(parsed.batchId ? { batchId: parsed.batchId } : {}), ...(settledBefore ? { settledBefore } : {}) };
+  return {
+    ref,
+    recipients: parsed.recipients,
+    ...(parsed.batchId ? { batchId: parsed.batchId } : {}),
+    ...(settledBefore ? { settledBefore } : {}),
+    ...(variant !== undefined ? { variant } : {}),
+  };
 }

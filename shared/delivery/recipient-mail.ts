@@ -6,14 +6,14 @@ import type { OutgoingMail } from '../mail/mailer';
 import { clickLinkBuilder, hiddenClickUrl } from '../rendering/click-tracking';
 import { renderMail } from '../rendering/render';
 import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from '../public-links/recipient-links';
-import { encodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
+import { abVariantTag, encodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
 import type { DeliveryRecipient } from './delivery-message';
 import type { SendContent } from './send-content';
 import { sendingSettings } from './settings';
 
 /** The recipient's mail, ready for SES. */
 export function recipientMail(ref: SendRef, content: SendContent, recipient: DeliveryRecipient): OutgoingMail {
-  const token = recipientToken(ref, recipient.email, content.unsubscribeGroupId);
+  const token = recipientToken(ref, recipient.email, content.unsubscribeGroupId, content.testVariant);
   const mail = renderMail({
     designHtml: content.designHtml,
     subject: content.subject,
@@ -38,7 +38,7 @@ export function recipientMail(ref: SendRef, content: SendContent, recipient: Del
     text: mail.text,
     headers: mail.headers,
     configurationSetName: sendingSettings().configurationSetName,
-    tags: [{ name: sendRefTag, value: encodeSendRef(ref) }],
+    tags: [{ name: sendRefTag, value: encodeSendRef(ref) }, ...(content.testVariant === undefined ? [] : [{ name: abVariantTag, value: String(content.testVariant) }])],
     ...(content.tenantName ? { tenantName: content.tenantName } : {}),
   };
 }

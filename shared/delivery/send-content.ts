@@ -3,6 +3,7 @@
 import { renderDesignHtml, type Design } from '../templates/design';
 import { findDesignTemplate } from '../templates/repository';
 import type { SingleSend } from '../single-sends/record';
+import type { AbSettings } from '../single-sends/ab-test';
 
 export interface SendContent {
   subject: string;
@@ -18,6 +19,19 @@ export interface SendContent {
   unsubscribeGroupId: number | null;
   /** The account's SES tenant the mails go under (shared/tenants/sending-tenant.ts); absent: none. */
   tenantName?: string;
+  /** A single send's A/B test subjects, by index; absent when it tests none. */
+  abSubjects?: readonly string[];
+  /** Set on the content of one subject's part of the test share: its mails carry their subject's index. */
+  testVariant?: number;
+}
+
+/**
+ * The content a batch of an A/B test's share is mailed with: its subject's, its mails marked with
+ * the subject's index so their opens and clicks count toward it. (A send's subjects cannot change
+ * once it runs; an index it does not have keeps the send's subject.)
+ */
+export function testVariantContent(content: SendContent, variant: number): SendContent {
+  return { ...content, subject: content.abSubjects?.[variant] ?? content.subject, testVariant: variant };
 }
 
 /** The design choice a send or step stores (the spec's fields). */
@@ -49,8 +63,9 @@ export function designHtmlOf(choice: DesignChoice, title: string): string {
   return template.html_code;
 }
 
-export function singleSendContent(singleSend: SingleSend): SendContent {
+export function singleSendContent(singleSend: SingleSend, abTest?: AbSettings): SendContent {
   return {
+    ...(abTest ? { abSubjects: abTest.subjects } : {}),
     subject: singleSend.subject,
     preheader: singleSend.preheader,
     designHtml: designHtmlOf(singleSend, singleSend.subject),

@@ -8,7 +8,7 @@ import { addBouncedAddress } from '../suppressions/bounces';
 import { log } from '../log';
 import { isClickLink, isTrackedTarget } from '../rendering/click-tracking';
 import { checkReputation } from './reputation';
-import { decodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
+import { abVariantTag, decodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
 import { botClickRule } from '../statistics/engagement-rules';
 import { recordBotClick, recordClickOf, recordSendEvent } from '../statistics/event-counts';
 import { onFirstEngagement } from '../audience/engagement-events';
@@ -34,8 +34,8 @@ export type Feedback =
   | { kind: 'delivered'; ref: SendRef; recipients: string[] }
   | { kind: 'hard-bounce'; ref: SendRef; recipients: string[]; detail: string | null }
   | { kind: 'complaint'; ref: SendRef; recipients: string[]; detail: string | null }
-  /** `machine`: a bot's click (statistics/engagement-rules.ts); absent for a person's. */
-  | { kind: 'click'; ref: SendRef; recipients: string[]; link: string; machine?: true }
+  /** `machine`: a bot's click (statistics/engagement-rules.ts); absent for a person's. `variant`: the A/B test subject of a test share's mail. */
+  | { kind: 'click'; ref: SendRef; recipients: string[]; link: string; machine?: true; variant?: number }
   | { kind: 'ignored'; reason: string };
 
 function isSnsEvent(event: SesFeedbackEvent): event is SNSEvent {
@@ -79,7 +79,15 @@ export function feedbackOf(record: SesEventRecord): Feedback {
       if (isClickLink(link)) return { kind: 'ignored', reason: 'click on our click link' };
       if (!isTrackedTarget(link)) return { kind: 'ignored', reason: 'click on an untracked link' };
       const bot = botClickRule({ method: 'GET', userAgent: record.click?.userAgent, hiddenLink: false, sinceSent: sinceSent(record) }) !== undefined;
-      return { kind: 'click', ref, recipients: record.mail?.destination ?? [], link, ...(bot ? { machine: true as const } : {}) };
+      const variant = Number(record.mail?.tags?.[abVariantTag]?.[0] ?? Number.NaN);
+      return {
+        kind: 'click',
+        ref,
+        recipients: record.mail?.destination ?? [],
+        link,
+        ...(bot ? { machine: true as const } : {}),
+        ...(Number.isSafeInteger(variant) && variant >= 0 ? { variant } : {}),
+      };
     }
     default:
       // Opens are counted by our own pixel; sends, rejects and delays change nothing here.
@@ -106,7 +114,7 @@ export async function applyFeedback(feedback: Feedback): Promise<void> {
       await recordSendEvent(feedback.ref, 'complaint', email);
     } else if (feedback.machine) {
       await recordBotClick(feedback.ref);
-    } else if ((await recordClickOf(feedback.ref, email, feedback.link)).first) {
+    } else if ((await recordClickOf(feedback.ref, email, feedback.link, feedback.variant)).first) {
       // A person's first click moves the contact in the engagement segments, as our click endpoint's does.
       await onFirstEngagement(feedback.ref, email, 'click');
     }

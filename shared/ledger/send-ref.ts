@@ -8,6 +8,9 @@ export type SendRef =
 /** The SES message tag carrying the encoded reference: delivery, bounce and complaint events bring it back. */
 export const sendRefTag = 'send_ref';
 
+/** The SES message tag of a mail of an A/B test's share: its subject's index (SES's click events bring it back). */
+export const abVariantTag = 'ab_variant';
+
 // SES message tag values allow only [A-Za-z0-9_.@-]: '.' separates the parts, and a utr never holds one.
 const separator = '.';
 const partPattern = /^[A-Za-z0-9_@-]+$/;

@@ -59,10 +59,20 @@ export interface ReputationSubject {
   name(): Promise<string>;
 }
 
+/**
+ * What a person's event adds to one subject's part of an A/B test, for a recipient of its test share:
+ * their first open or click (`unique_opens`: a click counts as an open), their first click.
+ */
+export interface VariantCounts {
+  variant: number;
+  unique_opens?: number;
+  unique_clicks?: number;
+}
+
 export interface Sendable {
   ref: SendRef;
-  /** Add to its counters atomically; false when it is gone (nothing is recreated). */
-  addCounts(counts: SendCounts): Promise<boolean>;
+  /** Add to its counters atomically, and to a test subject's with them (kinds that test none ignore it); false when it is gone (nothing is recreated). */
+  addCounts(counts: SendCounts, variant?: VariantCounts): Promise<boolean>;
   /** Count a click on one link target, where the kind keeps per-link counts (single sends do). */
   addLinkClick?(target: string, firstOnLink: boolean): Promise<void>;
 }

@@ -14,6 +14,8 @@ export interface RecipientClaims {
   email: string;
   /** The send's unsubscribe group, or null when the send has none. */
   groupId: number | null;
+  /** The subject the mail had when it was part of an A/B test's share (its index); absent otherwise. */
+  variant?: number;
 }
 
 export type RecipientTokenCheck =
@@ -27,13 +29,15 @@ export type RecipientTokenCheck =
  * or the send from it, forge it or move it to another address, and it keeps working when the key is
  * rotated. The worst a leaked token does is unsubscribe (or re-subscribe) the one address it was sent to.
  */
-export function recipientToken(ref: SendRef, email: string, groupId: number | null): string {
+export function recipientToken(ref: SendRef, email: string, groupId: number | null, variant?: number): string {
   // The account is in the send's reference; tokens mailed before sealing also carry it as `a`.
   return signToken(purpose, {
     s: encodeSendRef(ref),
     e: email,
     // A claim cannot be null; a send without a group simply has no `g`.
     ...(groupId !== null ? { g: groupId } : {}),
+    // Only a mail of an A/B test's share: its opens and clicks count toward its subject without a read.
+    ...(variant !== undefined ? { v: variant } : {}),
   });
 }
 
@@ -49,13 +53,14 @@ function decodedRef(text: string): SendRef | undefined {
 export function verifyRecipientToken(token: string | undefined): RecipientTokenCheck {
   const check = verifyLinkToken(purpose, token);
   if (!check.valid) return check;
-  const { a, s, e, g } = check.claims;
+  const { a, s, e, g, v } = check.claims;
   // Only this service signs, so a wrong shape means a bug or an old format, never an attacker.
   if ((a !== undefined && !Number.isSafeInteger(a)) || typeof s !== 'string' || typeof e !== 'string' || e === '') return { valid: false, reason: 'malformed' };
   if (g !== undefined && !Number.isSafeInteger(g)) return { valid: false, reason: 'malformed' };
+  if (v !== undefined && !(Number.isSafeInteger(v) && (v as number) >= 0)) return { valid: false, reason: 'malformed' };
   const ref = decodedRef(s);
   if (!ref || (a !== undefined && ref.accountId !== a)) return { valid: false, reason: 'malformed' };
-  return { valid: true, claims: { ref, email: e, groupId: g === undefined ? null : (g as number) } };
+  return { valid: true, claims: { ref, email: e, groupId: g === undefined ? null : (g as number), ...(v !== undefined ? { variant: v as number } : {}) } };
 }
 
 function publicUrl(path: string, token: string): string {

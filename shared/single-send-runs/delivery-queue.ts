@@ -10,7 +10,8 @@ import { consumeRecords, RedeliverMessage } from '../queue/consumer';
 import { sendMessages } from '../queue/queue';
 import { deliverToRecipients, watchForPause, type DeliveryOutcome } from '../delivery/deliver';
 import { deliveryMessageBody, parseDeliveryMessage, type DeliveryMessage, type SettledBefore } from '../delivery/delivery-message';
-import { singleSendContent, type SendContent } from '../delivery/send-content';
+import { singleSendContent, testVariantContent, type SendContent } from '../delivery/send-content';
+import { abCounterNames } from '../single-sends/ab-test';
 import { encodeSendRef } from '../ledger/send-ref';
 import { finishIfComplete } from './send-summary';
 import { sendingSettings } from '../delivery/settings';
@@ -55,7 +56,7 @@ function sendContent(accountId: number, utr: string, version: number): Promise<S
 async function readSendContent(accountId: number, utr: string, key: string): Promise<SendContent | undefined> {
   const singleSend = await getSendingSingleSend(accountId, utr);
   if (!singleSend || singleSend.status < singleSendStatus.running) return undefined;
-  const content = singleSendContent(singleSend);
+  const content = singleSendContent(singleSend, singleSend.abTest);
   contents.delete(key);
   // The earliest read goes first.
   if (contents.size >= keptContents) contents.delete(contents.keys().next().value as string);
@@ -92,8 +93,10 @@ type Tally = Required<SettledBefore>;
 async function settle(message: DeliveryMessage, tally: Tally): Promise<void> {
   const { ref, batchId } = message;
   if (ref.kind !== 'single-send' || batchId === undefined) return;
-  // 'delivered' comes from SES's delivery events (the local sink publishes them too), once per recipient.
-  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, tally, { triggered: tally.sent });
+  // 'delivered' comes from SES's delivery events (the local sink publishes them too), once per recipient;
+  // a batch of an A/B test's share counts its mails toward its subject too, in the same update.
+  const variant = message.variant === undefined ? {} : { [abCounterNames(message.variant).recipients]: tally.sent };
+  await settleDeliveryBatch(ref.accountId, ref.utr, encodeSendRef(ref), batchId, tally, { triggered: tally.sent, ...variant });
   await finishIfComplete(ref.accountId, ref.utr);
 }
 
@@ -121,7 +124,9 @@ export const deliveryTurnMs = 2_000;
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
   const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0 };
-  const content = await contentOf(message, cache);
+  const sendContent = await contentOf(message, cache);
+  // A batch of an A/B test's share goes with its subject.
+  const content = message.variant === undefined || typeof sendContent !== 'object' ? sendContent : testVariantContent(sendContent, message.variant);
   if (!content) return 'done';
   const { accountId, utr } = message.ref as { accountId: number; utr: string };
   if (content === 'paused') {

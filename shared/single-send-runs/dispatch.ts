@@ -3,6 +3,9 @@
 // suppressed right before each mail) and fans them out to the delivery queue in batches. Resumable: the cursor
 // is written with each page's fan-out, so a run that stops (time budget, crash) continues where the
 // last recorded page ended, and a page replayed after a crash yields the same batch ids.
+// A send with an A/B subject test goes in phases, each page recorded with its phase by the same
+// conditional write: it counts its audience, fans out its test share (the audience's first recipients,
+// the subjects taking turns), waits for the winner (ab-test-run.ts), then goes on with the rest.
 import { scheduleSendDispatch } from '../send-gates/dispatch-job';
 import {
   getDispatchState,
@@ -22,12 +25,13 @@ import { getSegmentRules } from '../segments/repository';
 import { sendMessages } from '../queue/queue';
 import { currentTime } from '../time';
 import { log } from '../log';
-import { deliveryMessageBody, packRecipients, type DeliveryRecipient } from '../delivery/delivery-message';
+import { deliveryMessageBody, packRecipients, type DeliveryRecipient, type TrimmedRecipient } from '../delivery/delivery-message';
 import { audienceOf, excludedAddresses, nextAudiencePage, type AudienceSource } from './recipients';
 import { saveAudiencePage } from '../single-sends/audience-pages';
 import type { SendRef } from '../ledger/send-ref';
 import { finishIfComplete } from './send-summary';
 import { sendingSettings } from '../delivery/settings';
+import { awaitWinner, endAudienceCount, testBatches, type PageBatch } from './ab-test-run';
 
 export type DispatchOutcome =
   /** The send no longer exists (deleted before or during dispatch). */
@@ -49,7 +53,9 @@ export type DispatchOutcome =
    */
   | 'held'
   /** Its sender was deleted while it was running: it ended at status 4. */
-  | 'stopped';
+  | 'stopped'
+  /** Its A/B test waits (for the test's mails to settle, or for the winner's time): held, its job booked. */
+  | 'ab-waiting';
 
 export interface DispatchOptions {
   /** Asked after each page: true makes the run schedule its resumption and return. */
@@ -115,7 +121,7 @@ async function senderStops(send: SendingSingleSend): Promise<DispatchOutcome | u
 async function claimSend(send: SendingSingleSend): Promise<DispatchState | DispatchOutcome> {
   if (send.status === singleSendStatus.ready) {
     if (!isDue(send)) return 'not-due';
-    if (!(await startDispatch(send.user_id, send.utr))) {
+    if (!(await startDispatch(send.user_id, send.utr, { abTest: send.abTest !== undefined }))) {
       // Another run started it a moment ago (a duplicate fire), or it was deleted or changed.
       const again = await getSendingSingleSend(send.user_id, send.utr);
       if (!again) return 'gone';
@@ -147,51 +153,90 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
   const ref: SendRef = { kind: 'single-send', accountId, utr };
   const audience = audienceOf(send);
   const excluded = state.done ? new Set<string>() : await excludedAddresses(accountId, send.exclude_specific_recipient_id, pageSize);
+  // Names only: field values are the contact's data. The mail still goes, those placeholders empty.
+  const onTrimmed = (trimmed: TrimmedRecipient) =>
+    log.warn('recipient fields too large for a delivery message; largest values left out', { accountId, utr, contactId: trimmed.contactId, droppedFields: trimmed.dropped });
+  // A send stored with a test but started without one (or the reverse) goes as a plain send.
+  const abTest = state.ab ? send.abTest : undefined;
   while (!state.done) {
+    const phase = abTest ? state.ab?.phase : undefined;
+    if (abTest && phase === 'waiting') {
+      const outcome = await awaitWinner(accountId, utr, state, abTest);
+      if (outcome === 'waiting') return 'ab-waiting';
+      if (outcome !== 'decided') return outcome;
+      continue;
+    }
+    const counting = phase === 'counting';
+    const testing = phase === 'testing';
+    const testLeft = testing ? Math.max(0, (state.ab?.testSize ?? 0) - state.fannedRecipients) : 0;
     const cursor: DispatchCursor = state.cursor;
     const entry = audience[cursor.source];
     if (await heldForSegment(accountId, utr, entry)) return 'held';
-    const page = entry ? await nextAudiencePage(accountId, entry, cursor.after, pageSize) : undefined;
+    // The test share's last page stops at its size: the rest continues from that cursor after the wait.
+    const pageLimit = testing ? Math.min(pageSize, testLeft) : pageSize;
+    const page = entry && pageLimit > 0 ? await nextAudiencePage(accountId, entry, cursor.after, pageLimit) : undefined;
     // A page's batch ids are its page number and position: replaying the page reproduces them.
-    const batches: DeliveryRecipient[][] = [];
+    const batches: PageBatch[] = [];
+    let counted = 0;
     let next: DispatchCursor;
     if (page) {
       const recipients = mailable(page.recipients, excluded);
       // Who this page reaches, for a resend of this send later; a replayed page writes the same items.
-      await saveAudiencePage(
-        accountId,
-        utr,
-        state.page,
-        recipients.map((recipient) => ({ email: recipient.email, contactId: recipient.contactId, ...(recipient.contactId === null ? { fields: recipient.fields } : {}) })),
-      );
+      // An A/B test's counting pages reach no one: the same recipients come again in later pages.
+      if (!counting) {
+        await saveAudiencePage(
+          accountId,
+          utr,
+          state.page,
+          recipients.map((recipient) => ({ email: recipient.email, contactId: recipient.contactId, ...(recipient.contactId === null ? { fields: recipient.fields } : {}) })),
+        );
+      }
       // By count and by serialized size (SQS takes 256 KiB a message): large custom fields mean smaller batches.
-      batches.push(
-        ...packRecipients(ref, recipients, (trimmed) =>
-          // Names only: field values are the contact's data. The mail still goes, those placeholders empty.
-          log.warn('recipient fields too large for a delivery message; largest values left out', { accountId, utr, contactId: trimmed.contactId, droppedFields: trimmed.dropped }),
-        ),
-      );
+      if (counting) counted = recipients.length;
+      else if (testing && abTest) batches.push(...testBatches(ref, recipients, state.fannedRecipients, abTest.subjects.length, onTrimmed));
+      else batches.push(...packRecipients(ref, recipients, onTrimmed).map((batch) => ({ recipients: batch })));
       next = { source: cursor.source, after: page.last };
     } else {
-      next = { source: cursor.source + 1, after: null };
+      next = pageLimit > 0 ? { source: cursor.source + 1, after: null } : cursor;
     }
-    const done = !page && next.source >= audience.length;
+    const recipientCount = batches.reduce((sum, batch) => sum + batch.recipients.length, 0);
+    const audienceEnds = !page && next.source >= audience.length;
+    // The test share ends at its size, or earlier when the audience shrank since it was counted.
+    const testEnds = testing && (audienceEnds || recipientCount >= testLeft);
+    const done = audienceEnds && !counting && !testing;
     // Before fanning out: a send deleted meanwhile stops, one paused meanwhile resumes with this page.
     const view = await getSendState(accountId, utr);
     if (!view) return 'gone';
     if (view.paused) return 'held';
-    await sendMessages(
-      'deliveries',
-      batches.map((recipients, index) => deliveryMessageBody({ ref, recipients, batchId: `${state.page}.${index}` })),
-      // One message group per account: SQS serves accounts fairly, so a big send does not starve the others.
-      { group: String(accountId) },
-    );
-    const recipientCount = batches.reduce((sum, batch) => sum + batch.length, 0);
-    const saved = await saveDispatchPage(accountId, utr, { expectedPage: state.page, cursor: next, batches: batches.length, recipients: recipientCount, done });
+    if (batches.length > 0) {
+      await sendMessages(
+        'deliveries',
+        batches.map((batch, index) => deliveryMessageBody({ ref, recipients: batch.recipients, batchId: `${state.page}.${index}`, ...(batch.variant === undefined ? {} : { variant: batch.variant }) })),
+        // One message group per account: SQS serves accounts fairly, so a big send does not starve the others.
+        { group: String(accountId) },
+      );
+    }
+    if (counting && abTest && state.ab && audienceEnds) {
+      if (!(await endAudienceCount(accountId, utr, state, abTest, state.ab.counted + counted))) return 'superseded';
+      const after = await getDispatchState(accountId, utr);
+      if (!after) return 'gone';
+      Object.assign(state, after);
+      continue;
+    }
+    const ab = counting
+      ? { phase: 'counting' as const, set: { ab_counted: (state.ab?.counted ?? 0) + counted } }
+      : testing
+        ? { phase: 'testing' as const, set: testEnds ? { ab_phase: 'waiting' } : {} }
+        : undefined;
+    const saved = await saveDispatchPage(accountId, utr, { expectedPage: state.page, cursor: next, batches: batches.length, recipients: recipientCount, done, ...(ab ? { ab } : {}) });
     if (!saved) return 'superseded';
     state.page += 1;
     state.cursor = next;
     state.done = done;
+    state.fannedBatches += batches.length;
+    state.fannedRecipients += recipientCount;
+    if (state.ab && counting) state.ab.counted += counted;
+    if (state.ab && testEnds) state.ab.phase = 'waiting';
     if (send.waiting) {
       // Moving again: the wait it showed (a stall being resumed, a hold) is over.
       await clearWaiting(accountId, utr, send.waiting.since);

@@ -126,7 +126,9 @@ async function visit(entry: SilentSend, now: Date): Promise<WatchOutcome> {
   const held = send.waiting && !watchdogReasons.has(send.waiting.reason) && send.waiting.retry_at !== null ? Date.parse(send.waiting.retry_at) : undefined;
   // Held on purpose until a later time: not a stall until a threshold after that time has passed.
   if (held !== undefined && held + config().sendStallMs > now.getTime()) return 'left';
-  if (state.done && state.settledBatches < state.fannedBatches) return awaitDeliveries(entry, state, now);
+  // An A/B test's share fanned out waits for its batches as a send fanned out whole does.
+  const queued = state.done || state.ab?.phase === 'waiting';
+  if (queued && state.settledBatches < state.fannedBatches) return awaitDeliveries(entry, state, now);
   // Still fanning out, or done and settled but never completed (a crash in between): the dispatcher does both.
   return resume(entry, state, now);
 }

@@ -10,10 +10,14 @@ import { cancellationCodes, transactWrite, type TransactionAction } from '../tab
 import { counterShards, singleSendCounterKey, singleSendCounterKeys, singleSendKey, singleSendStateKey } from './keys';
 import { singleSendCounterNames, type SingleSendCounter } from './record';
 import { getStateItem, legacyCountsAttribute, readSendState } from './state';
+import type { AbCounter } from './ab-test';
 
 export { statisticsOnlyCounters, type SingleSendCounter } from './record';
 
 export type SingleSendCounts = Record<SingleSendCounter, number>;
+
+/** What a count may add to: the send's counters, and an A/B test's counters of one subject. */
+export type CountChanges = Partial<Record<SingleSendCounter | AbCounter, number>>;
 
 const entity = 'single-send-counters';
 
@@ -60,7 +64,7 @@ function randomShard(): number {
   return Math.floor(Math.random() * counterShards);
 }
 
-function addExpression(counts: Partial<Record<SingleSendCounter, number>>): Pick<NonNullable<TransactionAction['Update']>, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> | undefined {
+function addExpression(counts: CountChanges): Pick<NonNullable<TransactionAction['Update']>, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> | undefined {
   const entries = Object.entries(counts).filter(([, by]) => by !== undefined && by !== 0);
   if (entries.length === 0) return undefined;
   return {
@@ -71,7 +75,7 @@ function addExpression(counts: Partial<Record<SingleSendCounter, number>>): Pick
 }
 
 /** The shard a count goes to (random), as a transaction's update; undefined when nothing is counted. */
-export function counterShardUpdate(accountId: number, utr: string, counts: Partial<Record<SingleSendCounter, number>>): (TransactionAction & { Update: NonNullable<TransactionAction['Update']> }) | undefined {
+export function counterShardUpdate(accountId: number, utr: string, counts: CountChanges): (TransactionAction & { Update: NonNullable<TransactionAction['Update']> }) | undefined {
   const expression = addExpression(counts);
   if (!expression) return undefined;
   // Counting on a deleted send would recreate a ghost item: shards are made with their send (ensureCounterShard).
@@ -119,7 +123,7 @@ export async function ensureCounterShard(accountId: number, utr: string, key: Ke
 }
 
 /** Add to the send's statistics atomically; false when the send no longer exists (nothing is recreated). */
-export async function addSingleSendCounts(accountId: number, utr: string, counts: Partial<Record<SingleSendCounter, number>>): Promise<boolean> {
+export async function addSingleSendCounts(accountId: number, utr: string, counts: CountChanges): Promise<boolean> {
   const update = counterShardUpdate(accountId, utr, counts);
   if (!update) return true;
   const key = update.Update.Key as Key;

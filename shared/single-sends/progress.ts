@@ -9,8 +9,9 @@ import { singleSendDispatchKey, singleSendKey, singleSendStateKey, stallWatchPar
 import { type Key } from '../table/keys';
 import { conditionHeld, getItem, updateItem } from '../table/records';
 import { dispatchAtAttribute, singleSendStatus, waitingAttribute, toSingleSend, type SingleSend } from './record';
-import { counterShardCreations, counterShardUpdate, countersOf, ensureCounterShard, readCounterShards, type SingleSendCounter } from './counters';
-import { readSendState, versionAttribute, withState } from './state';
+import { counterShardCreations, counterShardUpdate, countersOf, ensureCounterShard, readCounterShards, type CountChanges } from './counters';
+import { chosenSubjectAttribute, readSendState, versionAttribute, withState } from './state';
+import { abSettingsOf, type AbPhase, type AbSettings } from './ab-test';
 import { transactUnlessRefused, type TransactionAction } from '../table/transactions';
 
 /** A single send as the pipeline reads it, with the time its scheduler job is due (absent for a draft). */
@@ -18,6 +19,23 @@ export interface SendingSingleSend extends SingleSend {
   dispatchAt: string | undefined;
   /** The version of its content (raised by each change of it): a cached copy of the same version is current. */
   version: number;
+  /** Its A/B subject test, when it has one. */
+  abTest: AbSettings | undefined;
+}
+
+/** Where a send's A/B test stands (ab-test.ts), on its dispatch item. */
+export interface AbProgress {
+  phase: AbPhase;
+  /** Recipients counted so far (the whole audience once counting is over). */
+  counted: number;
+  /** The test share's size, once counted (0 when skipped). */
+  testSize: number;
+  /** ISO 8601: when the winner is due, once the test's mails have all settled. */
+  decideAt: string | null;
+  winner: number | null;
+  /** ISO 8601: when the winner was chosen, or the test skipped. */
+  decidedAt: string | null;
+  skippedReason: string | null;
 }
 
 /** Where the dispatcher stands: which audience entry, and the last key it fanned out within it. */
@@ -47,6 +65,8 @@ export interface DispatchState {
   progressAt: string;
   /** Times the watchdog resumed it since it last progressed. */
   stallResumes: number;
+  /** Only on a send with an A/B subject test. */
+  ab?: AbProgress;
 }
 
 /** Dispatch items outlive their send for a while (statistics questions), then TTL removes them. */
@@ -84,6 +104,7 @@ export async function getSendingSingleSend(accountId: number, utr: string): Prom
     ...toSingleSend({ ...merged, ...countersOf(item, state, shards.get(utr) ?? []) }),
     dispatchAt: typeof dispatchAt === 'string' ? dispatchAt : undefined,
     version: Number(state[versionAttribute] ?? 0),
+    abTest: abSettingsOf(item),
   };
 }
 
@@ -96,7 +117,7 @@ export async function singleSendExists(accountId: number, utr: string): Promise<
  * Move a ready send to running and open its dispatch progress and its counters, together; false when
  * it was not ready. Only small items: the record with the design is not written.
  */
-export async function startDispatch(accountId: number, utr: string): Promise<boolean> {
+export async function startDispatch(accountId: number, utr: string, options: { abTest?: boolean } = {}): Promise<boolean> {
   // A send stored before the state had its own item adopts one first.
   if (!(await readSendState(accountId, utr))) return false;
   const outcome = await transactUnlessRefused([
@@ -128,6 +149,8 @@ export async function startDispatch(accountId: number, utr: string): Promise<boo
           started_at: isoTimestamp(),
           progress_at: currentTime().toISOString(),
           stall_resumes: 0,
+          // An A/B test first counts the audience its share is taken from.
+          ...(options.abTest ? { ab_phase: 'counting', ab_counted: 0 } : {}),
           // On the stall watch until it completes or fails.
           gsi1pk: stallWatchPartition(stallWatchShard(utr)),
           gsi1sk: stallWatchSortKey(currentTime(), accountId, utr),
@@ -159,6 +182,21 @@ export async function getDispatchState(accountId: number, utr: string): Promise<
     completedAt: typeof item.completed_at === 'string' ? item.completed_at : null,
     progressAt: String(item.progress_at ?? item.started_at ?? ''),
     stallResumes: Number(item.stall_resumes ?? 0),
+    ...(typeof item.ab_phase === 'string' ? { ab: abProgressOf(item) } : {}),
+  };
+}
+
+const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
+
+function abProgressOf(item: Record<string, unknown>): AbProgress {
+  return {
+    phase: item.ab_phase as AbPhase,
+    counted: Number(item.ab_counted ?? 0),
+    testSize: Number(item.ab_test_size ?? 0),
+    decideAt: textOrNull(item.ab_decide_at),
+    winner: typeof item.ab_winner === 'number' ? item.ab_winner : null,
+    decidedAt: textOrNull(item.ab_decided_at),
+    skippedReason: textOrNull(item.ab_skipped_reason),
   };
 }
 
@@ -170,17 +208,19 @@ export async function getDispatchState(accountId: number, utr: string): Promise<
 export async function saveDispatchPage(
   accountId: number,
   utr: string,
-  page: { expectedPage: number; cursor: DispatchCursor; batches: number; recipients: number; done: boolean },
+  page: { expectedPage: number; cursor: DispatchCursor; batches: number; recipients: number; done: boolean; ab?: AbPageChange },
 ): Promise<boolean> {
   const progressed = progressedNow(accountId, utr);
+  const ab = abPageChange(page.ab);
   return conditionHeld(
     updateItem({
       Key: singleSendDispatchKey(accountId, utr),
-      UpdateExpression: `SET #page = :next, #cursor = :cursor, #done = :done, ${progressed.expression} ADD fanned_batches :batches, fanned_recipients :recipients`,
-      ConditionExpression: '#page = :expected',
-      ExpressionAttributeNames: { '#page': 'page', '#cursor': 'cursor', '#done': 'done' },
+      UpdateExpression: `SET #page = :next, #cursor = :cursor, #done = :done, ${progressed.expression}${ab.set} ADD fanned_batches :batches, fanned_recipients :recipients`,
+      ConditionExpression: `#page = :expected${ab.condition}`,
+      ExpressionAttributeNames: { '#page': 'page', '#cursor': 'cursor', '#done': 'done', ...ab.names },
       ExpressionAttributeValues: {
         ...progressed.values,
+        ...ab.values,
         ':next': page.expectedPage + 1,
         ':expected': page.expectedPage,
         ':cursor': page.cursor,
@@ -190,6 +230,86 @@ export async function saveDispatchPage(
       },
     }),
   );
+}
+
+/** What a page of an A/B send changes beside its cursor: only in the phase it was read in, and what it sets. */
+export interface AbPageChange {
+  phase: AbPhase;
+  set: Partial<Record<'ab_phase' | 'ab_counted' | 'ab_test_size' | 'ab_skipped_reason' | 'ab_decided_at', string | number>>;
+}
+
+function abPageChange(change: AbPageChange | undefined): { set: string; condition: string; names: Record<string, string>; values: Record<string, unknown> } {
+  if (!change) return { set: '', condition: '', names: {}, values: {} };
+  const entries = Object.entries(change.set);
+  return {
+    set: entries.map((_, i) => `, #ab${i} = :ab${i}`).join(''),
+    condition: ' AND ab_phase = :abPhase',
+    names: Object.fromEntries(entries.map(([name], i) => [`#ab${i}`, name])),
+    values: { ':abPhase': change.phase, ...Object.fromEntries(entries.map(([, value], i) => [`:ab${i}`, value])) },
+  };
+}
+
+/**
+ * The test's mails have all settled: its wait runs until `decideAt`. The stall watch hears of the send
+ * again only then, so a wait of hours is no stall. False when it was recorded already or the phase moved on.
+ */
+export function startAbWait(accountId: number, utr: string, decideAt: Date): Promise<boolean> {
+  return conditionHeld(
+    updateItem({
+      Key: singleSendDispatchKey(accountId, utr),
+      UpdateExpression: 'SET ab_decide_at = :decideAt, gsi1sk = :heard',
+      ConditionExpression: 'ab_phase = :waiting AND attribute_not_exists(ab_decide_at)',
+      ExpressionAttributeValues: { ':decideAt': decideAt.toISOString(), ':heard': stallWatchSortKey(decideAt, accountId, utr), ':waiting': 'waiting' },
+    }),
+  );
+}
+
+/**
+ * Record the subject the rest of the audience gets, with the move out of `from` (`counting` when the
+ * test is skipped, `waiting` when a winner was chosen), together with the send's subject and a new
+ * content version, so every container mails the rest with it. Exactly one caller moves it: false
+ * when the phase moved on meanwhile (or the send is not running).
+ */
+export async function chooseAbSubject(
+  accountId: number,
+  utr: string,
+  choice: { from: 'counting' | 'waiting'; subject: string; winner: number | null; expectedPage: number; set?: AbPageChange['set']; cursor?: DispatchCursor },
+): Promise<boolean> {
+  const now = currentTime();
+  const progressed = progressedNow(accountId, utr);
+  const change = abPageChange({
+    phase: choice.from,
+    set: { ab_phase: choice.winner === null ? 'skipped' : 'winner_sent', ab_decided_at: now.toISOString(), ...choice.set },
+  });
+  const outcome = await transactUnlessRefused([
+    {
+      Update: {
+        Key: singleSendDispatchKey(accountId, utr),
+        // The page moves too, so a run that read the phase before this one records nothing more of it.
+        UpdateExpression: `SET #page = :next, ${progressed.expression}${change.set}${choice.winner === null ? '' : ', ab_winner = :winner'}${choice.cursor ? ', #cursor = :cursor' : ''}`,
+        ConditionExpression: `#page = :expected${change.condition}`,
+        ExpressionAttributeNames: { '#page': 'page', ...change.names, ...(choice.cursor ? { '#cursor': 'cursor' } : {}) },
+        ExpressionAttributeValues: {
+          ...progressed.values,
+          ...change.values,
+          ...(choice.cursor ? { ':cursor': choice.cursor } : {}),
+          ':next': choice.expectedPage + 1,
+          ':expected': choice.expectedPage,
+          ...(choice.winner === null ? {} : { ':winner': choice.winner }),
+        },
+      },
+    },
+    {
+      Update: {
+        Key: singleSendStateKey(accountId, utr),
+        UpdateExpression: 'SET #subject = :subject ADD #version :one',
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#subject': chosenSubjectAttribute, '#version': versionAttribute, '#status': 'status' },
+        ExpressionAttributeValues: { ':subject': choice.subject, ':one': 1, ':running': singleSendStatus.running },
+      },
+    },
+  ]);
+  return outcome.ok;
 }
 
 export interface BatchOutcome {
@@ -212,7 +332,7 @@ export async function settleDeliveryBatch(
   ref: string,
   batchId: string,
   outcome: BatchOutcome,
-  statistics: Partial<Record<SingleSendCounter, number>> = {},
+  statistics: CountChanges = {},
 ): Promise<boolean> {
   const marker: Key = deliveryBatchKey(accountId, ref, batchId);
   const progressed = progressedNow(accountId, utr);

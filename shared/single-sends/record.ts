@@ -1,6 +1,7 @@
 // The single-send record: its shape as the spec shows it, its status values, and how a stored item
 // becomes that shape (shared by the API repository and the sending pipeline's progress module).
 import { withoutKeys, type Item } from '../table/records';
+import type { AbSettings } from './ab-test';
 
 /**
  * The spec's status values, and one of ours: 4, a send that stopped before reaching every recipient
@@ -42,6 +43,11 @@ export interface SingleSendContent {
   schedule_timezone?: string;
   template_json: string | null;
   template_html: string | null;
+  /**
+   * Its A/B subject test, when it has one (stored as `ab_test`; not in the spec's record: the details
+   * show it as their `ab_test` block, ab-test.ts).
+   */
+  ab_test?: AbSettings;
 }
 
 export interface SingleSendStatistics {

@@ -12,6 +12,7 @@ import { conditionHeld, deleteItem, getItem, putNewItem, setExpression, type Ite
 import { transactWrite } from '../table/transactions';
 import { countersOf, readCounterShards } from './counters';
 import { getStateItem, newStateItem, readSendState, versionAttribute, withState } from './state';
+import { abSettingsAttribute, abSettingsOf, type AbSettings } from './ab-test';
 import {
   dispatchAtAttribute,
   singleSendStatus,
@@ -51,12 +52,13 @@ export function keyOf(accountId: number, utr: string): Key {
 
 const zeroStatistics: SingleSendStatistics = Object.fromEntries(statisticNames.map((name) => [name, 0])) as unknown as SingleSendStatistics;
 
-async function putSingleSend(accountId: number, record: SingleSend, dispatchAt: Date | null): Promise<void> {
+async function putSingleSend(accountId: number, record: SingleSend, dispatchAt: Date | null, abTest?: AbSettings): Promise<void> {
   const item = {
     ...singleSendKey(accountId, record.utr),
     ...singleSendIdIndexKey(accountId, record.id),
     entity: SINGLE_SEND,
     ...record,
+    ...(abTest ? { [abSettingsAttribute]: abTest } : {}),
     ...(dispatchAt ? { [dispatchAtAttribute]: dispatchAt.toISOString() } : {}),
   };
   // The state first: a record is never without it (a state item without its record is never read and is removed).
@@ -95,10 +97,22 @@ export async function listSingleSendsPage(accountId: number, page: PageRequest):
 
 /** One single send of the account; RecordNotFound when it does not exist there. */
 export async function getSingleSend(accountId: number, utr: string): Promise<SingleSend> {
+  return (await readSingleSend(accountId, utr, false)).singleSend;
+}
+
+/** A send with its A/B test's settings (undefined when it tests nothing) and its counter shards, from one read of each. */
+export interface SingleSendWithTest {
+  singleSend: SingleSend;
+  abTest: AbSettings | undefined;
+  shards: Item[];
+}
+
+/** One single send of the account with its A/B test's settings; RecordNotFound when it does not exist there. */
+export function getSingleSendWithTest(accountId: number, utr: string): Promise<SingleSendWithTest> {
   return readSingleSend(accountId, utr, false);
 }
 
-async function readSingleSend(accountId: number, utr: string, consistent: boolean): Promise<SingleSend> {
+async function readSingleSend(accountId: number, utr: string, consistent: boolean): Promise<SingleSendWithTest> {
   const key = keyOf(accountId, utr);
   const [record, state, shards] = await Promise.all([
     getItem(key, { consistent }),
@@ -106,7 +120,12 @@ async function readSingleSend(accountId: number, utr: string, consistent: boolea
     readCounterShards(accountId, [utr], consistent),
   ]);
   if (!record) throw new RecordNotFound(SINGLE_SEND, utr);
-  return toSingleSend({ ...withState(record, state), ...countersOf(record, state, shards.get(utr) ?? []) });
+  const sendShards = shards.get(utr) ?? [];
+  return {
+    singleSend: toSingleSend({ ...withState(record, state), ...countersOf(record, state, sendShards) }),
+    abTest: abSettingsOf(record),
+    shards: sendShards,
+  };
 }
 
 /** A new send's utr, for a caller that must name the send before it is stored. */
@@ -130,10 +149,11 @@ export interface SaveOptions {
 export async function createSingleSend(accountId: number, content: SingleSendContent, dispatchAt: Date, options: SaveOptions = {}): Promise<SingleSend> {
   const id = await nextId(accountId, SINGLE_SEND);
   const now = isoTimestamp();
+  const { ab_test: abTest, ...plain } = content;
   const record: SingleSend = {
     id,
     user_id: accountId,
-    ...content,
+    ...plain,
     status: options.waiting ? singleSendStatus.initiate : singleSendStatus.ready,
     utr: options.utr ?? randomUUID(),
     ...zeroStatistics,
@@ -144,7 +164,7 @@ export async function createSingleSend(accountId: number, content: SingleSendCon
     ...(options.waiting ? { waiting: options.waiting } : {}),
     ...(options.resendOf ? { resend_of: options.resendOf } : {}),
   };
-  await putSingleSend(accountId, record, dispatchAt);
+  await putSingleSend(accountId, record, dispatchAt, abTest);
   return toSingleSend({ ...record });
 }
 
@@ -152,7 +172,8 @@ export async function createSingleSend(accountId: number, content: SingleSendCon
 export async function duplicateSingleSend(accountId: number, utr: string): Promise<SingleSend> {
   // A copy is a new draft: the original's wait or failure is its own.
   // A copy of a resend is an ordinary draft: the update that readies it names its audience.
-  const { waiting: _waiting, failure: _failure, resend_of: _resendOf, ...original } = await getSingleSend(accountId, utr);
+  const { singleSend, abTest } = await readSingleSend(accountId, utr, false);
+  const { waiting: _waiting, failure: _failure, resend_of: _resendOf, ...original } = singleSend;
   const id = await nextId(accountId, SINGLE_SEND);
   const now = isoTimestamp();
   const copy: SingleSend = {
@@ -167,15 +188,16 @@ export async function duplicateSingleSend(accountId: number, utr: string): Promi
     created_at: now,
     updated_at: now,
   };
-  await putSingleSend(accountId, copy, null);
+  await putSingleSend(accountId, copy, null, abTest);
   return toSingleSend({ ...copy });
 }
 
 /**
- * Attributes an update clears when the new content does not set them: an old wait, a time zone no
- * longer given, and a resend's original (an update names the send's audience: it is an ordinary send from then on).
+ * Attributes an update clears when the new content does not set them: an old wait, a time zone or an
+ * A/B test no longer given, and a resend's original (an update names the send's audience: it is an
+ * ordinary send from then on).
  */
-const replacedOptional = [waitingAttribute, 'schedule_timezone', resendOfAttribute] as const;
+const replacedOptional = [waitingAttribute, 'schedule_timezone', abSettingsAttribute, resendOfAttribute] as const;
 
 /**
  * Replace a send's content and make it ready (status 1) to go at `dispatchAt` (or a waiting draft,
@@ -241,5 +263,5 @@ export async function updateSingleSend(
     const current = await getSingleSend(accountId, utr);
     throw new SingleSendLocked(utr, current.status);
   }
-  return readSingleSend(accountId, utr, true);
+  return (await readSingleSend(accountId, utr, true)).singleSend;
 }

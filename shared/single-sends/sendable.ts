@@ -1,8 +1,9 @@
 // A single send as the port for what can be sent (ledger/sendable.ts): its counters are its counter
 // shards, and its links keep per-link counts.
-import type { Sendable, SendCounter, SendCounts } from '../ledger/sendable';
+import type { Sendable, SendCounter, SendCounts, VariantCounts } from '../ledger/sendable';
 import type { SendRef } from '../ledger/send-ref';
-import { addSingleSendCounts, type SingleSendCounter } from './counters';
+import { abCounterNames } from './ab-test';
+import { addSingleSendCounts, type CountChanges, type SingleSendCounter } from './counters';
 import { addLinkClick } from './link-clicks';
 
 /** Each counter of the port under the name a single send stores it (the spec's statistics). */
@@ -20,11 +21,21 @@ const storedAs: Record<SendCounter, SingleSendCounter> = {
   unsubscribes: 'unsubscribes',
 };
 
+/** A test subject's counts under their names on the counter shards, in the same update as the send's. */
+function variantChanges(variant: VariantCounts | undefined): CountChanges {
+  if (!variant) return {};
+  const names = abCounterNames(variant.variant);
+  return { [names.unique_opens]: variant.unique_opens ?? 0, [names.unique_clicks]: variant.unique_clicks ?? 0 };
+}
+
 export function singleSendSendable(ref: SendRef & { kind: 'single-send' }): Sendable {
   return {
     ref,
-    addCounts: (counts: SendCounts) =>
-      addSingleSendCounts(ref.accountId, ref.utr, Object.fromEntries(Object.entries(counts).map(([name, value]) => [storedAs[name as SendCounter], value]))),
+    addCounts: (counts: SendCounts, variant?: VariantCounts) =>
+      addSingleSendCounts(ref.accountId, ref.utr, {
+        ...Object.fromEntries(Object.entries(counts).map(([name, value]) => [storedAs[name as SendCounter], value])),
+        ...variantChanges(variant),
+      }),
     addLinkClick: (target, firstOnLink) => addLinkClick(ref, target, firstOnLink),
   };
 }

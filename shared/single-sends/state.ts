@@ -26,6 +26,12 @@ export const stateAttributes = ['status', 'updated_at', 'sent_at', waitingAttrib
 /** On an adopted send: the counters its record held, which the counter shards add to. */
 export const legacyCountsAttribute = 'legacy_counts';
 
+/**
+ * The subject an A/B test chose (its winner, or the first subject when the test was skipped): from
+ * then on the send's `subject`, shown and mailed, is this one.
+ */
+export const chosenSubjectAttribute = 'ab_subject';
+
 /** Raised by every change of the send's content, so a container's cached content knows it is stale. */
 export const versionAttribute = 'version';
 
@@ -54,6 +60,7 @@ export function withState(record: Item, state: Item | undefined): Item {
     if (state[name] === undefined) delete merged[name];
     else merged[name] = state[name];
   }
+  if (typeof state[chosenSubjectAttribute] === 'string') merged.subject = state[chosenSubjectAttribute];
   return merged;
 }
 

@@ -1,9 +1,11 @@
 // Send statistics: one call per event, added to the counters of what was sent (the single send, or the
-// automation and its step: the port in ledger/sendable.ts). Every event counts at most once per recipient (a marker item claimed with a
-// conditional put), except `total_opens` and `clicks`, which count every open and click: SES events
+// automation and its step: the port in ledger/sendable.ts). Every event counts at most once per
+// recipient (a marker item claimed with a conditional put), except `total_opens` and `clicks`, which count every open and click: SES events
 // and page hits may arrive twice. A machine's open and a bot's click (engagement-rules.ts) count on
 // their own counters, every time, and claim no marker: a person who opens or clicks later still counts.
-import type { SendCounter, SendCounts } from '../ledger/sendable';
+// A recipient of an A/B test's share also counts toward their subject's part: a marker of their first
+// open or click (a click counts as an open), and their first click, on the same counter update.
+import type { SendCounter, SendCounts, VariantCounts } from '../ledger/sendable';
 import type { Key } from '../table/keys';
 import { linkHash } from '../rendering/click-tracking';
 import { claimEventMarker, eventMarkerKey, releaseEventMarker } from '../ledger/repository';
@@ -35,8 +37,13 @@ const onceCounter: Record<SendEvent, SendCounter> = {
  * delivery of a large send conflict with every other. A crash between the two loses one count,
  * never doubles one; a failed update gives the marker back.
  */
-export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientEmail: string): Promise<boolean> {
+export async function recordSendEvent(ref: SendRef, event: SendEvent, recipientEmail: string, variant?: number): Promise<boolean> {
   const marker = eventMarkerKey(ref, recipientEmail, event);
+  if (event === 'open' && variant !== undefined) {
+    const test = await recordTestOpen(ref, recipientEmail, marker, variant);
+    if (test.counted) await noteActivity(ref, recipientEmail, { event, ref });
+    return test.first && test.counted;
+  }
   // The delivered marker is also the contact activity's `delivered`: kept as long as the activity.
   const first = await claimEventMarker(marker, event === 'delivered' ? { keepSeconds: activityRetentionSeconds } : {});
   if (!first && event !== 'open') return false;
@@ -67,28 +74,47 @@ async function noteActivity(ref: SendRef, email: string, entry: Omit<ActivityEnt
   }
 }
 
+/** The marker of a test recipient's first open or click: their subject's `unique_opens` counts it once. */
+const engagedEvent = 'ab-engaged';
+
+/** A person's open of a test recipient's mail: the send's counts as any open, and their subject's once. */
+async function recordTestOpen(ref: SendRef, recipientEmail: string, marker: Key, variant: number): Promise<{ first: boolean; counted: boolean }> {
+  const engagedMarker = eventMarkerKey(ref, recipientEmail, engagedEvent);
+  const [first, firstEngaged] = (await claimMarkers([marker, engagedMarker])) as [boolean, boolean];
+  const claimed = [...(first ? [marker] : []), ...(firstEngaged ? [engagedMarker] : [])];
+  try {
+    const counted = await sendableOf(ref).addCounts({ opens: 1, ...(first ? { unique_opens: 1 } : {}) }, firstEngaged ? { variant, unique_opens: 1 } : undefined);
+    return { first, counted };
+  } catch (error) {
+    await Promise.all(claimed.map(releaseEventMarker));
+    throw error;
+  }
+}
+
 /**
  * Count one click of a recipient on a link (its target URL): `clicks` every time, `unique_clicks`
  * once per recipient (on the send or step) and once per recipient and link (on the send's link item).
  * As with the other events, a failure before the send's counters are written gives the markers back;
  * after it, the link's count may be lost, never doubled. False when the send or step is gone (nothing counted).
  */
-export async function recordClick(ref: SendRef, recipientEmail: string, target: string): Promise<boolean> {
-  return (await recordClickOf(ref, recipientEmail, target)).counted;
+export async function recordClick(ref: SendRef, recipientEmail: string, target: string, variant?: number): Promise<boolean> {
+  return (await recordClickOf(ref, recipientEmail, target, variant)).counted;
 }
 
 /** `recordClick`, saying also whether it was the recipient's first click on the send or step (`first`, counted). */
-export async function recordClickOf(ref: SendRef, recipientEmail: string, target: string): Promise<{ counted: boolean; first: boolean }> {
+export async function recordClickOf(ref: SendRef, recipientEmail: string, target: string, variant?: number): Promise<{ counted: boolean; first: boolean }> {
   const linkMarker = eventMarkerKey(ref, recipientEmail, `click#${linkHash(target)}`);
   const clickMarker = eventMarkerKey(ref, recipientEmail, 'click');
-  // Both at once (one round trip less for the reader waiting for the redirect): each is its own fact.
-  const [firstOnLink, firstClick] = (await claimMarkers([linkMarker, clickMarker])) as [boolean, boolean];
-  const claimed = [...(firstOnLink ? [linkMarker] : []), ...(firstClick ? [clickMarker] : [])];
+  const engagedMarker = variant === undefined ? undefined : eventMarkerKey(ref, recipientEmail, engagedEvent);
+  // At once (one round trip less for the reader waiting for the redirect): each is its own fact.
+  const [firstOnLink = false, firstClick = false, firstEngaged = false] = await claimMarkers([linkMarker, clickMarker, ...(engagedMarker ? [engagedMarker] : [])]);
+  const claimed = [...(firstOnLink ? [linkMarker] : []), ...(firstClick ? [clickMarker] : []), ...(firstEngaged && engagedMarker ? [engagedMarker] : [])];
   const counts = { clicks: 1, unique_clicks: firstClick ? 1 : 0 };
+  const variantCounts: VariantCounts | undefined = variant === undefined ? undefined : { variant, unique_opens: firstEngaged ? 1 : 0, unique_clicks: firstClick ? 1 : 0 };
   const sendable = sendableOf(ref);
   let counted: boolean;
   try {
-    counted = await sendable.addCounts(counts);
+    counted = await sendable.addCounts(counts, variantCounts);
   } catch (error) {
     await Promise.all(claimed.map(releaseEventMarker));
     throw error;

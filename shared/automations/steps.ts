@@ -221,6 +221,15 @@ export async function getAutomationStep(accountId: number, stepUtr: string): Pro
   return { step: step as AutomationStep, automationUtr };
 }
 
+/** A step's subject, from its small items (never its design); undefined when the account has no such step. */
+export async function automationStepSubject(accountId: number, stepUtr: string): Promise<string | undefined> {
+  if (!isUuidUtr(stepUtr)) return undefined;
+  const pointer = await getItem(automationStepUtrKey(accountId, stepUtr));
+  if (typeof pointer?.automation_utr !== 'string') return undefined;
+  const item = await getItem(automationStepKey(accountId, pointer.automation_utr, Number(pointer.step_id)), { projection: ['subject'] });
+  return typeof item?.subject === 'string' ? item.subject : undefined;
+}
+
 /** Delete one step and lower its automation's count with it. */
 export async function deleteAutomationStep(accountId: number, stepUtr: string): Promise<void> {
   const { step, automationUtr } = await getAutomationStep(accountId, stepUtr);

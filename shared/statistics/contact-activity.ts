@@ -2,13 +2,12 @@
 // `sent` entry joined by its mail's `delivered` (the send's delivered marker, which SES's delivery
 // event already writes: no entry of its own on the send path), and every mail event given its subject.
 import { activityEntryOf, activityPage, type ActivityEvent } from '../contacts/activity';
-import { getAutomationStep } from '../automations/steps';
+import { automationStepSubject } from '../automations/steps';
 import { eventMarkerKey } from '../ledger/repository';
 import { decodeSendRef, type SendRef } from '../ledger/send-ref';
 import { singleSendKey } from '../single-sends/keys';
 import { isSingleSendUtr } from '../single-sends/repository';
 import { batchGetAll } from '../table/batch';
-import { RecordNotFound } from '../table/errors';
 import type { ListPage, PageRequest } from '../table/pages';
 import { getItem } from '../table/records';
 
@@ -40,12 +39,7 @@ async function currentSubject(ref: SendRef): Promise<string | null> {
     const item = await getItem(singleSendKey(ref.accountId, ref.utr), { projection: ['subject'] });
     return typeof item?.subject === 'string' ? item.subject : null;
   }
-  try {
-    return (await getAutomationStep(ref.accountId, ref.stepUtr)).step.subject;
-  } catch (error) {
-    if (error instanceof RecordNotFound) return null;
-    throw error;
-  }
+  return (await automationStepSubject(ref.accountId, ref.stepUtr)) ?? null;
 }
 
 /**

@@ -1,7 +1,7 @@
 // The one infra test file that bundles: every function's real entry goes through esbuild, and each
 // bundle is minified, carries its source map, needs no package from the runtime but the tracing
 // layer's, holds exactly the official SDK clients its code imports (with the X-Ray capture around
-// them), loads with the layer on NODE_PATH as on Lambda, and stays under 470 KB. The tracing layer is
+// them), loads with the layer on NODE_PATH as on Lambda, and stays under 480 KB. The tracing layer is
 // built too: one file every function finds at /opt/nodejs/node_modules.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -16,12 +16,13 @@ import { functionProperties, synthesize, type Synthesized } from './support';
 const allFunctions = [...httpFamilies, ...eventFunctionNames()];
 
 /**
- * The limit: 470 KB per minified bundle, for every function, with the SDK clients inside. It was 450 KB
+ * The limit: 480 KB per minified bundle, for every function, with the SDK clients inside. It was 450 KB
  * until every HTTP bundle took Idempotency-Key handling and the deploy-true guards (about 3 KB each) with
- * the largest bundles already within 1 KB of it; the SDK's own share (@smithy/core alone, 131 KB) is
- * what a bundle cannot shed.
+ * the largest bundles already within 1 KB of it; then 470 KB until the contacts family took engagement
+ * segments (a new contact is judged on its address's opens and clicks) and the contact's activity route
+ * (about 8 KB together). The SDK's own share (@smithy/core alone, 131 KB) is what a bundle cannot shed.
  */
-const targetBytes = 470 * 1024;
+const targetBytes = 480 * 1024;
 
 /** A string each SDK client's bundled code carries (its endpoint ruleset's signing name or target prefix). */
 const clientMarkers = {
@@ -176,7 +177,7 @@ describe('function bundles', () => {
     expect(bundleOf('api-docs').includes('SwaggerUIBundle')).toBe(false);
   });
 
-  test.each(allFunctions)('%s stays under 470 KB minified', (name) => {
+  test.each(allFunctions)('%s stays under 480 KB minified', (name) => {
     const bytes = statSync(join(assetDirectory(name), 'index.js')).size;
     sizes.set(name, bytes);
     expect(bytes).toBeLessThanOrEqual(targetBytes);

@@ -2,7 +2,8 @@
 import type { ContactRecord } from '../../shared/contacts/record';
 import { fieldsByName, fullName } from '../../shared/contacts/items';
 import { contactTypeExists, getContactTypes } from '../../shared/contact-types/repository';
-import { ContactEmailTaken, ContactTypeUnavailable, getContact, listContactsPage } from '../../shared/contacts/repository';
+import { getContact, listContactsPage } from '../../shared/contacts/repository';
+import { ContactEmailTaken, ContactTypeUnavailable } from '../../shared/contacts/errors';
 import { addContact, deleteContact, deleteContacts, updateContact } from '../../shared/audience/contact-service';
 import { listCustomFields, type CustomField } from '../../shared/custom-fields/repository';
 import { mapPage } from '../../shared/table/pages';

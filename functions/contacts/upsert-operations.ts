@@ -2,7 +2,7 @@
 // with contacts/add's rules), then handed to a background job whose id answers at once.
 import { maxUpsertContacts, startContactUpsert } from '../../shared/audience/contact-upsert';
 import { contactTypeExists } from '../../shared/contact-types/repository';
-import { ContactTypeUnavailable } from '../../shared/contacts/repository';
+import { ContactTypeUnavailable } from '../../shared/contacts/errors';
 import { ValidationError } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';

@@ -6,7 +6,7 @@ import { contactTypeOpen } from '../contact-types/repository';
 import { loadImportRows } from '../contacts/import-file';
 import { getImportJob, newImportPut, type ImportJob } from '../contacts/import-jobs';
 import { CONTACT_UPSERT } from '../contacts/import-keys';
-import { ContactTypeUnavailable } from '../contacts/repository';
+import { ContactTypeUnavailable } from '../contacts/errors';
 import { runImport } from './import-runner';
 import { contactRows, jsonRowSource } from './json-rows';
 

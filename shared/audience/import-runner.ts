@@ -8,7 +8,7 @@ import { importContactRows } from './contact-service';
 import { ChunkAlreadyDone, checkpointChunk, claimChunk, getImportJob, ImportTypeGone, markImportStatus, type ImportJob, type RowError } from '../contacts/import-jobs';
 import { freshEmails, lookUpImport, type ImportLookup, type ImportRow } from './import-lookup';
 import type { RefusedRow } from './import-writes';
-import { ContactTypeUnavailable } from '../contacts/repository';
+import { ContactTypeUnavailable } from '../contacts/errors';
 import { csvRowReader } from './csv-rows';
 import type { ImportRows } from '../contacts/import-rows';
 import { CONTACT_IMPORT, type ImportKind } from '../contacts/import-keys';

@@ -1,5 +1,6 @@
 // Contacts: every table access for a contact, its email claim within its type and its type's count.
 // Writes answer what changed; the contact service (contact-service.ts) brings segments and automations along.
+import { ContactEmailTaken, ContactTypeUnavailable } from './errors';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type Companions } from '../table/bulk-delete';
 import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
@@ -20,22 +21,6 @@ export type { ContactFields, CustomValues } from './items';
 
 /** Conflicting transactions are retried this many times before the request fails. */
 const maxConflictRetries = 6;
-
-/** The email is already used by another contact of the same type (compared without case). */
-export class ContactEmailTaken extends Error {
-  constructor() {
-    super('contact email taken');
-    this.name = 'ContactEmailTaken';
-  }
-}
-
-/** The contact type does not exist (or is being deleted), so no contact can join it. */
-export class ContactTypeUnavailable extends Error {
-  constructor(readonly contactTypeId: number) {
-    super(`contact type ${contactTypeId} unavailable`);
-    this.name = 'ContactTypeUnavailable';
-  }
-}
 
 /** Change a type's `contacts_count`; a type may only gain contacts while it exists and is not closing. */
 export function contactsCountChange(accountId: number, contactTypeId: number, delta: number): TransactionAction {

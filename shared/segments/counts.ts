@@ -10,8 +10,7 @@
 import { randomInt } from 'node:crypto';
 import { currentTime } from '../time';
 import { batchGetAll } from '../table/batch';
-import type { TransactionItem } from '../table/bulk-delete';
-import { tableName } from '../table/client';
+import type { TransactionAction } from '../table/transactions';
 import { segmentCountKey, segmentCountKeys, segmentRecipientShards } from './keys';
 
 export const countAttribute = 'segment_emails_count';
@@ -25,10 +24,9 @@ const deletedMark = 'deleted';
  * checks), refused (ConditionalCheckFailed) when the segment's rules are no longer `rulesVersion`
  * or, without one, when the segment was deleted.
  */
-export function countChange(accountId: number, segmentId: number, delta: number, rulesVersion = ''): TransactionItem {
+export function countChange(accountId: number, segmentId: number, delta: number, rulesVersion = ''): TransactionAction {
   return {
     Update: {
-      TableName: tableName(),
       Key: segmentCountKey(accountId, segmentId, randomInt(segmentRecipientShards)),
       UpdateExpression: 'ADD segment_emails_count :delta',
       ConditionExpression: `attribute_not_exists(rules_version) OR rules_version ${rulesVersion ? '=' : '<>'} :rules`,
@@ -38,7 +36,7 @@ export function countChange(accountId: number, segmentId: number, delta: number,
 }
 
 /** The writes that give every counter a segment's new rules version (with the update that sets them). */
-export function countRulesUpdates(accountId: number, segmentId: number, rulesVersion: string): TransactionItem[] {
+export function countRulesUpdates(accountId: number, segmentId: number, rulesVersion: string): TransactionAction[] {
   return stamped(accountId, segmentId, { '#rules': rulesVersion });
 }
 
@@ -46,15 +44,14 @@ export function countRulesUpdates(accountId: number, segmentId: number, rulesVer
  * The writes that mark every counter of a deleted segment (with its delete): they refuse late
  * membership writes for a day, then TTL removes them.
  */
-export function countClosings(accountId: number, segmentId: number): TransactionItem[] {
+export function countClosings(accountId: number, segmentId: number): TransactionAction[] {
   return stamped(accountId, segmentId, { '#rules': deletedMark, '#expires': Math.floor(currentTime().getTime() / 1000) + 86_400 });
 }
 
-function stamped(accountId: number, segmentId: number, values: Record<string, string | number>): TransactionItem[] {
+function stamped(accountId: number, segmentId: number, values: Record<string, string | number>): TransactionAction[] {
   const names = Object.keys(values);
   return segmentCountKeys(accountId, segmentId).map((key) => ({
     Update: {
-      TableName: tableName(),
       Key: key,
       UpdateExpression: `SET ${names.map((name, i) => `${name} = :v${i}`).join(', ')}`,
       ExpressionAttributeNames: Object.fromEntries(names.map((name) => [name, name === '#rules' ? rulesAttribute : 'expires_at'])),

@@ -3,8 +3,8 @@
 // gone while still a contact. Only the recipient items that hold the contact are written.
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
-import { transactionLimit, type Companions, type TransactionItem } from '../table/bulk-delete';
-import { tableName } from '../table/client';
+import { transactionLimit, type Companions } from '../table/bulk-delete';
+import type { TransactionAction } from '../table/transactions';
 import type { Item } from '../table/records';
 import type { ContactRecord } from '../contacts/record';
 import { countAttribute } from './counts';
@@ -25,14 +25,14 @@ function versionCondition(item: Item) {
 }
 
 /** The write that takes the contact out of one recipient item: the item goes, or keeps only its manual entry. */
-function departureOf(item: Item): { write: TransactionItem; leaves: boolean } {
+function departureOf(item: Item): { write: TransactionAction; leaves: boolean } {
   const state = recipientState(item);
   if (state?.manual) {
     const { contact: _contact, ...kept } = item;
     const rewritten = { ...kept, updated_at: isoTimestamp(), version: Number(item.version ?? 0) + 1 };
-    return { write: { Put: { TableName: tableName(), Item: rewritten, ...versionCondition(item) } }, leaves: false };
+    return { write: { Put: { Item: rewritten, ...versionCondition(item) } }, leaves: false };
   }
-  return { write: { Delete: { TableName: tableName(), Key: { pk: item.pk, sk: item.sk }, ...versionCondition(item) } }, leaves: true };
+  return { write: { Delete: { Key: { pk: item.pk, sk: item.sk }, ...versionCondition(item) } }, leaves: true };
 }
 
 /**

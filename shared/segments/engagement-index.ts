@@ -1,8 +1,7 @@
 // The account's segments with engagement conditions, one small item each beside the segment item,
 // written in the transaction that saves, updates or deletes the segment: what an open, a click, a
 // send's completion and the daily slide read to find the segments they may change (and only those).
-import type { TransactionItem } from '../table/bulk-delete';
-import { tableName } from '../table/client';
+import type { TransactionAction } from '../table/transactions';
 import { queryAll } from '../table/records';
 import type { EngagementOperator } from './engagement-rules';
 import { engagementSegmentKey, engagementSegmentPartition } from './keys';
@@ -27,16 +26,16 @@ function indexed(conditions: readonly Condition[]): IndexedCondition[] {
 }
 
 /** The write that keeps a segment's index item current with its conditions: a Put when it has engagement conditions, else a Delete. */
-export function engagementIndexWrite(accountId: number, segmentId: number, contactTypeId: number, conditions: readonly Condition[]): TransactionItem {
+export function engagementIndexWrite(accountId: number, segmentId: number, contactTypeId: number, conditions: readonly Condition[]): TransactionAction {
   const key = engagementSegmentKey(accountId, segmentId);
   const kept = indexed(conditions);
-  if (kept.length === 0) return { Delete: { TableName: tableName(), Key: key } };
-  return { Put: { TableName: tableName(), Item: { ...key, entity: 'engagement-segment', segment_id: segmentId, contact_type_id: contactTypeId, conditions: kept } } };
+  if (kept.length === 0) return { Delete: { Key: key } };
+  return { Put: { Item: { ...key, entity: 'engagement-segment', segment_id: segmentId, contact_type_id: contactTypeId, conditions: kept } } };
 }
 
 /** The write that takes a deleted segment out of the index. */
-export function engagementIndexDelete(accountId: number, segmentId: number): TransactionItem {
-  return { Delete: { TableName: tableName(), Key: engagementSegmentKey(accountId, segmentId) } };
+export function engagementIndexDelete(accountId: number, segmentId: number): TransactionAction {
+  return { Delete: { Key: engagementSegmentKey(accountId, segmentId) } };
 }
 
 /** The account's segments with engagement conditions (one Query of small items; none: one read unit at most). */

@@ -2,18 +2,16 @@
 // item per segment and contact, so a segment's exclusions never make any item grow. Before they were
 // items, they were a set on the segment item (`excluded_contact_ids`), which is still read with them.
 import { batchGetAll, batchWriteAll, deleteRequest } from '../table/batch';
-import type { TransactionItem } from '../table/bulk-delete';
-import { tableName } from '../table/client';
+import type { TransactionAction } from '../table/transactions';
 import { idSortKey } from '../table/keys';
 import { queryAll, queryPage } from '../table/records';
 import { segmentExclusionKey, segmentExclusionPartition } from './keys';
 import type { SegmentRules } from './repository';
 
 /** The Put that excludes a contact (in the transaction that deletes its recipient). */
-export function exclusionPut(accountId: number, segmentId: number, contactId: number, now: string): TransactionItem {
+export function exclusionPut(accountId: number, segmentId: number, contactId: number, now: string): TransactionAction {
   return {
     Put: {
-      TableName: tableName(),
       Item: { ...segmentExclusionKey(accountId, segmentId, contactId), entity: 'segment-exclusion', contact_id: contactId, created_at: now },
     },
   };

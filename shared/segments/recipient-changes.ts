@@ -2,17 +2,15 @@
 // their new content in memory, and write only what differs, with a change of one of the segment's
 // counters (counts.ts) in the same transaction; the segment item itself is never written.
 // Optimistic: every write is conditional and a lost race is read again and retried.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
-import type { TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
+import type { TransactionAction } from '../table/transactions';
 import { reserveIds } from '../table/ids';
 import { countChange } from './counts';
 import { SEGMENT_RECIPIENT, segmentRecipientIdIndexKey, segmentRecipientKey } from './keys';
 import type { Key } from '../table/keys';
 import type { Item } from '../table/records';
 import { recipientItemsAt, recipientState, type ContactEntry, type ManualEntry, type RecipientState, type RecipientItems } from './recipients';
-import { cancellationCodes } from '../table/transactions';
+import { cancellationCodes, transactWrite } from '../table/transactions';
 
 export type MembershipChange =
   /** The contact matches: its entry is (or stays) in the item of its address. */
@@ -80,7 +78,6 @@ function strayDeletes(copies: Map<string, Item>): Write[] {
     delta: -1,
     action: {
       Delete: {
-        TableName: tableName(),
         Key: { pk: String(item.pk), sk: String(item.sk) },
         ConditionExpression: '#version = :version',
         ExpressionAttributeNames: { '#version': 'version' },
@@ -125,7 +122,7 @@ function content(state: RecipientState | undefined): string {
 }
 
 interface Write {
-  action: TransactionItem;
+  action: TransactionAction;
   delta: number;
 }
 
@@ -147,7 +144,6 @@ function planWrites(
         delta: -1,
         action: {
           Delete: {
-            TableName: tableName(),
             Key: key,
             ConditionExpression: '#version = :version',
             ExpressionAttributeNames: { '#version': 'version' },
@@ -175,7 +171,6 @@ function planWrites(
       delta: old ? 0 : 1,
       action: {
         Put: {
-          TableName: tableName(),
           Item: item,
           ...(old
             ? {
@@ -220,7 +215,7 @@ export async function applyMembershipChanges(
         const group = writes.slice(start, start + writesPerTransaction);
         const delta = group.reduce((sum, write) => sum + write.delta, 0);
         const actions = [...group.map((write) => write.action), countChange(accountId, segmentId, delta, rulesVersion)];
-        await db().send(new TransactWriteCommand({ TransactItems: actions }));
+        await transactWrite(actions);
       }
       const joined = [...after].flatMap(([, state]) => (state?.contact ? [{ contactId: state.contact.contact_id, email: state.contact.email }] : []));
       return { manualTaken, joined: joined.filter((joiner) => !wasMatched(before, joiner)) };

@@ -3,10 +3,8 @@
 // items are spread over 16 shards (keys.ts), merged back into address order where order matters.
 // Items stored before the shards stay in the segment's unsharded partition for their whole life:
 // every reader takes it as one more shard, and a change goes to the item where it was found.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isoTimestamp } from '../time';
 import { batchGetAll, batchWriteAll, deleteRequest } from '../table/batch';
-import { db, tableName } from '../table/client';
 import { RecordNotFound } from '../table/errors';
 import { countChange } from './counts';
 import { exclusionPut } from './exclusions';
@@ -20,9 +18,9 @@ import {
   segmentRecipientShards,
 } from './keys';
 import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '../table/pages';
-import { isConditionFailure, queryPage, queryPageAfter, withoutKeys, type Item } from '../table/records';
+import { queryPage, queryPageAfter, withoutKeys, type Item } from '../table/records';
 import { pageReadSize, ShardMerge, type ReadSize } from '../table/shard-merge';
-import { isTransactionCancelled } from '../table/transactions';
+import { committed, transactWrite } from '../table/transactions';
 
 /** A manually stored recipient (`segment/email/store`). */
 export interface ManualEntry {
@@ -265,29 +263,22 @@ export async function deleteSegmentRecipient(accountId: number, recipientId: num
     const item = await findRecipientItem(accountId, recipientId);
     if (!item || Number(item.id) !== recipientId) throw new RecordNotFound(SEGMENT_RECIPIENT, recipientId);
     const contactId = (item.contact as ContactEntry | undefined)?.contact_id;
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Delete: {
-                TableName: tableName(),
-                Key: { pk: item.pk, sk: item.sk },
-                ConditionExpression: '#version = :version AND #id = :id',
-                ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
-                ExpressionAttributeValues: { ':version': item.version, ':id': recipientId },
-              },
-            },
-            ...(contactId === undefined ? [] : [exclusionPut(accountId, Number(item.segment_id), Number(contactId), isoTimestamp())]),
-            countChange(accountId, Number(item.segment_id), -1),
-          ],
-        }),
-      );
-      return;
-    } catch (error) {
-      // The item changed (a contact moved in or out) or the segment is being deleted: look again.
-      if (!isTransactionCancelled(error) && !isConditionFailure(error)) throw error;
-    }
+    // The item changed (a contact moved in or out) or the segment is being deleted: look again.
+    const deleted = await committed(
+      transactWrite([
+        {
+          Delete: {
+            Key: { pk: item.pk, sk: item.sk },
+            ConditionExpression: '#version = :version AND #id = :id',
+            ExpressionAttributeNames: { '#version': 'version', '#id': 'id' },
+            ExpressionAttributeValues: { ':version': item.version, ':id': recipientId },
+          },
+        },
+        ...(contactId === undefined ? [] : [exclusionPut(accountId, Number(item.segment_id), Number(contactId), isoTimestamp())]),
+        countChange(accountId, Number(item.segment_id), -1),
+      ]),
+    );
+    if (deleted) return;
   }
   throw new RecordNotFound(SEGMENT_RECIPIENT, recipientId);
 }

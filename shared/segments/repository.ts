@@ -5,11 +5,9 @@ import { isoTimestamp } from '../time';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
 import { SEGMENT, segmentContactTypeIndexKey, segmentKey, segmentPartition, segmentsOfContactTypePartition } from './keys';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { TransactionItem } from '../table/bulk-delete';
-import { db, tableName } from '../table/client';
+import type { TransactionAction } from '../table/transactions';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, isConditionFailure, putNewItem, queryAll, setExpression, withoutKeys, type Item } from '../table/records';
+import { conditionHeld, getItem, putNewItem, queryAll, setExpression, updateItem, withoutKeys, type Item } from '../table/records';
 import { countClosings, countedRecipients, countRulesUpdates } from './counts';
 import { engagementIndexDelete, engagementIndexWrite } from './engagement-index';
 
@@ -172,10 +170,10 @@ export async function addSegment(accountId: number, input: SegmentInput): Promis
  * A new segment, marked building, and the writes that store it (in the transaction that starts its
  * rebuild job): its Put, refused when the id is taken, first; then its engagement index item's.
  */
-export async function newSegmentPut(accountId: number, input: SegmentInput): Promise<{ segment: SegmentRules; writes: TransactionItem[] }> {
+export async function newSegmentPut(accountId: number, input: SegmentInput): Promise<{ segment: SegmentRules; writes: TransactionAction[] }> {
   const item = { ...newSegmentItem(accountId, await nextId(accountId, SEGMENT), input) };
   item[buildingAttribute] = item.rules_version;
-  const put: TransactionItem = { Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
+  const put: TransactionAction = { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } };
   return { segment: toRules(item), writes: [put, engagementIndexWrite(accountId, Number(item.id), input.contact_type_id, input.conditions)] };
 }
 
@@ -184,7 +182,7 @@ export async function newSegmentPut(accountId: number, input: SegmentInput): Pro
  * mark it building (in the transaction that starts its rebuild job): the segment's Update, refused
  * when it does not exist, first; then its counters', which membership writes check the version on.
  */
-export function segmentRulesUpdate(accountId: number, id: number, input: SegmentInput): { rulesVersion: string; changes: TransactionItem[] } {
+export function segmentRulesUpdate(accountId: number, id: number, input: SegmentInput): { rulesVersion: string; changes: TransactionAction[] } {
   const rulesVersion = randomUUID();
   const changes: Item = {
     ...segmentContactTypeIndexKey(accountId, input.contact_type_id, id),
@@ -199,9 +197,8 @@ export function segmentRulesUpdate(accountId: number, id: number, input: Segment
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const update = setExpression(changes, names, values);
-  const segmentUpdate: TransactionItem = {
+  const segmentUpdate: TransactionAction = {
     Update: {
-      TableName: tableName(),
       Key: segmentKey(accountId, id),
       UpdateExpression: update,
       ConditionExpression: 'attribute_exists(pk)',
@@ -215,22 +212,15 @@ export function segmentRulesUpdate(accountId: number, id: number, input: Segment
 
 /** The rebuild for `rulesVersion` is complete: the segment may be mailed. False when its rules changed meanwhile (or it is gone). */
 export async function markSegmentBuilt(accountId: number, id: number, rulesVersion: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: segmentKey(accountId, id),
-        UpdateExpression: 'REMOVE #building',
-        ConditionExpression: 'attribute_exists(pk) AND rules_version = :version',
-        ExpressionAttributeNames: { '#building': buildingAttribute },
-        ExpressionAttributeValues: { ':version': rulesVersion },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return conditionHeld(
+    updateItem({
+      Key: segmentKey(accountId, id),
+      UpdateExpression: 'REMOVE #building',
+      ConditionExpression: 'attribute_exists(pk) AND rules_version = :version',
+      ExpressionAttributeNames: { '#building': buildingAttribute },
+      ExpressionAttributeValues: { ':version': rulesVersion },
+    }),
+  );
 }
 
 /**
@@ -239,6 +229,6 @@ export async function markSegmentBuilt(accountId: number, id: number, rulesVersi
  * Membership writes in flight are conditioned on a counter, so they fail from then on instead of
  * adding recipients behind the purge.
  */
-export function segmentDeletion(accountId: number, id: number): TransactionItem[] {
-  return [{ Delete: { TableName: tableName(), Key: segmentKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } }, ...countClosings(accountId, id), engagementIndexDelete(accountId, id)];
+export function segmentDeletion(accountId: number, id: number): TransactionAction[] {
+  return [{ Delete: { Key: segmentKey(accountId, id), ConditionExpression: 'attribute_exists(pk)' } }, ...countClosings(accountId, id), engagementIndexDelete(accountId, id)];
 }

@@ -5,7 +5,8 @@
 import { holdSend } from '../send-gates/hold-service';
 import { abPlan, abVariantCountsOf, abVariantOf, abWinner, type AbSettings } from '../single-sends/ab-test';
 import { readCounterShards } from '../single-sends/counters';
-import { chooseAbSubject, getDispatchState, saveDispatchPage, startAbWait as recordAbWait, type DispatchState } from '../single-sends/progress';
+import { chooseAbSubject, getDispatchState, saveDispatchPage, startAbWait as recordAbWait } from '../single-sends/progress';
+import { type DispatchState } from '../single-sends/dispatch-state';
 import { packRecipients, type DeliveryRecipient, type TrimmedRecipient } from '../delivery/delivery-message';
 import type { SendRef } from '../ledger/send-ref';
 import { currentTime } from '../time';

@@ -2,7 +2,8 @@
 // it is finished (which may complete the send), and answers which messages SQS must redeliver.
 import { remainingOf, timeLeft } from '../time-left';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { getSendingSingleSend, settleDeliveryBatch } from '../single-sends/progress';
+import { getSendingSingleSend } from '../single-sends/progress';
+import { settleDeliveryBatch } from '../single-sends/settling';
 import { parkBatch } from '../single-sends/parked-batches';
 import { singleSendStatus } from '../single-sends/record';
 import { getSendState } from '../single-sends/state';

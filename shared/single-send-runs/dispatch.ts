@@ -7,15 +7,8 @@
 // conditional write: it counts its audience, fans out its test share (the audience's first recipients,
 // the subjects taking turns), waits for the winner (ab-test-run.ts), then goes on with the rest.
 import { scheduleSendDispatch } from '../send-gates/dispatch-job';
-import {
-  getDispatchState,
-  getSendingSingleSend,
-  saveDispatchPage,
-  startDispatch,
-  type DispatchCursor,
-  type DispatchState,
-  type SendingSingleSend,
-} from '../single-sends/progress';
+import { getDispatchState, getSendingSingleSend, saveDispatchPage, startDispatch, type SendingSingleSend } from '../single-sends/progress';
+import { type DispatchCursor, type DispatchState } from '../single-sends/dispatch-state';
 import { reputationPauseReason, singleSendStatus } from '../single-sends/record';
 import { clearWaiting } from '../single-sends/waiting';
 import { holdSend } from '../send-gates/hold-service';

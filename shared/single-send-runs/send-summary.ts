@@ -4,7 +4,9 @@
 import { onSingleSendCompleted } from '../audience/engagement-completion';
 import { config } from '../config';
 import { listNotificationRecipients } from '../notification-recipients/repository';
-import { completeIfSettled, getDispatchState, getSendingSingleSend, type DispatchState } from '../single-sends/progress';
+import { getDispatchState, getSendingSingleSend } from '../single-sends/progress';
+import { type DispatchState } from '../single-sends/dispatch-state';
+import { completeIfSettled } from '../single-sends/settling';
 import type { SingleSend } from '../single-sends/record';
 import { describeError, log } from '../log';
 import { sendMail } from '../mail/mailer';

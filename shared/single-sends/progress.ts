@@ -1,18 +1,17 @@
 // The sending pipeline's view of a single send: reading it for dispatch and delivery, the status
 // moves 1 -> 2 -> 3 on its state item (4 is stall-watch.ts's; the statistics counters are
 // counters.ts's), and the dispatch progress item (cursor, fan-out and settlement counts) that lets a
-// large send resume and tells the last settling step it is the last.
+// large send resume and tells the last settling step (settling.ts) it is the last.
 // Each page and settled batch also moves the send's entry in the stall watch (stall-watch.ts).
-import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
-import { deliveryBatchKey } from '../ledger/keys';
+import { currentTime, isoTimestamp } from '../time';
 import { singleSendDispatchKey, singleSendKey, singleSendStateKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
-import { type Key } from '../table/keys';
 import { conditionHeld, getItem, updateItem } from '../table/records';
-import { dispatchAtAttribute, singleSendStatus, waitingAttribute, toSingleSend, type SingleSend } from './record';
-import { counterShardCreations, counterShardUpdate, countersOf, ensureCounterShard, readCounterShards, type CountChanges } from './counters';
+import { dispatchAtAttribute, singleSendStatus, toSingleSend, type SingleSend } from './record';
+import { counterShardCreations, countersOf, readCounterShards } from './counters';
 import { chosenSubjectAttribute, readSendState, versionAttribute, withState } from './state';
+import type { AbProgress, DispatchCursor, DispatchState } from './dispatch-state';
 import { abSettingsOf, type AbPhase, type AbSettings } from './ab-test';
-import { transactUnlessRefused, type TransactionAction } from '../table/transactions';
+import { transactUnlessRefused } from '../table/transactions';
 
 /** A single send as the pipeline reads it, with the time its scheduler job is due (absent for a draft). */
 export interface SendingSingleSend extends SingleSend {
@@ -23,61 +22,15 @@ export interface SendingSingleSend extends SingleSend {
   abTest: AbSettings | undefined;
 }
 
-/** Where a send's A/B test stands (ab-test.ts), on its dispatch item. */
-export interface AbProgress {
-  phase: AbPhase;
-  /** Recipients counted so far (the whole audience once counting is over). */
-  counted: number;
-  /** The test share's size, once counted (0 when skipped). */
-  testSize: number;
-  /** ISO 8601: when the winner is due, once the test's mails have all settled. */
-  decideAt: string | null;
-  winner: number | null;
-  /** ISO 8601: when the winner was chosen, or the test skipped. */
-  decidedAt: string | null;
-  skippedReason: string | null;
-}
-
-/** Where the dispatcher stands: which audience entry, and the last key it fanned out within it. */
-export interface DispatchCursor {
-  /** Index into the send's ordered audience entries. */
-  source: number;
-  /** The last contact id (contact types) or lower-cased address (segments) already fanned out; null at the start. */
-  after: number | string | null;
-}
-
-export interface DispatchState {
-  /** Pages fanned out so far; also the version the next cursor write is conditioned on. */
-  page: number;
-  cursor: DispatchCursor;
-  done: boolean;
-  fannedBatches: number;
-  fannedRecipients: number;
-  settledBatches: number;
-  /** Recipients settled by outcome: mailed, skipped (suppressed, or already mailed through another entry), failed for good. */
-  sent: number;
-  skipped: number;
-  failed: number;
-  /** Recipients whose outcome is unknown: a call to SES, or the run making it, ended without an answer. Never mailed again. */
-  uncertain: number;
-  completedAt: string | null;
-  /** ISO 8601: the last page fanned out or batch settled (the start, before either). */
-  progressAt: string;
-  /** Times the watchdog resumed it since it last progressed. */
-  stallResumes: number;
-  /** Only on a send with an A/B subject test. */
-  ab?: AbProgress;
-}
-
 /** Dispatch items outlive their send for a while (statistics questions), then TTL removes them. */
 const retentionSeconds = 180 * 24 * 3600;
 
-function expiresAt(): number {
+export function expiresAt(): number {
   return Math.floor(currentTime().getTime() / 1000) + retentionSeconds;
 }
 
 /** The attributes a page or a settled batch sets: the send progressed now (the watch entry moves, stall count resets). */
-function progressedNow(accountId: number, utr: string): { expression: string; values: Record<string, unknown> } {
+export function progressedNow(accountId: number, utr: string): { expression: string; values: Record<string, unknown> } {
   const now = currentTime();
   return {
     // Only the sort key: a send taken off the watch (completed, failed) has no gsi1pk and stays off it.
@@ -310,101 +263,4 @@ export async function chooseAbSubject(
     },
   ]);
   return outcome.ok;
-}
-
-export interface BatchOutcome {
-  sent: number;
-  skipped: number;
-  failed: number;
-  uncertain?: number;
-}
-
-/**
- * Count one delivery batch as settled, once: a marker per batch id makes a redelivered batch (or a
- * page a crashed dispatcher fanned out twice) count nothing the second time. `statistics` are added
- * to a shard of the send's counters in the same transaction (small items only) (its mails as `triggered`), so a batch's mails
- * are counted exactly once whatever run of it settles, and a run that dies before settling loses
- * nothing. False when it was already counted, or the dispatch or the send is gone.
- */
-export async function settleDeliveryBatch(
-  accountId: number,
-  utr: string,
-  ref: string,
-  batchId: string,
-  outcome: BatchOutcome,
-  statistics: CountChanges = {},
-): Promise<boolean> {
-  const marker: Key = deliveryBatchKey(accountId, ref, batchId);
-  const progressed = progressedNow(accountId, utr);
-  const uncertain = outcome.uncertain ?? 0;
-  const actions: TransactionAction[] = [
-    {
-      Put: {
-        Item: { ...marker, entity: 'delivery-batch', ...outcome, uncertain, settled_at: isoTimestamp(), expires_at: expiresAt() },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Update: {
-        Key: singleSendDispatchKey(accountId, utr),
-        UpdateExpression: `SET ${progressed.expression} ADD settled_batches :one, sent :sent, skipped :skipped, failed :failed, uncertain :uncertain`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: {
-          ...progressed.values,
-          ':one': 1,
-          ':sent': outcome.sent,
-          ':skipped': outcome.skipped,
-          ':failed': outcome.failed,
-          ':uncertain': uncertain,
-        },
-      },
-    },
-  ];
-  const counting = counterShardUpdate(accountId, utr, statistics);
-  if (counting) actions.push(counting);
-  for (;;) {
-    const result = await transactUnlessRefused(actions);
-    if (result.ok) return true;
-    // Only the counters' shard was missing (a send started before its counters were sharded): made, and settled again.
-    const onlyShard = counting !== undefined && result.codes.every((code, index) => (index === actions.length - 1 ? code === 'ConditionalCheckFailed' : code === 'None'));
-    if (!onlyShard || !(await ensureCounterShard(accountId, utr, counting.Update.Key as Key))) return false;
-  }
-}
-
-/**
- * Complete the send when its dispatch is done and every fanned-out batch has settled: status 3 and
- * `sent_at`, in one transaction with a completion mark, so exactly one caller (the dispatcher or
- * whichever delivery settles last) completes it. The totals when this call completed it, else undefined.
- */
-export async function completeIfSettled(accountId: number, utr: string): Promise<DispatchState | undefined> {
-  if (!(await readSendState(accountId, utr))) return undefined;
-  const now = currentTime();
-  const result = await transactUnlessRefused([
-    {
-      Update: {
-        Key: singleSendDispatchKey(accountId, utr),
-        // Off the stall watch: a completed send has nothing left to watch.
-        UpdateExpression: 'SET completed_at = :now REMOVE gsi1pk, gsi1sk',
-        ConditionExpression: '#done = :true AND settled_batches >= fanned_batches AND attribute_not_exists(completed_at)',
-        ExpressionAttributeNames: { '#done': 'done' },
-        ExpressionAttributeValues: { ':now': isoTimestamp(now), ':true': true },
-      },
-    },
-    {
-      Update: {
-        Key: singleSendStateKey(accountId, utr),
-        UpdateExpression: 'SET #status = :completed, sent_at = :sentAt, updated_at = :now REMOVE #waiting',
-        ConditionExpression: '#status = :running',
-        ExpressionAttributeNames: { '#status': 'status', '#waiting': waitingAttribute },
-        ExpressionAttributeValues: {
-          ':completed': singleSendStatus.completed,
-          ':running': singleSendStatus.running,
-          ':sentAt': sqlTimestamp(now),
-          ':now': isoTimestamp(now),
-        },
-      },
-    },
-  ]);
-  if (!result.ok) return undefined;
-  return getDispatchState(accountId, utr);
 }

@@ -1,7 +1,7 @@
 // The `ab_test` block of `single-send/details`: a send's A/B subject test as it stands, from its
 // settings, its dispatch progress and the per-subject counters on its counter shards.
 import { abVariantCountsOf, type AbSettings, type AbWinnerMetric } from '../single-sends/ab-test';
-import type { DispatchState } from '../single-sends/progress';
+import type { DispatchState } from '../single-sends/dispatch-state';
 import type { Item } from '../table/records';
 
 export type AbTestStatus = 'testing' | 'waiting' | 'winner_sent' | 'skipped';

@@ -2,7 +2,8 @@
 // clicked links; and the "x of N" pair `single-send/details` shows while a send runs.
 import { RecordNotFound } from '../table/errors';
 import { SINGLE_SEND } from '../single-sends/keys';
-import { getDispatchState, type DispatchState } from '../single-sends/progress';
+import { getDispatchState } from '../single-sends/progress';
+import { type DispatchState } from '../single-sends/dispatch-state';
 import { getSingleSendCounters } from '../single-sends/counters';
 import { isSingleSendUtr } from '../single-sends/repository';
 import { mostClickedLinks, type LinkClicks } from '../single-sends/link-clicks';

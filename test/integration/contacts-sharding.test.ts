@@ -5,7 +5,8 @@
 import { signToken } from '../../shared/signed-token';
 import { importContactRows } from '../../shared/audience/contact-service';
 import type { ImportRow } from '../../shared/audience/import-lookup';
-import { ContactEmailTaken, contactsOfTypePage, forEachContactOfType, type ContactFields } from '../../shared/contacts/repository';
+import { contactsOfTypePage, forEachContactOfType, type ContactFields } from '../../shared/contacts/repository';
+import { ContactEmailTaken } from '../../shared/contacts/errors';
 import { addContact, deleteContacts } from '../../shared/audience/contact-service';
 import { contactEmailKey, contactPartition, contactShardPartition, contactShards, contactsOfTypeShardPartition } from '../../shared/contacts/keys';
 import { entityPartition, idSortKey, shardPartition } from '../../shared/table/keys';

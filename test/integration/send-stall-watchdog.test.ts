@@ -14,6 +14,8 @@ import { encodeSendRef } from '../../shared/ledger/send-ref';
 import { resetSendingSettings } from '../../shared/delivery/settings';
 import { watchStalledSends, unconfirmedDeliveryLimitMs } from '../../shared/single-send-runs/stall-watchdog';
 import * as progress from '../../shared/single-sends/progress';
+import { settleDeliveryBatch } from '../../shared/single-sends/settling';
+import type { DispatchState } from '../../shared/single-sends/dispatch-state';
 import { singleSendJobName, type SingleSend } from '../../shared/single-sends/repository';
 import { silentSends } from '../../shared/single-sends/stall-watch';
 import { resetClock, setClock } from '../../shared/time';
@@ -184,7 +186,7 @@ describe('a send whose dispatch stops', () => {
     await dispatchHandler({ accountId: audience.accountId, utr: audience.send.utr });
     await localQueueIdle();
     const ref = encodeSendRef({ kind: 'single-send', accountId: audience.accountId, utr: audience.send.utr });
-    expect(await progress.settleDeliveryBatch(audience.accountId, audience.send.utr, ref, '0.0', { sent: 5, skipped: 0, failed: 0 })).toBe(true);
+    expect(await settleDeliveryBatch(audience.accountId, audience.send.utr, ref, '0.0', { sent: 5, skipped: 0, failed: 0 })).toBe(true);
     expect(await details(audience)).toMatchObject({ status: 2 });
 
     // Act
@@ -205,7 +207,7 @@ describe('a send that cannot be resumed ends visibly', () => {
     await dispatchHandler({ accountId: audience.accountId, utr: audience.send.utr }, outOfTime);
     await takeSendJob(audience);
     await localQueueIdle();
-    const { progressAt } = (await progress.getDispatchState(audience.accountId, audience.send.utr)) as progress.DispatchState;
+    const { progressAt } = (await progress.getDispatchState(audience.accountId, audience.send.utr)) as DispatchState;
 
     // Act: each watchdog run books a resume, and each one is dropped.
     const attempts: unknown[] = [];

@@ -2,46 +2,11 @@
 // to 2 contacts, the tracked link read from a mail in the sink and followed through the gateway (302 to
 // the original URL), and the clicks in single-send/stats.
 import { confirmSenderAddress } from '../../shared/senders/repository';
-import { startTestStack, type TestStack } from '../support/local-stack';
 import type { SinkMail } from '../support/sending';
+import { callApi, statsOnceDelivered, useTestStack, waitForMails, type Form } from '../support/stack-client';
 
-let stack: TestStack;
-
-async function api<T>(path: string, form?: Record<string, string | number>): Promise<T> {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: stack.demoHeaders,
-    ...(form ? { body: new URLSearchParams(Object.entries(form).map(([name, value]): [string, string] => [name, String(value)])) } : {}),
-  });
-  const body = (await response.json()) as { status: string; message: T };
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.message;
-}
-
-/** Poll the sink until `count` mails reached `addresses` (or 30 s passed). */
-async function waitForMails(addresses: readonly string[], count: number): Promise<SinkMail[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const store = (await (await fetch(stack.mailStoreUrl)).json()) as { emails: SinkMail[] };
-    const mails = store.emails.filter((mail) => addresses.includes(mail.destination.to[0] as string));
-    if (mails.length >= count || Date.now() > deadline) return mails;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
-
-/** The send's statistics once it completed (or as they are after 30 s). */
-async function statsOnceCompleted(utr: string, delivered: number): Promise<unknown> {
-  const deadline = Date.now() + 30_000;
-  const settled = async () => {
-    const send = (await api<{ singleSend: { status: number; delivered: number }[] }>(`single-send/details?utr=${utr}`)).singleSend[0];
-    // Delivered comes from SES's delivery events, which may arrive after the send completed.
-    return send?.status === 3 && send.delivered >= delivered;
-  };
-  while (!(await settled()) && Date.now() < deadline) {
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  return api(`single-send/stats?utr=${utr}`);
-}
+const stack = useTestStack();
+const api = <T>(path: string, form?: Form) => callApi<T>(stack(), path, form);
 
 /** The tracked link of the mail's "Shop" link, entities undone. */
 function shopLink(mail: SinkMail | undefined): string {
@@ -51,14 +16,6 @@ function shopLink(mail: SinkMail | undefined): string {
 }
 
 const follow = (link: string) => fetch(link, { redirect: 'manual' });
-
-beforeAll(async () => {
-  stack = await startTestStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-}, 60_000);
 
 test('a link followed from a real mail redirects to its target and counts in single-send/stats', async () => {
   // Prepare: two contacts, a verified sender, a group.
@@ -71,7 +28,7 @@ test('a link followed from a real mail redirects to its target and counts in sin
   const { unsubscribesGroups } = await api<{ unsubscribesGroups: { id: number }[] }>('unsubscribes-groups');
   await api('sender/save', { from_name: 'Acme Shop', from_email: 'shop@acme.example', reply_to_email: 'support@acme.example', country_id: 233, company_address: '1 Main Street', nickname: 'Shop' });
   const sender = (await api<{ senders: { id: number; from_email: string }[] }>('senders')).senders[0] as { id: number; from_email: string };
-  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+  await confirmSenderAddress(stack().demoAccount.account_id, sender.id, sender.from_email);
 
   // Act: send, read each mail's tracked link from the sink, follow Ada's twice and Bob's once.
   const { utr } = await api<{ utr: string }>('single/send/create', {
@@ -85,7 +42,7 @@ test('a link followed from a real mail redirects to its target and counts in sin
     'recipient_id[0]': `contacts_${contactTypeId}`,
     schedule_type: 0,
   });
-  const mails = await waitForMails(people, 2);
+  const mails = await waitForMails(stack(), people, 2);
   const [ada, bob] = people.map((email) => shopLink(mails.find((mail) => mail.destination.to[0] === email)));
   // People click a while after the mail came: within 2 seconds of the send only scanners do (engagement-rules.ts).
   await new Promise((done) => setTimeout(done, 2_100));
@@ -96,8 +53,8 @@ test('a link followed from a real mail redirects to its target and counts in sin
   // Assess
   expect(first.status).toBe(302);
   expect(first.headers.get('location')).toBe('https://shop.example/sale?from=mail');
-  expect(new URL(ada as string).pathname).toBe(new URL(`${stack.publicLinksUrl}public/click`).pathname);
-  expect(await statsOnceCompleted(utr, 2)).toEqual({
+  expect(new URL(ada as string).pathname).toBe(new URL(`${stack().publicLinksUrl}public/click`).pathname);
+  expect(await statsOnceDelivered(stack(), utr, 2)).toEqual({
     stats: { audience: 2, processed: 2, delivered: 2, opens: 0, unique_opens: 0, machine_opens: 0, clicks: 3, unique_clicks: 2, bot_clicks: 0, bounces: 0, complaints: 0, unsubscribes: 0, uncertain: 0 },
     links: [{ url: 'https://shop.example/sale?from=mail', clicks: 3, unique_clicks: 2 }],
   });

@@ -3,34 +3,10 @@
 // `in single send` segment holds those two and the `not in single send` one the other two, each within
 // a minute, and an OR segment the union of its conditions.
 import { confirmSenderAddress } from '../../shared/senders/repository';
-import { startTestStack, type TestStack } from '../support/local-stack';
-import type { SinkMail } from '../support/sending';
+import { callApi, eventually, openTracked, pixelOf, trackedLinksOf, useTestStack, waitForMail, type Form } from '../support/stack-client';
 
-let stack: TestStack;
-
-const desktopBrowser = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
-
-async function api<T>(path: string, form?: Record<string, string | number>): Promise<T> {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: stack.demoHeaders,
-    ...(form ? { body: new URLSearchParams(Object.entries(form).map(([name, value]): [string, string] => [name, String(value)])) } : {}),
-  });
-  const body = (await response.json()) as { status: string; message: T };
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.message;
-}
-
-/** Poll the sink until a mail reached `address` (or 30 s passed). */
-async function waitForMail(address: string): Promise<SinkMail | undefined> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const store = (await (await fetch(stack.mailStoreUrl)).json()) as { emails: SinkMail[] };
-    const mail = store.emails.find((each) => each.destination.to[0] === address);
-    if (mail || Date.now() > deadline) return mail;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
+const stack = useTestStack();
+const api = <T>(path: string, form?: Form) => callApi<T>(stack(), path, form);
 
 async function members(segmentId: number): Promise<string[]> {
   const { contactEmails } = await api<{ contactEmails: { email: string }[] }>(`segment/email/list?segment_id=${segmentId}`);
@@ -38,16 +14,9 @@ async function members(segmentId: number): Promise<string[]> {
 }
 
 /** The segment's members once they are `expected`, or as they are after a minute. */
-async function membersWithinAMinute(segmentId: number, expected: string[]): Promise<string[]> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const found = await members(segmentId);
-    if (JSON.stringify(found) === JSON.stringify(expected) || Date.now() > deadline) return found;
-    await new Promise((done) => setTimeout(done, 250));
-  }
+function membersWithinAMinute(segmentId: number, expected: string[]): Promise<string[]> {
+  return eventually(() => members(segmentId), (found) => JSON.stringify(found) === JSON.stringify(expected), { timeoutMs: 60_000, everyMs: 250 });
 }
-
-const request = (url: string, method = 'GET') => fetch(url, { method, redirect: 'manual', headers: { 'user-agent': desktopBrowser } });
 
 /** The form of segment/save: the three aligned arrays as indexed keys. */
 function segmentForm(contactTypeId: number, name: string, rules: [string, string, string][], extra: Record<string, string> = {}) {
@@ -55,14 +24,6 @@ function segmentForm(contactTypeId: number, name: string, rules: [string, string
   rules.forEach(([field, operator, value], i) => Object.assign(form, { [`select_field[${i}]`]: field, [`select_operator[${i}]`]: operator, [`value[${i}]`]: value }));
   return form;
 }
-
-beforeAll(async () => {
-  stack = await startTestStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-}, 60_000);
 
 test('a send to four: the opener and the clicker move into the opened segment, the other two stay in the not-opened one, and OR takes the union', async () => {
   // Prepare: four contacts (two in Pune), a verified sender, a group, and a send with one link.
@@ -77,7 +38,7 @@ test('a send to four: the opener and the clicker move into the opened segment, t
   const { unsubscribesGroups } = await api<{ unsubscribesGroups: { id: number; group_name: string }[] }>('unsubscribes-groups');
   await api('sender/save', { from_name: 'Acme', from_email: 'engaged@acme.example', reply_to_email: 'support@acme.example', country_id: 233, company_address: '1 Main Street', nickname: 'Engaged' });
   const sender = (await api<{ senders: { id: number; from_email: string }[] }>('senders')).senders.find((each) => each.from_email === 'engaged@acme.example') as { id: number; from_email: string };
-  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+  await confirmSenderAddress(stack().demoAccount.account_id, sender.id, sender.from_email);
   const { utr } = await api<{ utr: string }>('single/send/create', {
     template_id: 1,
     template_html: '<html><body><p>Hello ((first_name))</p><p><a href="https://shop.example/spring">Spring sale</a></p></body></html>',
@@ -89,10 +50,10 @@ test('a send to four: the opener and the clicker move into the opened segment, t
     'recipient_id[0]': `contacts_${contactTypeId}`,
     schedule_type: 0,
   });
-  const mails = await Promise.all(readers.map(waitForMail));
+  const mails = await Promise.all(readers.map((reader) => waitForMail(stack(), reader)));
   const html = (index: number) => String(mails[index]?.body.html);
-  const pixel = /<img src="([^"]+\/public\/open\?token=[^"]+)"/.exec(html(0))?.[1] as string;
-  const link = ([...html(1).matchAll(/<a [^>]*href="([^"]*\/public\/click\?[^"]*)"/g)].map((match) => (match[1] as string).replace(/&amp;/g, '&')) as [string, string])[0];
+  const pixel = pixelOf(html(0)) as string;
+  const link = trackedLinksOf(html(1))[0] as string;
 
   const before = (await api<{ segments: { id: number }[] }>('segment/list')).segments.length;
   await api('segment/save', segmentForm(contactTypeId, 'Opened spring', [['email_opened', 'in single send', utr]]));
@@ -101,9 +62,9 @@ test('a send to four: the opener and the clicker move into the opened segment, t
   const [opened, notOpened, either] = [before + 1, before + 2, before + 3];
 
   // Act: ada opens the mail in a browser; bob clicks its link a while after it arrived.
-  expect((await request(pixel)).status).toBe(200);
+  expect((await openTracked(pixel)).status).toBe(200);
   await new Promise((done) => setTimeout(done, 2_100));
-  expect((await request(link)).status).toBe(302);
+  expect((await openTracked(link)).status).toBe(302);
 
   // Assess: within a minute.
   expect(await membersWithinAMinute(opened, ['ada@engaged.example', 'bob@engaged.example'])).toEqual(['ada@engaged.example', 'bob@engaged.example']);

@@ -3,55 +3,11 @@
 // desktop browser, a HEAD on its tracked link and a follow of its hidden link (both redirected), a
 // person's click later on, and what single-send/stats counts of each.
 import { confirmSenderAddress } from '../../shared/senders/repository';
-import { startTestStack, type TestStack } from '../support/local-stack';
-import type { SinkMail } from '../support/sending';
+import { callApi, desktopBrowser, openTracked, pixelOf, statsOnceDelivered, trackedLinksOf, useTestStack, waitForMail, type Form } from '../support/stack-client';
 
-let stack: TestStack;
-
-const desktopBrowser = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
-
-async function api<T>(path: string, form?: Record<string, string | number>): Promise<T> {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: stack.demoHeaders,
-    ...(form ? { body: new URLSearchParams(Object.entries(form).map(([name, value]): [string, string] => [name, String(value)])) } : {}),
-  });
-  const body = (await response.json()) as { status: string; message: T };
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.message;
-}
-
-/** Poll the sink until a mail reached `address` (or 30 s passed). */
-async function waitForMail(address: string): Promise<SinkMail | undefined> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const store = (await (await fetch(stack.mailStoreUrl)).json()) as { emails: SinkMail[] };
-    const mail = store.emails.find((each) => each.destination.to[0] === address);
-    if (mail || Date.now() > deadline) return mail;
-    await new Promise((done) => setTimeout(done, 100));
-  }
-}
-
-/** The send's statistics once it completed and its delivery was counted (or as they are after 30 s). */
-async function statsOnceDelivered(utr: string): Promise<unknown> {
-  const deadline = Date.now() + 30_000;
-  const settled = async () => {
-    const send = (await api<{ singleSend: { status: number; delivered: number }[] }>(`single-send/details?utr=${utr}`)).singleSend[0];
-    return send?.status === 3 && send.delivered >= 1;
-  };
-  while (!(await settled()) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100));
-  return api(`single-send/stats?utr=${utr}`);
-}
-
-const request = (url: string, userAgent: string, method = 'GET') => fetch(url, { method, redirect: 'manual', headers: { 'user-agent': userAgent } });
-
-beforeAll(async () => {
-  stack = await startTestStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-}, 60_000);
+const stack = useTestStack();
+const api = <T>(path: string, form?: Form) => callApi<T>(stack(), path, form);
+const request = (url: string, userAgent: string, method = 'GET') => openTracked(url, { method, userAgent });
 
 test("Apple's privacy proxy opens as a machine, a browser as a person; a HEAD and the hidden link are bot clicks, still redirected", async () => {
   // Prepare: a contact, a verified sender, a group, and a send with one link.
@@ -64,7 +20,7 @@ test("Apple's privacy proxy opens as a machine, a browser as a person; a HEAD an
   const { unsubscribesGroups } = await api<{ unsubscribesGroups: { id: number }[] }>('unsubscribes-groups');
   await api('sender/save', { from_name: 'Acme', from_email: 'news@acme.example', reply_to_email: 'support@acme.example', country_id: 233, company_address: '1 Main Street', nickname: 'News' });
   const sender = (await api<{ senders: { id: number; from_email: string }[] }>('senders')).senders[0] as { id: number; from_email: string };
-  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+  await confirmSenderAddress(stack().demoAccount.account_id, sender.id, sender.from_email);
   const { utr } = await api<{ utr: string }>('single/send/create', {
     template_id: 1,
     template_html: '<html><body><p>Hello ((first_name))</p><p><a href="https://shop.example/news?from=mail">Read the news</a></p></body></html>',
@@ -76,9 +32,9 @@ test("Apple's privacy proxy opens as a machine, a browser as a person; a HEAD an
     'recipient_id[0]': `contacts_${contactTypeId}`,
     schedule_type: 0,
   });
-  const html = String((await waitForMail(reader))?.body.html);
-  const pixel = /<img src="([^"]+\/public\/open\?token=[^"]+)"/.exec(html)?.[1] as string;
-  const [link, hidden] = [...html.matchAll(/<a [^>]*href="([^"]*\/public\/click\?[^"]*)"/g)].map((match) => (match[1] as string).replace(/&amp;/g, '&')) as [string, string];
+  const html = String((await waitForMail(stack(), reader))?.body.html);
+  const pixel = pixelOf(html) as string;
+  const [link, hidden] = trackedLinksOf(html) as [string, string];
 
   // Act: Apple's proxy fetches the pixel on delivery, the reader opens it in a browser; a scanner
   // probes the link with HEAD and follows the hidden link; the reader clicks a while after.
@@ -99,7 +55,7 @@ test("Apple's privacy proxy opens as a machine, a browser as a person; a HEAD an
     [302, 'https://shop.example/news?from=mail'],
     [302, 'https://shop.example/news?from=mail'],
   ]);
-  expect(await statsOnceDelivered(utr)).toEqual({
+  expect(await statsOnceDelivered(stack(), utr, 1)).toEqual({
     stats: { audience: 1, processed: 1, delivered: 1, opens: 1, unique_opens: 1, machine_opens: 1, clicks: 1, unique_clicks: 1, bot_clicks: 2, bounces: 0, complaints: 0, unsubscribes: 0, uncertain: 0 },
     links: [{ url: 'https://shop.example/news?from=mail', clicks: 1, unique_clicks: 1 }],
   });

@@ -2,45 +2,16 @@
 // sender's confirmation aside): a send to four contacts, one opens, one clicks; a resend to the
 // non-openers mails exactly the other two; the clicker's activity lists sent, delivered and click.
 import { confirmSenderAddress } from '../../shared/senders/repository';
-import { startTestStack, type TestStack } from '../support/local-stack';
-import type { SinkMail } from '../support/sending';
+import { callApi, eventually, mailsInSink, openTracked, pixelOf, trackedLinksOf, useTestStack, type Form } from '../support/stack-client';
 
-let stack: TestStack;
-
-const desktopBrowser = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
-
-async function api<T>(path: string, form?: Record<string, string | number>, multipart = false): Promise<T> {
-  const entries = Object.entries(form ?? {}).map(([name, value]): [string, string] => [name, String(value)]);
-  const body = multipart ? entries.reduce((data, [name, value]) => (data.append(name, value), data), new FormData()) : new URLSearchParams(entries);
-  const response = await fetch(`${stack.apiUrl}${path}`, { method: form ? 'POST' : 'GET', headers: stack.demoHeaders, ...(form ? { body } : {}) });
-  const answer = (await response.json()) as { status: string; message: T };
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(answer)}`);
-  return answer.message;
-}
-
-async function mails(): Promise<SinkMail[]> {
-  return ((await (await fetch(stack.mailStoreUrl)).json()) as { emails: SinkMail[] }).emails;
-}
+const stack = useTestStack();
+const api = <T>(path: string, form?: Form, multipart = false) => callApi<T>(stack(), path, form, { multipart });
+const mails = () => mailsInSink(stack());
 
 /** Poll until `done` says yes (or 60 s passed); its last answer. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resume) => setTimeout(resume, 200));
-  }
-}
+const until = <T>(read: () => Promise<T>, done: (value: T) => boolean) => eventually(read, done, { timeoutMs: 60_000, everyMs: 200 });
 
 const sendOf = async (utr: string) => (await api<{ singleSend: { status: number; delivered: number; triggered: number }[] }>(`single-send/details?utr=${utr}`)).singleSend[0];
-
-beforeAll(async () => {
-  stack = await startTestStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-}, 60_000);
 
 test('a resend to non-openers mails exactly the two who did not open; the clicker\'s activity lists sent, delivered and click', async () => {
   // Prepare: four contacts, a verified sender, a group, and a send with one link.
@@ -53,7 +24,7 @@ test('a resend to non-openers mails exactly the two who did not open; the clicke
   const { unsubscribesGroups } = await api<{ unsubscribesGroups: { id: number; group_name: string }[] }>('unsubscribes-groups');
   await api('sender/save', { from_name: 'Acme', from_email: 'resend@acme.example', reply_to_email: 'support@acme.example', country_id: 233, company_address: '1 Main Street', nickname: 'Resends' });
   const sender = (await api<{ senders: { id: number; from_email: string }[] }>('senders')).senders.find((each) => each.from_email === 'resend@acme.example') as { id: number; from_email: string };
-  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+  await confirmSenderAddress(stack().demoAccount.account_id, sender.id, sender.from_email);
   const { utr } = await api<{ utr: string }>('single/send/create', {
     template_id: 1,
     template_html: '<html><body><p>Hello ((first_name))</p><p><a href="https://shop.example/spring">Spring sale</a></p></body></html>',
@@ -68,13 +39,13 @@ test('a resend to non-openers mails exactly the two who did not open; the clicke
   await until(() => sendOf(utr), (send) => send?.status === 3 && send.delivered === 4);
   const firstMails = (await mails()).filter((mail) => mail.subject === 'Spring sale');
   const htmlTo = (address: string) => String(firstMails.find((mail) => mail.destination.to[0] === address)?.body.html);
-  const pixel = /<img src="([^"]+\/public\/open\?token=[^"]+)"/.exec(htmlTo('opener@resend.example'))?.[1] as string;
-  const link = (/<a [^>]*href="([^"]*\/public\/click\?[^"]*)"/.exec(htmlTo('clicker@resend.example'))?.[1] as string).replace(/&amp;/g, '&');
+  const pixel = pixelOf(htmlTo('opener@resend.example')) as string;
+  const link = trackedLinksOf(htmlTo('clicker@resend.example'))[0] as string;
 
   // Act: one opens, one clicks (past the first seconds, where only scanners click); then the resend.
-  await fetch(pixel, { headers: { 'user-agent': desktopBrowser } });
+  await openTracked(pixel);
   await new Promise((done) => setTimeout(done, 2_100));
-  const clicked = await fetch(link, { redirect: 'manual', headers: { 'user-agent': desktopBrowser } });
+  const clicked = await openTracked(link);
   const resend = await api<{ utr: string }>('single/send/resend', { utr, audience: 'non_openers', subject: 'Spring sale: last days', schedule_type: 0 }, true);
   const resent = await until(() => sendOf(resend.utr), (send) => send?.status === 3);
 

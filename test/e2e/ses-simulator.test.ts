@@ -9,33 +9,11 @@
 // mailed, the pause stops it within about a second, and the third and fourth batches wait.
 import { addContact } from '../../shared/audience/contact-service';
 import { confirmSenderAddress } from '../../shared/senders/repository';
-import { startTestStack, type TestStack } from '../support/local-stack';
 import { contactFields } from '../support/sending';
+import { callApi, eventually, useTestStack, type Form } from '../support/stack-client';
 
-let stack: TestStack;
-
-const stackSettings = { SES_MAX_SEND_RATE: '25', DISPATCH_PAGE_SIZE: '25' };
-
-async function api<T>(path: string, form?: Record<string, string | number>): Promise<T> {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: stack.demoHeaders,
-    ...(form ? { body: new URLSearchParams(Object.entries(form).map(([name, value]): [string, string] => [name, String(value)])) } : {}),
-  });
-  const body = (await response.json()) as { status: string; message: T };
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.message;
-}
-
-/** Ask `read` until `done` holds for its answer (or `timeoutMs` passed); returns the last answer. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resume) => setTimeout(resume, 100));
-  }
-}
+const stack = useTestStack({ env: { SES_MAX_SEND_RATE: '25', DISPATCH_PAGE_SIZE: '25' }, queue: { concurrency: 1, batchSize: 1 } });
+const api = <T>(path: string, form?: Form) => callApi<T>(stack(), path, form);
 
 interface SuppressionView {
   email: string;
@@ -51,16 +29,6 @@ interface SendStats {
   complaints: number;
 }
 
-beforeAll(async () => {
-  Object.assign(process.env, stackSettings);
-  stack = await startTestStack({ queue: { concurrency: 1, batchSize: 1 } });
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  for (const name of Object.keys(stackSettings)) delete process.env[name];
-}, 60_000);
-
 /** The verified sender and the unsubscribe group every send here uses, made on first use. */
 let sendParts: { senderId: number; groupId: number } | undefined;
 
@@ -71,7 +39,7 @@ async function parts(): Promise<{ senderId: number; groupId: number }> {
   await api('sender/save', { from_name: 'Acme News', from_email: 'news@acme.example', reply_to_email: 'support@acme.example', country_id: 233, company_address: '1 Main Street', nickname: 'News' });
   const { senders } = await api<{ senders: { id: number; from_email: string }[] }>('senders');
   const sender = senders[0] as { id: number; from_email: string };
-  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+  await confirmSenderAddress(stack().demoAccount.account_id, sender.id, sender.from_email);
   sendParts = { senderId: sender.id, groupId: (unsubscribesGroups[0] as { id: number }).id };
   return sendParts;
 }
@@ -136,11 +104,11 @@ test('a send to 100 contacts, 10 of them bounce+N@simulator.amazonses.com: it pa
   const add = (emails: string[]) =>
     Promise.all(
       Array.from({ length: 8 }, async () => {
-        for (let email = emails.shift(); email; email = emails.shift()) await addContact(stack.demoAccount.account_id, contactFields(contactTypeId, email), {});
+        for (let email = emails.shift(); email; email = emails.shift()) await addContact(stack().demoAccount.account_id, contactFields(contactTypeId, email), {});
       }),
     );
   await add(readers.slice(0, 25));
-  for (const email of bounces) await addContact(stack.demoAccount.account_id, contactFields(contactTypeId, email), {});
+  for (const email of bounces) await addContact(stack().demoAccount.account_id, contactFields(contactTypeId, email), {});
   await add(readers.slice(25));
 
   // Act: an immediate send to the 100.

@@ -4,31 +4,12 @@
 // the other 160 get the second subject; every contact is mailed exactly once, and the details show
 // the variants and the winner.
 import { confirmSenderAddress } from '../../shared/senders/repository';
-import { sleep, startTestStack, type TestStack } from '../support/local-stack';
-import type { SinkMail } from '../support/sending';
+import { sleep } from '../support/local-stack';
+import { callApi, eventually, mailsInSink, openTracked, pixelOf, postJson, useTestStack, type Form } from '../support/stack-client';
 
-let stack: TestStack;
-
-const desktopBrowser = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15';
-
-async function api<T>(path: string, body?: { form?: Record<string, string | number>; json?: unknown }): Promise<T> {
-  const headers: Record<string, string> = { ...stack.demoHeaders };
-  let payload: string | URLSearchParams | undefined;
-  if (body?.json !== undefined) {
-    headers['content-type'] = 'application/json';
-    payload = JSON.stringify(body.json);
-  } else if (body?.form) {
-    payload = new URLSearchParams(Object.entries(body.form).map(([name, value]): [string, string] => [name, String(value)]));
-  }
-  const response = await fetch(`${stack.apiUrl}${path}`, { method: body ? 'POST' : 'GET', headers, body: payload });
-  const answer = (await response.json()) as { status: string; message: T };
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(answer)}`);
-  return answer.message;
-}
-
-async function sinkMails(): Promise<SinkMail[]> {
-  return ((await (await fetch(stack.mailStoreUrl)).json()) as { emails: SinkMail[] }).emails;
-}
+const stack = useTestStack();
+const api = <T>(path: string, form?: Form) => callApi<T>(stack(), path, form);
+const sinkMails = () => mailsInSink(stack());
 
 interface Details {
   status: number;
@@ -40,64 +21,47 @@ interface Details {
 const details = async (utr: string) => (await api<{ singleSend: Details[] }>(`single-send/details?utr=${utr}`)).singleSend[0] as Details;
 
 /** Poll the details until `done` says so; generous: a loaded machine may be slow, the wait is a minute on the real clock. */
-async function detailsWhen(utr: string, done: (send: Details) => boolean, minutes = 6): Promise<Details> {
-  const deadline = Date.now() + minutes * 60_000;
-  for (;;) {
-    const send = await details(utr);
-    if (done(send) || Date.now() > deadline) return send;
-    await sleep(500);
-  }
+function detailsWhen(utr: string, done: (send: Details) => boolean, minutes = 6): Promise<Details> {
+  return eventually(() => details(utr), done, { timeoutMs: minutes * 60_000, everyMs: 500 });
 }
-
-const pixelOf = (mail: SinkMail) => (/<img src="([^"]+\/public\/open\?token=[^"]+)"/.exec(String(mail.body.html))?.[1] as string).replace(/&amp;/g, '&');
-
-beforeAll(async () => {
-  stack = await startTestStack();
-}, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-}, 60_000);
 
 test('200 contacts, 2 subjects, 20% tested for a minute: the subject more people opened goes to the other 160, everyone mailed once', async () => {
   // Prepare: 200 contacts, a verified sender, a group.
-  await api('contacts-type/add', { form: { name: 'Spring list' } });
+  await api('contacts-type/add', { name: 'Spring list' });
   const { contactTypes } = await api<{ contactTypes: { id: number; name: string }[] }>('contacts-type');
   const contactTypeId = (contactTypes.find((type) => type.name === 'Spring list') as { id: number }).id;
   const emails = Array.from({ length: 200 }, (_, i) => `reader${String(i).padStart(3, '0')}@spring.example`);
-  const { job_id: jobId } = await api<{ job_id: number }>('contacts/bulk-upsert', { json: { contact_type_id: contactTypeId, contacts: emails.map((email) => ({ email, first_name: 'Reader', country: 233 })) } });
+  const { job_id: jobId } = await postJson<{ job_id: number }>(stack(), 'contacts/bulk-upsert', { contact_type_id: contactTypeId, contacts: emails.map((email) => ({ email, first_name: 'Reader', country: 233 })) });
   for (let job = await api<{ job: { status: string } }>(`jobs/details?id=${jobId}`); ['queued', 'running'].includes(job.job.status); job = await api(`jobs/details?id=${jobId}`)) await sleep(200);
-  await api('unsubscribes-groups/save', { form: { group_name: 'News', description: 'Our news', is_display: 1 } });
+  await api('unsubscribes-groups/save', { group_name: 'News', description: 'Our news', is_display: 1 });
   const { unsubscribesGroups } = await api<{ unsubscribesGroups: { id: number }[] }>('unsubscribes-groups');
-  await api('sender/save', { form: { from_name: 'Acme', from_email: 'news@acme.example', reply_to_email: 'support@acme.example', country_id: 233, company_address: '1 Main Street', nickname: 'News' } });
+  await api('sender/save', { from_name: 'Acme', from_email: 'news@acme.example', reply_to_email: 'support@acme.example', country_id: 233, company_address: '1 Main Street', nickname: 'News' });
   const sender = (await api<{ senders: { id: number; from_email: string }[] }>('senders')).senders[0] as { id: number; from_email: string };
-  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+  await confirmSenderAddress(stack().demoAccount.account_id, sender.id, sender.from_email);
   const [first, second] = ['Spring is here', 'Our spring range, 20% off'];
 
   // Act 1: the send; its test share goes out and it waits.
   const { utr } = await api<{ utr: string }>('single/send/create', {
-    form: {
-      template_id: 1,
-      template_html: '<html><body><p>Hello ((first_name))</p><p><a href="https://shop.example/spring">See the range</a></p></body></html>',
-      sender_id: sender.id,
-      unsubscribe_group_id: (unsubscribesGroups[0] as { id: number }).id,
-      single_send_name: 'Spring',
-      subject: 'Spring news',
-      preheader: 'This week',
-      'recipient_id[0]': `contacts_${contactTypeId}`,
-      schedule_type: 0,
-      'ab_subjects[0]': first,
-      'ab_subjects[1]': second,
-      ab_test_percent: 20,
-      ab_wait_minutes: 1,
-    },
+    template_id: 1,
+    template_html: '<html><body><p>Hello ((first_name))</p><p><a href="https://shop.example/spring">See the range</a></p></body></html>',
+    sender_id: sender.id,
+    unsubscribe_group_id: (unsubscribesGroups[0] as { id: number }).id,
+    single_send_name: 'Spring',
+    subject: 'Spring news',
+    preheader: 'This week',
+    'recipient_id[0]': `contacts_${contactTypeId}`,
+    schedule_type: 0,
+    'ab_subjects[0]': first,
+    'ab_subjects[1]': second,
+    ab_test_percent: 20,
+    ab_wait_minutes: 1,
   });
   const waiting = await detailsWhen(utr, (send) => send.ab_test.status === 'waiting' || send.ab_test.status === 'winner_sent');
   const testShare = (await sinkMails()).filter((mail) => emails.includes(mail.destination.to[0] as string));
 
   // Act 2: people open 3 of the first subject's mails and 12 of the second's.
   const opened = [...testShare.filter((mail) => mail.subject === first).slice(0, 3), ...testShare.filter((mail) => mail.subject === second).slice(0, 12)];
-  for (const mail of opened) expect((await fetch(pixelOf(mail), { headers: { 'user-agent': desktopBrowser } })).status).toBe(200);
+  for (const mail of opened) expect((await openTracked(pixelOf(mail.body.html) as string)).status).toBe(200);
   const done = await detailsWhen(utr, (send) => send.status === 3);
 
   // Assess

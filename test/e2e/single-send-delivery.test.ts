@@ -2,37 +2,18 @@
 // an immediate send to 5 contacts puts exactly 3 mails in the sink, each delivery reaches a webhook
 // subscribed to `delivered`, and a scheduled send fires at its time.
 import { confirmSenderAddress } from '../../shared/senders/repository';
-import { startTestStack, waitFor, type TestStack } from '../support/local-stack';
+import { waitFor } from '../support/local-stack';
 import type { SinkMail } from '../support/sending';
+import { callApi, eventually, mailsInSink, useTestStack, waitForMails, type Form } from '../support/stack-client';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
-let stack: TestStack;
+const stack = useTestStack();
 let receiver: WebhookReceiver;
 
-async function api<T>(path: string, form?: Record<string, string | number>): Promise<T> {
-  const response = await fetch(`${stack.apiUrl}${path}`, {
-    method: form ? 'POST' : 'GET',
-    headers: stack.demoHeaders,
-    ...(form ? { body: new URLSearchParams(Object.entries(form).map(([name, value]): [string, string] => [name, String(value)])) } : {}),
-  });
-  const body = (await response.json()) as { status: string; message: T };
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${JSON.stringify(body)}`);
-  return body.message;
-}
+const api = <T>(path: string, form?: Form) => callApi<T>(stack(), path, form);
 
 async function sinkMails(addresses: readonly string[]): Promise<SinkMail[]> {
-  const store = (await (await fetch(stack.mailStoreUrl)).json()) as { emails: SinkMail[] };
-  return store.emails.filter((mail) => addresses.includes(mail.destination.to[0] as string));
-}
-
-/** Poll the sink until `count` mails reached `addresses`; fails after `timeoutMs`. */
-async function waitForMails(addresses: readonly string[], count: number, timeoutMs = 45_000): Promise<SinkMail[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const mails = await sinkMails(addresses);
-    if (mails.length >= count || Date.now() > deadline) return mails;
-    await new Promise((done) => setTimeout(done, 100));
-  }
+  return (await mailsInSink(stack())).filter((mail) => addresses.includes(mail.destination.to[0] as string));
 }
 
 async function sendDetails(utr: string) {
@@ -44,14 +25,8 @@ async function sendDetails(utr: string) {
  * The send's details once it reached `status` and SES's delivery events counted at least `delivered`
  * (they may arrive after it completed), or as they are after `timeoutMs`.
  */
-async function detailsOnceStatus(utr: string, status: number, delivered = 0, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  let details = await sendDetails(utr);
-  while ((details?.status !== status || details.delivered < delivered) && Date.now() < deadline) {
-    await new Promise((done) => setTimeout(done, 100));
-    details = await sendDetails(utr);
-  }
-  return details;
+function detailsOnceStatus(utr: string, status: number, delivered = 0, timeoutMs = 30_000) {
+  return eventually(() => sendDetails(utr), (details) => details?.status === status && details.delivered >= delivered, { timeoutMs });
 }
 
 const utcParts = (at: Date) => ({ date: at.toISOString().slice(0, 10), time: at.toISOString().slice(11, 19) });
@@ -98,7 +73,7 @@ async function setUpAudience(): Promise<Audience> {
   const { senders } = await api<{ senders: { id: number; from_email: string }[] }>('senders');
   const sender = senders[0] as { id: number; from_email: string };
   // The confirmation link's effect, without reading the verification mail.
-  await confirmSenderAddress(stack.demoAccount.account_id, sender.id, sender.from_email);
+  await confirmSenderAddress(stack().demoAccount.account_id, sender.id, sender.from_email);
   return { contactTypeId, segmentId: (segments[0] as { id: number }).id, groupId, senderId: sender.id, people };
 }
 
@@ -118,12 +93,11 @@ function sendForm(overrides: Record<string, string | number> = {}): Record<strin
 }
 
 beforeAll(async () => {
-  [stack, receiver] = await Promise.all([startTestStack(), startWebhookReceiver()]);
+  receiver = await startWebhookReceiver();
   audience = await setUpAudience();
 }, 120_000);
 
 afterAll(async () => {
-  await stack?.stop();
   await receiver?.close();
 }, 60_000);
 
@@ -132,7 +106,7 @@ test('an immediate send reaches exactly the 3 mailable contacts, completes with 
   await api('webhooks/save', { url: receiver.url('/deliveries'), 'events[0]': 'delivered' });
   const { utr } = await api<{ utr: string }>('single/send/create', sendForm());
   // How fast is measured by the benchmarks; here only what arrives.
-  const mails = await waitForMails(addresses, 3);
+  const mails = await waitForMails(stack(), addresses, 3);
 
   expect(mails.map((mail) => mail.destination.to[0]).sort()).toEqual([audience.people.ada, audience.people.eve, audience.people.inSegment].sort());
   for (const mail of mails) {
@@ -172,7 +146,7 @@ test('a scheduled send a few seconds ahead fires at its time, not before', async
   await new Promise((done) => setTimeout(done, Math.max(0, at.getTime() - Date.now() - 1_000)));
   expect(await scheduledMails()).toHaveLength(0);
   expect((await sendDetails(utr))?.status).toBe(1);
-  await waitForMails(addresses, 6);
+  await waitForMails(stack(), addresses, 6);
 
   const scheduled = await scheduledMails();
   expect(scheduled.map((mail) => mail.subject).sort()).toEqual(['Scheduled for ada', 'Scheduled for eve', 'Scheduled for inSegment']);
@@ -185,9 +159,9 @@ test('single/send/create sent twice with one Idempotency-Key creates one send an
   const addresses = Object.values(audience.people);
   const retriedMails = async () => (await sinkMails(addresses)).filter((mail) => mail.subject.startsWith('Retried for'));
   const create = async () => {
-    const response = await fetch(`${stack.apiUrl}single/send/create`, {
+    const response = await fetch(`${stack().apiUrl}single/send/create`, {
       method: 'POST',
-      headers: { ...stack.demoHeaders, 'Idempotency-Key': 'retry-after-a-dropped-connection' },
+      headers: { ...stack().demoHeaders, 'Idempotency-Key': 'retry-after-a-dropped-connection' },
       body: new URLSearchParams(Object.entries(sendForm({ single_send_name: 'Retried news', subject: 'Retried for ((first_name))' })).map(([name, value]): [string, string] => [name, String(value)])),
     });
     return { status: response.status, replayed: response.headers.get('idempotent-replayed'), body: (await response.json()) as { message: { utr: string } } };
@@ -195,7 +169,7 @@ test('single/send/create sent twice with one Idempotency-Key creates one send an
 
   const first = await create();
   const retry = await create();
-  await waitForMails(addresses, 3 + 3 + 3);
+  await waitForMails(stack(), addresses, 3 + 3 + 3);
   await detailsOnceStatus(first.body.message.utr, 3);
   await new Promise((done) => setTimeout(done, 500));
 

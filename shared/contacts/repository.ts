@@ -2,7 +2,8 @@
 // Writes answer what changed; the contact service (contact-service.ts) brings segments and automations along.
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type Companions } from '../table/bulk-delete';
-import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
+import { confirmedWithoutAsking, contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues, type Subscription } from './items';
+import { optInMailPut } from './opt-in-outbox';
 import type { ContactRecord } from './record';
 import { listCustomFields, type CustomField } from '../custom-fields/repository';
 import { RecordNotFound } from '../table/errors';
@@ -12,7 +13,7 @@ import { CONTACT, contactEmailKey, contactKey, contactPartition, contactShards, 
 import { contactTypeClosingAttribute, contactTypeKey } from '../contact-types/keys';
 import { idSortKey } from '../table/keys';
 import { mapPage, queryShardedListPage, type ListPage, type PageRequest } from '../table/pages';
-import { getItem, getItems, queryPage, queryPageAfter, type Item } from '../table/records';
+import { getItem, getItems, queryPage, queryPageAfter, unlessConditionFails, updateItem, type Item } from '../table/records';
 import { pageReadSize, ShardMerge } from '../table/shard-merge';
 import { cancellationCodes, transactWrite, type TransactionAction } from '../table/transactions';
 
@@ -158,22 +159,27 @@ export async function transact(actions: TransactionAction[]): Promise<void> {
   }
 }
 
-/** Add a contact: the contact, its email claim and its type's count change together or not at all. */
+/**
+ * Add a contact: the contact, its email claim and its type's count change together or not at all
+ * (a pending contact's owed confirmation mail too).
+ */
 export async function insertContact(
   accountId: number,
   input: ContactFields,
   customValues: CustomValues,
   knownFields?: Map<string, CustomField>,
+  subscription: Subscription = confirmedWithoutAsking,
 ): Promise<ContactRecord> {
   const fields = knownFields ?? fieldsByName(await listCustomFields(accountId));
   const id = await nextId(accountId, CONTACT);
-  const record = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp());
+  const record = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp(), undefined, subscription);
   if (!contactFitsOneItem(record, fields)) throw ValidationError.of('custom_field', contactTooLargeMessage);
   try {
     await transact([
       emailClaim(record),
       { Put: { Item: contactItem(record, fields), ConditionExpression: 'attribute_not_exists(pk)' } },
       contactsCountChange(accountId, record.contact_type_id, 1),
+      ...(record.subscription_status === 'pending' ? [optInMailPut(record)] : []),
     ]);
   } catch (error) {
     const codes = cancellationCodes(error);
@@ -300,4 +306,29 @@ export async function removeContactsOfType(
     }
   } while (foundNew);
   return { removed: removed.size, done: true };
+}
+
+/** What pressing a confirmation button did to its contact. */
+export type SubscriptionConfirmation = { outcome: 'confirmed'; contact: ContactRecord } | { outcome: 'already-confirmed' | 'gone' };
+
+/**
+ * Confirm a pending contact's subscription, only while it still has the address its mail went to
+ * (`email` as it was stored then). A second press finds it confirmed; a contact deleted or moved to
+ * another address since is gone for the link.
+ */
+export async function confirmSubscription(accountId: number, contactId: number, email: string): Promise<SubscriptionConfirmation> {
+  const fields = fieldsByName(await listCustomFields(accountId));
+  const now = isoTimestamp();
+  const result = await unlessConditionFails(
+    updateItem({
+      Key: contactKey(accountId, contactId),
+      UpdateExpression: 'SET subscription_status = :confirmed, confirmed_at = :now, updated_at = :now',
+      ConditionExpression: 'email = :email AND subscription_status = :pending',
+      ExpressionAttributeValues: { ':confirmed': 'confirmed', ':pending': 'pending', ':now': now, ':email': email },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  if (result?.Attributes) return { outcome: 'confirmed', contact: toContactRecord(result.Attributes, fields) };
+  const current = await getItem(contactKey(accountId, contactId), { consistent: true });
+  return current?.email === email ? { outcome: 'already-confirmed' } : { outcome: 'gone' };
 }

@@ -41,11 +41,13 @@ async function contactByEmail(email: string): Promise<{ id: number; subscription
   return contacts.find((contact) => contact.email === email) as { id: number; subscription_status: string; confirmed_at: string | null };
 }
 
-async function sendTo(typeIds: number[], senderId: number, subject: string): Promise<string> {
+async function sendTo(typeIds: number[], senderId: number, groupId: number, subject: string): Promise<string> {
   const { utr } = await api<{ utr: string }>('single/send/create', {
     template_id: 1,
     template_html: '<html><body><p>Hello ((first_name))</p></body></html>',
     sender_id: senderId,
+    unsubscribe_group_id: groupId,
+    preheader: 'News',
     single_send_name: subject,
     subject,
     ...Object.fromEntries(typeIds.map((id, index) => [`recipient_id[${index}]`, `contacts_${id}`])),
@@ -77,6 +79,9 @@ test('a pending contact is never mailed until its button is pressed, and then is
   const sender = (await api<{ senders: { id: number; from_email: string }[] }>('senders')).senders.find((each) => each.from_email === from) as { id: number };
   await api('contacts-type/add', { name: 'Consenting readers', double_opt_in: 1, opt_in_sender_id: sender.id });
   await api('contacts-type/add', { name: 'Customers' });
+  await api('unsubscribes-groups/save', { group_name: 'Opt-in news', description: 'Our news', is_display: 1 });
+  const { unsubscribesGroups } = await api<{ unsubscribesGroups: { id: number; group_name: string }[] }>('unsubscribes-groups');
+  const groupId = (unsubscribesGroups.find((group) => group.group_name === 'Opt-in news') as { id: number }).id;
   const { contactTypes } = await api<{ contactTypes: { id: number; name: string; double_opt_in: number }[] }>('contacts-type');
   const consenting = contactTypes.find((type) => type.name === 'Consenting readers') as { id: number; double_opt_in: number };
   const customers = contactTypes.find((type) => type.name === 'Customers') as { id: number };
@@ -97,7 +102,7 @@ test('a pending contact is never mailed until its button is pressed, and then is
   expect(confirmations.map((mail) => [mail.from, mail.subject])).toEqual([[`Acme <${from}>`, 'Please confirm your subscription to Acme']]);
 
   // Act: a send to both types before the button is pressed.
-  await sendTo([consenting.id, customers.id], sender.id, 'Before consent');
+  await sendTo([consenting.id, customers.id], sender.id, groupId, 'Before consent');
   // Assess: the customer is mailed, the pending contact skipped.
   expect((await mailsTo(customer)).map((mail) => mail.subject)).toEqual(['Before consent']);
   expect((await mailsTo(pending)).map((mail) => mail.subject)).toEqual(['Please confirm your subscription to Acme']);
@@ -119,7 +124,7 @@ test('a pending contact is never mailed until its button is pressed, and then is
   expect(confirmed).toMatchObject({ subscription_status: 'confirmed', confirmed_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
   const { activity } = await api<{ activity: { event: string }[] }>(`contacts/activity?contact_id=${confirmed.id}`);
   expect(activity.map((line) => line.event)).toEqual(['opt_in_confirmed']);
-  await sendTo([consenting.id, customers.id], sender.id, 'After consent');
+  await sendTo([consenting.id, customers.id], sender.id, groupId, 'After consent');
   expect((await mailsTo(pending)).map((mail) => mail.subject).sort()).toEqual(['After consent', 'Please confirm your subscription to Acme']);
   expect((await mailsTo(customer)).map((mail) => mail.subject).sort()).toEqual(['After consent', 'Before consent']);
 }, 180_000);

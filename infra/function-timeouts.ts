@@ -29,6 +29,8 @@ export const eventTimeoutSeconds: Readonly<Record<string, number>> = {
   'send-watchdog': 60,
   // Starts one background job and books the next day's run: two writes and a schedule.
   'segment-windows': 30,
+  // Mails an account's owed confirmation mails one by one, within its hourly budget (1,000 by default).
+  'opt-in-mail': 5 * 60,
   // Parses CSV chunks; a chunk that runs long hands over to a continuation message.
   'contact-import': 5 * 60,
   // Ten deliveries of at most 5 s each, one after another, with room to spare; it waits, it does not compute.

@@ -41,6 +41,8 @@ export interface Config {
   systemMailsPerHour: number;
   /** Test mails (single send and automation step tests) one account may have sent per clock hour (UTC). */
   testMailsPerHour: number;
+  /** Double opt-in confirmation mails per account and clock hour (UTC); past it they wait for the next hour. */
+  optInMailsPerHour: number;
   /** Authenticated API requests one account may make per second, across all containers (more answer 429); undefined when off. */
   accountRateLimit: number | undefined;
   /** Requests one recipient link may make to the public pages per minute (more answer 429; the pixel just stops counting). */
@@ -133,6 +135,7 @@ function readConfig(): Config {
     systemMailVerificationsPerHour: positiveNumberEnv('SYSTEM_MAIL_VERIFICATIONS_PER_HOUR', 5, { integer: true }),
     systemMailsPerHour: positiveNumberEnv('SYSTEM_MAILS_PER_HOUR', 50, { integer: true }),
     testMailsPerHour: positiveNumberEnv('TEST_MAILS_PER_HOUR', 50, { integer: true }),
+    optInMailsPerHour: positiveNumberEnv('OPT_IN_MAILS_PER_HOUR', 1000, { integer: true }),
     // `off` serves a deployment that limits its callers elsewhere, and measures what the limit costs.
     accountRateLimit: optionalEnv('ACCOUNT_RATE_LIMIT') === 'off' ? undefined : positiveNumberEnv('ACCOUNT_RATE_LIMIT', defaultAccountRateLimit, { integer: true }),
     publicRateLimit: positiveNumberEnv('PUBLIC_RATE_LIMIT', defaultPublicRateLimit, { integer: true }),

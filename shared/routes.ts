@@ -204,6 +204,8 @@ export const routes: readonly Route[] = [
     ['POST', 'public/senders/confirm', 'confirmSender', linkRoute],
     ['GET', 'public/senders/verified', 'showSenderVerified', linkRoute],
     ['GET', 'public/senders/verification-failed', 'showSenderVerificationFailed', linkRoute],
+    ['GET', 'public/opt-in/confirm', 'showOptInConfirmation', linkRoute],
+    ['POST', 'public/opt-in/confirm', 'confirmOptInSubscription', linkRoute],
   ]),
 
   // API docs (no credentials): the OpenAPI document and its viewer, both generated from this table

@@ -1,7 +1,7 @@
 // Contact operations: list, details, add, update, delete and bulk delete.
 import type { ContactRecord } from '../../shared/contacts/record';
 import { fieldsByName, fullName } from '../../shared/contacts/items';
-import { contactTypeExists, getContactTypes } from '../../shared/contact-types/repository';
+import { getContactTypes, openContactType } from '../../shared/contact-types/repository';
 import { getContact, listContactsPage } from '../../shared/contacts/repository';
 import { ContactEmailTaken, ContactTypeUnavailable } from '../../shared/contacts/errors';
 import { addContact, deleteContact, deleteContacts, updateContact } from '../../shared/audience/contact-service';
@@ -22,15 +22,21 @@ export const contactId = integer().required().min(1);
  * Read add/update input for an account: country by id, custom fields as they are now. The field
  * definitions come back with it, so the write does not read them a second time.
  */
-async function readInput(accountId: number, fields: Record<string, unknown>): Promise<ContactInput & { customFields: Map<string, CustomField> }> {
+async function readInput(accountId: number, fields: Record<string, unknown>): Promise<ContactInput & { customFields: Map<string, CustomField>; doubleOptIn: boolean }> {
   const customFields = fieldsByName(await listCustomFields(accountId));
+  // The type is read once: whether it exists, and whether it asks a new contact for double opt-in.
+  let doubleOptIn = false;
   const input = await readContactInput(fields, {
     customFields,
-    contactTypeExists: (id) => contactTypeExists(accountId, id),
+    contactTypeExists: async (id) => {
+      const type = await openContactType(accountId, id);
+      doubleOptIn = type?.double_opt_in === 1;
+      return type !== undefined;
+    },
     resolveCountry: async (value) => (await findCountry(Number(value)))?.id,
     countryInput: 'id',
   });
-  return { ...input, customFields };
+  return { ...input, customFields, doubleOptIn };
 }
 
 /** The repository's refusals, in the validation shape of the field they concern. */
@@ -66,7 +72,7 @@ export const details = accountOperation(async ({ account, request }) => {
 
 export const add = accountOperation(async ({ account, request }) => {
   const input = await readInput(account.id, request.fields);
-  await addContact(account.id, input.fields, input.customValues, input.customFields);
+  await addContact(account.id, input.fields, input.customValues, input.customFields, { doubleOptIn: input.doubleOptIn });
   return ok('Contact Added Successfully');
 }, { errors: contactRefusals });
 

@@ -5,6 +5,7 @@ import { oneClickUnsubscribe } from './one-click';
 import { openPixel } from './open-pixel';
 import { changePreferences, showPreferences } from './preferences';
 import { confirmSender, showSenderConfirmation } from './sender-confirmation';
+import { confirmOptInSubscription, showOptInConfirmation } from './opt-in-confirmation';
 import { showSenderVerificationFailed, showSenderVerified } from './sender-verification-result';
 
 export const handler = httpHandler('public-pages', {
@@ -17,4 +18,6 @@ export const handler = httpHandler('public-pages', {
   showPreferences,
   changePreferences,
   oneClickUnsubscribe,
+  showOptInConfirmation,
+  confirmOptInSubscription,
 });

@@ -23,6 +23,8 @@ export const rawResponses: Readonly<Record<string, { mediaType: string; descript
   'GET /api/assets/previews/{file}': { mediaType: 'image/svg+xml', description: 'A design template\'s preview image.' },
   'GET /api/public/senders/confirm': { mediaType: 'text/html', description: 'The page with the button that confirms a sender\'s address; opening it changes nothing.' },
   'POST /api/public/senders/confirm': { mediaType: 'text/html', description: 'The button\'s form: the sender\'s address is confirmed.' },
+  'GET /api/public/opt-in/confirm': { mediaType: 'text/html', description: 'The page a double opt-in confirmation mail links to, with the button; opening it changes nothing.' },
+  'POST /api/public/opt-in/confirm': { mediaType: 'text/html', description: 'The button\'s form: the contact\'s subscription is confirmed.' },
   'GET /api/public/senders/verified': { mediaType: 'text/html', description: 'Where SES\'s verification mail leads once the address is verified (deployed).' },
   'GET /api/public/senders/verification-failed': { mediaType: 'text/html', description: 'Where SES\'s verification mail leads when its link failed or expired (deployed).' },
   'GET /api/automations/schedule/design/{token}': { mediaType: 'text/html', description: 'An automation step\'s design, rendered.' },

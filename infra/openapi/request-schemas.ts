@@ -3,7 +3,7 @@
 // fields built from the constants and patterns that code uses. test/infra/openapi.test.ts fails when a
 // route of the table has no entry here, and test/integration/openapi-conformance.test.ts checks the
 // required fields against the handlers' real 422 answers, so the two cannot drift apart unnoticed.
-import { contactTypeId as contactTypeIdField, name as contactTypeName } from '../../functions/contact-types/operations';
+import { contactTypeId as contactTypeIdField, doubleOptIn, name as contactTypeName, optInSenderId } from '../../functions/contact-types/operations';
 import { contactId } from '../../functions/contacts/operations';
 import { upsertFields } from '../../functions/contacts/upsert-operations';
 import { fieldName, fieldType } from '../../functions/custom-fields/operations';
@@ -107,9 +107,9 @@ const paged = pageQuery();
 export const requestFields: Readonly<Record<string, RequestFields>> = {
   // Contact types
   'GET /api/contacts-type': { query: paged },
-  'POST /api/contacts-type/add': { body: { name: contactTypeName } },
+  'POST /api/contacts-type/add': { body: { name: contactTypeName, double_opt_in: doubleOptIn, opt_in_sender_id: optInSenderId } },
   'GET /api/contacts-type/view': { query: { contact_type_id: contactTypeIdField } },
-  'POST /api/contacts-type/update': { body: { id: contactTypeIdField, name: contactTypeName } },
+  'POST /api/contacts-type/update': { body: { id: contactTypeIdField, name: contactTypeName, double_opt_in: doubleOptIn, opt_in_sender_id: optInSenderId } },
   'DELETE /api/contacts-type/delete': { query: { contact_type_id: contactTypeIdField } },
 
   // Contacts
@@ -218,6 +218,8 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   'GET /api/assets/previews/{file}': {},
   'GET /api/public/senders/confirm': { query: { token } },
   'POST /api/public/senders/confirm': { body: { token } },
+  'GET /api/public/opt-in/confirm': { query: { token } },
+  'POST /api/public/opt-in/confirm': { body: { token } },
   // Where SES's custom verification mail leads after the click: plain pages, no fields.
   'GET /api/public/senders/verified': {},
   'GET /api/public/senders/verification-failed': {},

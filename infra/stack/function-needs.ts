@@ -116,7 +116,8 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // click also queues a delivery for each webhook subscribed to it.
   // Counting an event (an open, a click, an unsubscribe) creates the send's counter shard only while
   // the send's state item exists (ConditionCheckItem), as do the deliverer and SES feedback.
-  'public-pages': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], schedules: true, enqueue: ['webhooks'] },
+  // A contact's opt-in confirmation reads the segments of its type (gsi1) to enrol it in theirs.
+  'public-pages': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['webhooks'] },
   // Deleting a mailed send starts the background purge of its link-click items. Resuming a send paused
   // for its reputation queues its parked batches again (removing their items in batches) and books its dispatch.
   'single-sends': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, enqueue: ['jobs', 'deliveries'] },
@@ -162,6 +163,10 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // Reads the account's engagement segments (Query), starts the slide's background job (its id from the
   // account's counter: UpdateItem; the job's item: PutItem) and books the next day's run.
   'segment-windows': { table: ['Query', 'UpdateItem', 'PutItem'], schedules: true, enqueue: ['jobs'] },
+  // Reads the account's owed confirmation mails (Query), their contacts and types (BatchGetItem) and
+  // senders, claims each mail and a place in the hour's budget (UpdateItem), mails it from the type's
+  // opt-in sender under the account's tenant, settles it (DeleteItem) and books its next run.
+  'opt-in-mail': { table: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], mail: true, accountMail: true, tenants: 'send', schedules: true },
   // Reads the pending index (gsi1) and refreshes each entry from SES: a domain's status (UpdateItem),
   // a sender verified (UpdateItem) whose waiting single sends are released and booked; a domain found
   // verified reads the claims above its senders' addresses (BatchGetItem). It deletes the address

@@ -56,6 +56,7 @@ const eventShapes: Readonly<Record<string, Omit<FunctionShape, 'timeout'>>> = {
   [identityRefreshFunction]: { memorySize: 256, description: 'EventBridge rule target: refreshes pending SES sender identities' },
   'send-watchdog': { memorySize: 256, description: 'Scheduler target: resumes stalled single sends, ends those that cannot be' },
   'segment-windows': { memorySize: 256, description: 'Scheduler target: starts the daily slide of an account\'s engagement segment windows' },
+  'opt-in-mail': { memorySize: 256, description: 'Scheduler target: mails an account\'s double opt-in confirmation mails' },
   // Parses CSV chunks: more memory buys CPU.
   'contact-import': { memorySize: 1024, description: 'Import queue consumer: runs contact CSV import jobs' },
   'webhook-deliver': { memorySize: 256, description: 'Webhook queue consumer: POSTs signed events to the accounts\' webhooks' },

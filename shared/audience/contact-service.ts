@@ -4,19 +4,43 @@
 import { onContactsJoined, onSegmentsJoined } from '../automation-runs/enrolment-service';
 import type { CustomField } from '../custom-fields/repository';
 import { segmentDepartures } from '../segments/departures';
-import { syncContactSegments, syncContactSegmentsBatch } from '../segments/membership';
+import { syncContactSegments, syncContactSegmentsBatch, type SegmentJoin } from '../segments/membership';
+import type { Subscription } from '../contacts/items';
+import { mailOptInsSoon } from './opt-in-schedule';
 import { importContacts, type ImportCounts, type ImportOptions } from './import-writes';
 import type { ImportRow } from './import-lookup';
 import type { ContactRecord } from '../contacts/record';
 import { insertContact, removeContacts, removeContactsOfType, replaceContact, type ContactFields, type CustomValues } from '../contacts/repository';
 import { deleteActivityOf } from '../contacts/activity';
 
-/** Add a contact; it joins its type's segments and automations. */
-export async function addContact(accountId: number, input: ContactFields, customValues: CustomValues, knownFields?: Map<string, CustomField>): Promise<ContactRecord> {
-  const record = await insertContact(accountId, input, customValues, knownFields);
+const pendingSubscription: Subscription = { subscription_status: 'pending', confirmed_at: null };
+
+/** The segment joins of confirmed contacts only: a pending contact is enrolled once it confirms (opt-in-confirm.ts). */
+function confirmedJoins(joins: SegmentJoin[], contacts: readonly ContactRecord[]): SegmentJoin[] {
+  const pending = new Set(contacts.filter((contact) => contact.subscription_status === 'pending').map((contact) => contact.id));
+  if (pending.size === 0) return joins;
+  return joins.map((join) => ({ ...join, joined: join.joined.filter((joiner) => !pending.has(joiner.contactId)) }));
+}
+
+/**
+ * Add a contact; it joins its type's segments and automations. In a type with double opt-in it is
+ * pending: owed a confirmation mail (the account's mailer is booked), and enrolled only once it confirms.
+ */
+export async function addContact(
+  accountId: number,
+  input: ContactFields,
+  customValues: CustomValues,
+  knownFields?: Map<string, CustomField>,
+  options: { doubleOptIn?: boolean } = {},
+): Promise<ContactRecord> {
+  const record = await insertContact(accountId, input, customValues, knownFields, options.doubleOptIn ? pendingSubscription : undefined);
+  const pending = record.subscription_status === 'pending';
   // Independent reads and writes (the type's segments, its live automations): one round trip of latency.
-  const [joins] = await Promise.all([syncContactSegments(accountId, undefined, record), onContactsJoined(accountId, record.contact_type_id, [record])]);
-  await onSegmentsJoined(accountId, joins);
+  const [joins] = await Promise.all([
+    syncContactSegments(accountId, undefined, record),
+    pending ? mailOptInsSoon(accountId) : onContactsJoined(accountId, record.contact_type_id, [record]),
+  ]);
+  await onSegmentsJoined(accountId, confirmedJoins(joins, [record]));
   return record;
 }
 
@@ -80,8 +104,14 @@ export async function importContactRows(
   options: ImportOptions = {},
 ): Promise<ImportCounts> {
   const result = await importContacts(accountId, contactTypeId, rows, columns, options);
-  // Independent, as for one added contact: the type's segments, its live automations.
-  const [joins] = await Promise.all([syncContactSegmentsBatch(accountId, result.changes), onContactsJoined(accountId, contactTypeId, result.created)]);
-  await onSegmentsJoined(accountId, joins);
+  const confirmed = result.created.filter((contact) => contact.subscription_status === 'confirmed');
+  const owed = confirmed.length < result.created.length;
+  // Independent, as for one added contact: the type's segments, its live automations, the mailer.
+  const [joins] = await Promise.all([
+    syncContactSegmentsBatch(accountId, result.changes),
+    onContactsJoined(accountId, contactTypeId, confirmed),
+    owed ? mailOptInsSoon(accountId) : undefined,
+  ]);
+  await onSegmentsJoined(accountId, confirmedJoins(joins, result.created));
   return { imported: result.imported, updated: result.updated, refused: result.refused };
 }

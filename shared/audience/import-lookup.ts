@@ -4,6 +4,7 @@ import { batchGetAll } from '../table/batch';
 import { fieldsByName, toContactRecord, type ContactFields, type CustomValues } from '../contacts/items';
 import type { ContactRecord } from '../contacts/record';
 import { contactTypeClosingAttribute, contactTypeKey } from '../contact-types/keys';
+import { optInOf } from '../contact-types/repository';
 import { listCustomFields } from '../custom-fields/repository';
 import { reserveIds } from '../table/ids';
 import { CONTACT, contactEmailKey, contactKey } from '../contacts/keys';
@@ -39,6 +40,8 @@ export interface ImportLookup {
   existing: Map<string, ContactRecord>;
   /** Whether the type existed and was not closing when looked up (the write checks again after). */
   open: boolean;
+  /** Whether the type asks new contacts for double opt-in: they are created pending, owed a confirmation mail. */
+  doubleOptIn: boolean;
   /** The first of the ids reserved for the rows not in `existing` (0 when none). */
   firstId: number;
 }
@@ -76,10 +79,15 @@ export async function existingByEmail(accountId: number, contactTypeId: number, 
   return byEmail;
 }
 
+/** Whether contacts may join the type (it exists and is not being deleted), and whether it asks them for double opt-in. */
+async function typeState(accountId: number, contactTypeId: number): Promise<{ open: boolean; doubleOptIn: boolean }> {
+  const type = await getItem(contactTypeKey(accountId, contactTypeId));
+  return { open: type !== undefined && type[contactTypeClosingAttribute] === undefined, doubleOptIn: type !== undefined && optInOf(type).double_opt_in === 1 };
+}
+
 /** Whether contacts may join the type: it exists and is not being deleted. */
 export async function typeIsOpen(accountId: number, contactTypeId: number): Promise<boolean> {
-  const type = await getItem(contactTypeKey(accountId, contactTypeId));
-  return type !== undefined && type[contactTypeClosingAttribute] === undefined;
+  return (await typeState(accountId, contactTypeId)).open;
 }
 
 /** Look up rows before they are written: the type's contacts holding their emails, the custom fields, and ids for the new ones. */
@@ -88,16 +96,16 @@ export async function lookUpImport(accountId: number, contactTypeId: number, row
   // an import job reads its rows and writes them with the same), the email claims, and the type
   // (checked before and after the writes, not inside each transaction, where every group would
   // contend for the type's item: contacts written while the type began closing are removed again).
-  const [claims, fields, open] = await Promise.all([
+  const [claims, fields, { open, doubleOptIn }] = await Promise.all([
     claimsOf(accountId, contactTypeId, rows.map((row) => row.fields.email)),
     knownFields ?? listCustomFields(accountId).then((customFields) => fieldsByName(customFields)),
-    typeIsOpen(accountId, contactTypeId),
+    typeState(accountId, contactTypeId),
   ]);
   const existing = await existingByEmail(accountId, contactTypeId, [], fields, claims);
   const freshCount = rows.filter((row) => !existing.has(row.fields.email.toLowerCase()) && canCreate(row)).length;
   // Reserved with the lookup: a lookup not used, or a type found closing, only leaves a gap in the ids.
   const firstId = open && freshCount > 0 ? await reserveIds(accountId, CONTACT, freshCount) : 0;
-  return { rows, fields, existing, open, firstId };
+  return { rows, fields, existing, open, doubleOptIn, firstId };
 }
 
 /** The lower-cased emails of a lookup's rows that the type does not hold: the rows the import will try to create. */

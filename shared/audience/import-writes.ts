@@ -2,7 +2,8 @@
 // batches, with every new email claimed atomically with its contact and one count change for the whole import.
 import { isoTimestamp } from '../time';
 import { chunked, inParallel } from '../table/concurrency';
-import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, type ContactFields } from '../contacts/items';
+import { confirmedWithoutAsking, contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, type ContactFields, type Subscription } from '../contacts/items';
+import { optInMailPut } from '../contacts/opt-in-outbox';
 import type { ContactRecord } from '../contacts/record';
 import { emailClaim, transact } from '../contacts/repository';
 import { ContactTypeUnavailable } from '../contacts/errors';
@@ -84,7 +85,12 @@ async function putUnchanged<T extends { before: ContactRecord; after: ContactRec
 async function createMany(records: { row: ImportRow; record: ContactRecord }[], fields: ReturnType<typeof fieldsByName>) {
   const created: { row: ImportRow; record: ContactRecord }[] = [];
   const claimedMeanwhile: ImportRow[] = [];
-  const actionsOf = ({ record }: { record: ContactRecord }): TransactionAction[] => [emailClaim(record), { Put: { Item: contactItem(record, fields) } }];
+  // A pending contact is created with its owed confirmation mail; the claim stays each contact's first action.
+  const actionsOf = ({ record }: { record: ContactRecord }): TransactionAction[] => [
+    emailClaim(record),
+    { Put: { Item: contactItem(record, fields) } },
+    ...(record.subscription_status === 'pending' ? [optInMailPut(record)] : []),
+  ];
   // Packed by size as well: 50 contacts with many custom values can carry more than a transaction's 4 MB.
   await inParallel(packTransactions(records, actionsOf), concurrency, async (group) => {
     let pending = group;
@@ -96,7 +102,15 @@ async function createMany(records: { row: ImportRow; record: ContactRecord }[], 
       } catch (error) {
         const codes = cancellationCodes(error);
         if (!codes) throw error;
-        const taken = new Set(pending.filter((_, index) => codes[index * 2] === 'ConditionalCheckFailed'));
+        // Each contact's claim is its first action; contacts owed a mail have one action more.
+        let at = 0;
+        const taken = new Set(
+          pending.filter((entry) => {
+            const failed = codes[at] === 'ConditionalCheckFailed';
+            at += actionsOf(entry).length;
+            return failed;
+          }),
+        );
         if (taken.size === 0) throw error;
         claimedMeanwhile.push(...[...taken].map(({ row }) => row));
         pending = pending.filter((entry) => !taken.has(entry));
@@ -139,7 +153,8 @@ export async function importContacts(
   options: ImportOptions = {},
 ): Promise<ImportResult> {
   if (options.lookup && options.lookup.rows !== rows) throw new Error('The import lookup given is of other rows');
-  const { fields, existing: found, open, firstId } = options.lookup ?? (await lookUpImport(accountId, contactTypeId, rows));
+  const { fields, existing: found, open, doubleOptIn, firstId } = options.lookup ?? (await lookUpImport(accountId, contactTypeId, rows));
+  const subscription: Subscription = doubleOptIn ? { subscription_status: 'pending', confirmed_at: null } : confirmedWithoutAsking;
   if (!open) throw new ContactTypeUnavailable(contactTypeId);
   const now = isoTimestamp();
   const changes: ContactChange[] = [];
@@ -157,7 +172,7 @@ export async function importContacts(
 
   let created: { row: ImportRow; record: ContactRecord }[] = [];
   if (fresh.length > 0) {
-    const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now) }));
+    const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now, undefined, subscription) }));
     const tooLarge = records.filter(({ record }) => !contactFitsOneItem(record, fields));
     refused.push(...tooLarge.map(({ row }) => ({ line: row.line, field: 'custom_field', message: contactTooLargeMessage })));
     const outcome = await createMany(records.filter((entry) => !tooLarge.includes(entry)), fields);

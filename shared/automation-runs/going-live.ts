@@ -25,7 +25,9 @@ async function enrolMembersPage(accountId: number, automation: Automation, after
   if (id === null) return { read: 0, enrolled: 0, next: done };
   if (automation.automation_for_table === 'contacts_') {
     const contacts = await contactsOfTypePage(accountId, id, after === null ? null : Number(after), pageSize);
-    const enrolled = await enrolInAutomation(accountId, automation, contacts.map((contact) => ({ contactId: contact.id, email: contact.email })));
+    // A contact pending its double opt-in is enrolled when it confirms.
+    const confirmed = contacts.filter((contact) => contact.subscription_status === 'confirmed');
+    const enrolled = await enrolInAutomation(accountId, automation, confirmed.map((contact) => ({ contactId: contact.id, email: contact.email })));
     const last = contacts.at(-1);
     return { read: contacts.length, enrolled, next: contacts.length < pageSize || !last ? done : { phase: 'members', after: last.id } };
   }

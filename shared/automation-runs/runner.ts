@@ -11,7 +11,7 @@ import { RunCache } from './run-cache';
 import { getAutomationReputationView } from '../automations/reputation-pause';
 import type { ContactRecord } from '../contacts/record';
 import { chunked, inParallel } from '../table/concurrency';
-import { advanceEnrolment, deleteEnrolments, endEnrolment, keepDue, parkEnrolment } from '../automations/enrolments';
+import { advanceEnrolment, deleteEnrolments, endEnrolment, keepDue, parkEnrolment, withdrawEnrolment } from '../automations/enrolments';
 import type { Enrolment } from '../automations/enrolment-record';
 import { dueEnrolmentsPage, dueShardNumbers, lastDrainedHour, markedDueHours, rememberDrainedHour } from '../automations/due-index';
 import { suppressedAmong } from '../suppressions/repository';
@@ -32,6 +32,8 @@ export interface RunSummary {
   due: number;
   /** Step mails handed to SES. */
   sent: number;
+  /** Enrolments of contacts pending their double opt-in: not mailed, their enrolment withdrawn until they confirm. */
+  skipped: number;
   /** Enrolments moved on to their next step. */
   advanced: number;
   /** Enrolments ended (steps done, contact deleted, unsubscribed, left the target). */
@@ -74,14 +76,14 @@ const parallelPartitions = 16;
 const legacyDueShardNumbers = Array.from({ length: legacyDueShards }, (_, shard) => shard);
 
 function emptySummary(): RunSummary {
-  return { due: 0, sent: 0, advanced: 0, ended: 0, parked: 0, keptDue: 0, complete: true };
+  return { due: 0, sent: 0, skipped: 0, advanced: 0, ended: 0, parked: 0, keptDue: 0, complete: true };
 }
 
 function targetOf(automation: Automation): AutomationTarget | undefined {
   return automation.automation_for_table && automation.automation_for !== null ? { table: automation.automation_for_table, id: automation.automation_for } : undefined;
 }
 
-type Counter = 'advanced' | 'ended' | 'parked' | 'keptDue';
+type Counter = 'advanced' | 'ended' | 'parked' | 'keptDue' | 'skipped';
 
 /**
  * Apply one enrolment change to many enrolments and count those that took effect into `summary`
@@ -114,6 +116,14 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
     const left = present.filter((enrolment) => !inTarget.has(enrolment.contactId));
     present = present.filter((enrolment) => inTarget.has(enrolment.contactId));
     await changeAll(left, (enrolment) => endEnrolment(enrolment, 'left-target'), summary, 'ended');
+  }
+
+  // Pending its double opt-in (enrolled through a segment it matched meanwhile): never mailed; the
+  // enrolment is withdrawn, and its confirmation enrols the contact afresh (audience/opt-in-confirm.ts).
+  const pending = present.filter((enrolment) => contacts.get(enrolment.contactId)?.subscription_status === 'pending');
+  if (pending.length > 0) {
+    present = present.filter((enrolment) => !pending.includes(enrolment));
+    await changeAll(pending, withdrawEnrolment, summary, 'skipped');
   }
 
   // Unsubscribed (globally or from the automation's group): the enrolment ends here.

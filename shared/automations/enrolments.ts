@@ -18,7 +18,7 @@ import {
   legacyEnrolmentKey,
 } from './keys';
 import { batchGetAll } from '../table/batch';
-import { conditionHeld, getItem, putItem, queryAll, queryPage, queryPageAfter, updateItem, type Item } from '../table/records';
+import { conditionHeld, deleteItem, getItem, putItem, queryAll, queryPage, queryPageAfter, updateItem, type Item } from '../table/records';
 import { ShardMerge, pageReadSize } from '../table/shard-merge';
 import { committed, transactWrite } from '../table/transactions';
 
@@ -131,6 +131,23 @@ export function endEnrolment(enrolment: Enrolment, state: Exclude<EnrolmentState
     ':sent': lastStepId,
     ':now': isoTimestamp(),
   });
+}
+
+/**
+ * Take back the enrolment of a contact that has not confirmed its double opt-in (it joined a segment
+ * while pending): the item goes, so the contact is enrolled afresh once it confirms. False when
+ * another run moved the enrolment first.
+ */
+export function withdrawEnrolment(enrolment: Enrolment): Promise<boolean> {
+  const condition = unchangedCondition(enrolment);
+  return conditionHeld(
+    deleteItem({
+      Key: enrolment.key,
+      ConditionExpression: condition.ConditionExpression,
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: condition.values,
+    }),
+  );
 }
 
 /** Leave an enrolment due: index it again at `now`, so the next run retries it. */

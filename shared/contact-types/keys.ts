@@ -15,3 +15,6 @@ export function contactTypePartition(accountId: number): string {
 
 /** Set on a contact type while its deletion removes its contacts; no contact may join it then. */
 export const contactTypeClosingAttribute = 'closing';
+
+/** Set on a contact type once double opt-in was ever on: only then may it hold pending contacts. */
+export const contactTypeOptInEverAttribute = 'opt_in_ever';

@@ -3,7 +3,7 @@ import { isoTimestamp } from '../time';
 import type { TransactionAction } from '../table/transactions';
 import { RecordNotFound } from '../table/errors';
 import { nextId } from '../table/ids';
-import { CONTACT_TYPE, contactTypeClosingAttribute, contactTypeKey, contactTypePartition } from './keys';
+import { CONTACT_TYPE, contactTypeClosingAttribute, contactTypeKey, contactTypeOptInEverAttribute, contactTypePartition } from './keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { deleteExistingItem, getItem, getItems, putNewItem, updateExistingItem, withoutKeys, type Item } from '../table/records';
 
@@ -11,6 +11,10 @@ export interface ContactType {
   id: number;
   user_id: number;
   name: string;
+  /** 1: contacts created in the type are pending until they press the button of their confirmation mail. */
+  double_opt_in: 0 | 1;
+  /** The sender the confirmation mail comes from; null while double opt-in was never set. */
+  opt_in_sender_id: number | null;
   deleted_at: string | null;
   created_at: string;
   updated_at: string;
@@ -20,9 +24,20 @@ export interface ContactTypeWithCount extends ContactType {
   contacts_count: number;
 }
 
+/** What a type says about consent; a type stored before double opt-in existed has it off. */
+export interface OptInSettings {
+  double_opt_in: 0 | 1;
+  opt_in_sender_id: number | null;
+}
+
 function toContactType(item: Item): ContactType {
   const { id, user_id, name, deleted_at, created_at, updated_at } = withoutKeys<ContactTypeWithCount>(item);
-  return { id, user_id, name, deleted_at: deleted_at ?? null, created_at, updated_at };
+  return { id, user_id, name, ...optInOf(item), deleted_at: deleted_at ?? null, created_at, updated_at };
+}
+
+/** The type item's consent settings. */
+export function optInOf(item: Item): OptInSettings {
+  return { double_opt_in: item.double_opt_in === 1 ? 1 : 0, opt_in_sender_id: item.opt_in_sender_id === undefined || item.opt_in_sender_id === null ? null : Number(item.opt_in_sender_id) };
 }
 
 function withCount(item: Item): ContactTypeWithCount {
@@ -51,26 +66,47 @@ export async function getContactType(accountId: number, id: number): Promise<Con
   return toContactType(item);
 }
 
+/** The contact type, when it exists and is not being deleted (contacts may join it). */
+export async function openContactType(accountId: number, id: number): Promise<ContactType | undefined> {
+  const item = await getItem(contactTypeKey(accountId, id));
+  return item && !isClosing(item) ? toContactType(item) : undefined;
+}
+
 /** Whether the contact type exists in the account (for validating references to it). */
 export async function contactTypeExists(accountId: number, id: number): Promise<boolean> {
   const item = await getItem(contactTypeKey(accountId, id));
   return item !== undefined && !isClosing(item);
 }
 
-export async function addContactType(accountId: number, name: string): Promise<ContactType> {
+export async function addContactType(accountId: number, name: string, optIn: OptInSettings = { double_opt_in: 0, opt_in_sender_id: null }): Promise<ContactType> {
   const id = await nextId(accountId, CONTACT_TYPE);
   const now = isoTimestamp();
-  const record: ContactTypeWithCount = { id, user_id: accountId, name, deleted_at: null, created_at: now, updated_at: now, contacts_count: 0 };
-  const created = await putNewItem({ ...contactTypeKey(accountId, id), entity: CONTACT_TYPE, ...record });
+  const record: ContactTypeWithCount = { id, user_id: accountId, name, ...optIn, deleted_at: null, created_at: now, updated_at: now, contacts_count: 0 };
+  const created = await putNewItem({ ...contactTypeKey(accountId, id), entity: CONTACT_TYPE, ...record, ...everOptIn(optIn) });
   if (!created) throw new Error(`Contact type id ${id} of account ${accountId} was already taken`);
   const { contacts_count: _count, ...contactType } = record;
   return contactType;
 }
 
-export async function renameContactType(accountId: number, id: number, name: string): Promise<ContactType> {
+/**
+ * Marks a type that has ever had double opt-in on: only such a type can hold pending contacts (they
+ * stay pending when it is turned off), so a send to a segment of any other type reads no contact to
+ * find them. Never removed.
+ */
+function everOptIn(optIn: OptInSettings): Item {
+  return optIn.double_opt_in === 1 ? { [contactTypeOptInEverAttribute]: 1 } : {};
+}
+
+/** Whether the type may hold pending contacts (see everOptIn); false for a type that is gone. */
+export async function typeMayHoldPending(accountId: number, id: number): Promise<boolean> {
+  return (await getItem(contactTypeKey(accountId, id)))?.[contactTypeOptInEverAttribute] === 1;
+}
+
+/** Rename a type and, when given, change its consent settings. */
+export async function updateContactType(accountId: number, id: number, name: string, optIn?: OptInSettings): Promise<ContactType> {
   const item = await updateExistingItem(
     contactTypeKey(accountId, id),
-    { name, updated_at: isoTimestamp() },
+    { name, ...(optIn ?? {}), ...(optIn ? everOptIn(optIn) : {}), updated_at: isoTimestamp() },
     { condition: 'attribute_not_exists(#closing)', names: { '#closing': contactTypeClosingAttribute } },
   );
   if (!item) throw new RecordNotFound(CONTACT_TYPE, id);

@@ -7,7 +7,13 @@ import { itemBytes, maxItemBytes } from '../table/item-size';
 import { withoutKeys, type Item } from '../table/records';
 
 /** The standard contact fields after validation; `country` is the country id as text. */
-export type ContactFields = Omit<ContactRecord, 'id' | 'user_id' | 'custom_field' | 'deleted_at' | 'created_at' | 'updated_at'>;
+export type ContactFields = Omit<ContactRecord, 'id' | 'user_id' | 'custom_field' | 'subscription_status' | 'confirmed_at' | 'deleted_at' | 'created_at' | 'updated_at'>;
+
+/** A contact's consent: set when it is created, changed only by its confirmation. */
+export type Subscription = Pick<ContactRecord, 'subscription_status' | 'confirmed_at'>;
+
+/** The consent of a contact that needs no confirmation (and of every contact stored before double opt-in). */
+export const confirmedWithoutAsking: Subscription = { subscription_status: 'confirmed', confirmed_at: null };
 
 /** Custom values by field name, already checked against the field's type; null clears a value. */
 export type CustomValues = Record<string, string | null>;
@@ -51,6 +57,8 @@ export function toContactRecord(item: Item, fields: Map<string, CustomField>): C
     state_province_region: stored.state_province_region ?? '',
     postal_code: stored.postal_code ?? '',
     custom_field: visibleCustomValues(item, fields),
+    subscription_status: stored.subscription_status === 'pending' ? 'pending' : 'confirmed',
+    confirmed_at: stored.confirmed_at ?? null,
     deleted_at: stored.deleted_at ?? null,
     created_at: stored.created_at,
     updated_at: stored.updated_at,
@@ -59,7 +67,8 @@ export function toContactRecord(item: Item, fields: Map<string, CustomField>): C
 
 /**
  * A contact after a write: the given fields, and the custom values of `before` (still-existing
- * fields only, which drops values of deleted fields) overlaid with the given ones.
+ * fields only, which drops values of deleted fields) overlaid with the given ones. Its consent is
+ * `before`'s; a new contact's is `subscription` (confirmed unless its type asks for double opt-in).
  */
 export function contactAfterWrite(
   accountId: number,
@@ -69,6 +78,7 @@ export function contactAfterWrite(
   fields: Map<string, CustomField>,
   now: string,
   before?: ContactRecord,
+  subscription: Subscription = confirmedWithoutAsking,
 ): ContactRecord {
   const custom: Record<string, CustomFieldValue> = { ...(before?.custom_field ?? {}) };
   for (const [name, value] of Object.entries(customValues)) {
@@ -79,6 +89,8 @@ export function contactAfterWrite(
     user_id: accountId,
     ...input,
     custom_field: Object.keys(custom).length > 0 ? custom : null,
+    subscription_status: before?.subscription_status ?? subscription.subscription_status,
+    confirmed_at: before ? before.confirmed_at : subscription.confirmed_at,
     deleted_at: null,
     created_at: before?.created_at ?? now,
     updated_at: now,

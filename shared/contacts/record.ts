@@ -6,6 +6,8 @@ export interface CustomFieldValue {
   field_value: string | null;
 }
 
+export type SubscriptionStatus = 'confirmed' | 'pending';
+
 export interface ContactRecord {
   id: number;
   user_id: number;
@@ -25,6 +27,13 @@ export interface ContactRecord {
   postal_code: string;
   /** Keyed by custom field name; null when the contact has none. */
   custom_field: Record<string, CustomFieldValue> | null;
+  /**
+   * `pending` from its creation in a double opt-in type until it presses the button of its
+   * confirmation mail; nothing else mails it meanwhile. A contact stored without it is confirmed.
+   */
+  subscription_status: SubscriptionStatus;
+  /** When it pressed the confirmation button; null for a contact that never had to. */
+  confirmed_at: string | null;
   deleted_at: string | null;
   created_at: string;
   updated_at: string;

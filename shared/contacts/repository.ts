@@ -3,7 +3,8 @@
 import { ContactEmailTaken, ContactTypeUnavailable } from './errors';
 import { isoTimestamp } from '../time';
 import { deleteAllOrNothing, type Companions } from '../table/bulk-delete';
-import { contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues } from './items';
+import { confirmedWithoutAsking, contactAfterWrite, contactFitsOneItem, contactItem, contactTooLargeMessage, fieldsByName, toContactRecord, type ContactFields, type CustomValues, type Subscription } from './items';
+import { optInMailPut } from './opt-in-outbox';
 import type { ContactRecord } from './record';
 import { listCustomFields, type CustomField } from '../custom-fields/repository';
 import { RecordNotFound } from '../table/errors';
@@ -143,22 +144,27 @@ export async function transact(actions: TransactionAction[]): Promise<void> {
   }
 }
 
-/** Add a contact: the contact, its email claim and its type's count change together or not at all. */
+/**
+ * Add a contact: the contact, its email claim and its type's count change together or not at all
+ * (a pending contact's owed confirmation mail too).
+ */
 export async function insertContact(
   accountId: number,
   input: ContactFields,
   customValues: CustomValues,
   knownFields?: Map<string, CustomField>,
+  subscription: Subscription = confirmedWithoutAsking,
 ): Promise<ContactRecord> {
   const fields = knownFields ?? fieldsByName(await listCustomFields(accountId));
   const id = await nextId(accountId, CONTACT);
-  const record = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp());
+  const record = contactAfterWrite(accountId, id, input, customValues, fields, isoTimestamp(), undefined, subscription);
   if (!contactFitsOneItem(record, fields)) throw ValidationError.of('custom_field', contactTooLargeMessage);
   try {
     await transact([
       emailClaim(record),
       { Put: { Item: contactItem(record, fields), ConditionExpression: 'attribute_not_exists(pk)' } },
       contactsCountChange(accountId, record.contact_type_id, 1),
+      ...(record.subscription_status === 'pending' ? [optInMailPut(record)] : []),
     ]);
   } catch (error) {
     const codes = cancellationCodes(error);

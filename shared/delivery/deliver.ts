@@ -53,7 +53,7 @@ export interface DeliveryOptions {
 export interface DeliveryOutcome {
   /** Handed to SES (with a batch: by this run or an earlier run of the batch, as the ledger says). */
   sent: number;
-  /** Suppressed at send time, a repeated address, or held in the ledger by another batch or an earlier automation run. */
+  /** Suppressed at send time, pending its double opt-in, a repeated address, or held in the ledger by another batch or an earlier automation run. */
   skipped: number;
   /** SES refused them (or they could not be rendered or claimed): not mailed, claims released, may be tried again. */
   failed: DeliveryRecipient[];
@@ -177,7 +177,9 @@ export async function deliverToRecipients(
   const held: [DeliveryRecipient, LedgerEntry][] = [];
   for (const recipient of distinct) {
     const entry = inLedger.get(normalized(recipient.email));
-    if (entry) held.push([recipient, entry]);
+    // A pending contact is never mailed before it confirms (its consent is asked by its confirmation mail alone).
+    if (recipient.pending) outcome.skipped++;
+    else if (entry) held.push([recipient, entry]);
     else if (suppressed.has(normalized(recipient.email))) outcome.skipped++;
     else queue.push(recipient);
   }

@@ -9,6 +9,8 @@ export interface DeliveryRecipient {
   contactId: number | null;
   /** Placeholder values by name (contact fields, custom fields, full_name). */
   fields: Record<string, string>;
+  /** A contact of a double opt-in type that has not confirmed yet: counted skipped, never mailed. */
+  pending?: true;
 }
 
 export interface SettledBefore {
@@ -116,6 +118,7 @@ function isRecipient(value: unknown): value is DeliveryRecipient {
   return (
     typeof recipient?.email === 'string' &&
     (recipient.contactId === null || Number.isSafeInteger(recipient.contactId)) &&
+    (recipient.pending === undefined || recipient.pending === true) &&
     typeof recipient.fields === 'object' &&
     recipient.fields !== null &&
     Object.values(recipient.fields).every((field) => typeof field === 'string')

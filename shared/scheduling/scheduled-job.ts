@@ -2,7 +2,7 @@
 // limits EventBridge Scheduler puts on both, checked here so the local adapter refuses what AWS would.
 
 /** The event functions a schedule can fire: `functions/<target>/handler.ts`. */
-export const eventTargets = ['send-dispatch', 'automation-steps', 'send-watchdog', 'segment-windows'] as const;
+export const eventTargets = ['send-dispatch', 'automation-steps', 'send-watchdog', 'segment-windows', 'opt-in-mail'] as const;
 
 export type EventTarget = (typeof eventTargets)[number];
 

@@ -13,6 +13,8 @@ import { getContacts } from '../contacts/repository';
 import { eventMarkerKey, ledgerEntriesAmong } from '../ledger/repository';
 import type { SendRef } from '../ledger/send-ref';
 import { batchGetAll } from '../table/batch';
+import { getSegmentRules } from '../segments/repository';
+import { typeMayHoldPending } from '../contact-types/repository';
 
 /** One page of an audience entry, and the key to resume after it. */
 export interface AudiencePage {
@@ -86,9 +88,27 @@ async function contactPage(accountId: number, contactTypeId: number, after: numb
   if (!last) return undefined;
   const names = await countryNames(contacts);
   return {
-    recipients: contacts.map((contact) => ({ email: contact.email, contactId: contact.id, fields: contactFields(contact, names.get(contact.country)) })),
+    recipients: contacts.map((contact) => ({ email: contact.email, contactId: contact.id, fields: contactFields(contact, names.get(contact.country)), ...pendingMark(contact) })),
     last: last.id,
   };
+}
+
+/** A pending contact travels marked, so the deliverer counts it skipped without mailing it. */
+function pendingMark(contact: Pick<ContactRecord, 'subscription_status'> | undefined): { pending?: true } {
+  return contact?.subscription_status === 'pending' ? { pending: true } : {};
+}
+
+/**
+ * The pending contacts among a segment page's: read only when the segment's type ever had double
+ * opt-in (no other type can hold a pending contact), so other sends read nothing more.
+ */
+async function pendingInSegment(accountId: number, segmentId: number, recipients: readonly SegmentRecipient[]): Promise<Set<number>> {
+  const ids = recipients.flatMap((recipient) => (recipient.contact_id === null ? [] : [recipient.contact_id]));
+  if (ids.length === 0) return new Set();
+  const rules = await getSegmentRules(accountId, segmentId);
+  if (!rules || !(await typeMayHoldPending(accountId, rules.contact_type_id))) return new Set();
+  const contacts = await getContacts(accountId, ids);
+  return new Set([...contacts.values()].filter((contact) => contact.subscription_status === 'pending').map((contact) => contact.id));
 }
 
 async function segmentPage(accountId: number, segmentId: number, after: string | null, pageSize: number): Promise<AudiencePage | undefined> {
@@ -96,8 +116,14 @@ async function segmentPage(accountId: number, segmentId: number, after: string |
   // the cursor's address reads each recipient once over a whole send, whatever the segment's size.
   const page = await segmentRecipientsAfter(accountId, segmentId, after, pageSize);
   if (page.last === undefined) return undefined;
+  const pending = await pendingInSegment(accountId, segmentId, page.recipients);
   return {
-    recipients: page.recipients.map((recipient) => ({ email: recipient.email, contactId: recipient.contact_id, fields: segmentRecipientFields(recipient) })),
+    recipients: page.recipients.map((recipient) => ({
+      email: recipient.email,
+      contactId: recipient.contact_id,
+      fields: segmentRecipientFields(recipient),
+      ...(recipient.contact_id !== null && pending.has(recipient.contact_id) ? { pending: true as const } : {}),
+    })),
     last: page.last,
   };
 }
@@ -137,7 +163,7 @@ async function resendPage(accountId: number, source: ResendSource, after: string
     const contact = contacts.get(member.contactId);
     // Deleted since, or no longer at the address mailed: not the original's recipient any more.
     if (!contact || contact.email.trim().toLowerCase() !== address) continue;
-    recipients.push({ email: contact.email, contactId: contact.id, fields: contactFields(contact, names.get(contact.country)) });
+    recipients.push({ email: contact.email, contactId: contact.id, fields: contactFields(contact, names.get(contact.country)), ...pendingMark(contact) });
   }
   return { recipients, last: part.position };
 }

@@ -171,7 +171,7 @@ describe('event functions and what feeds them', () => {
   describe('automation-steps', () => {
     test('is deployed and runs every minute as a scheduler target', () => {
       const { stack } = synthesized;
-      expect(stack.functions.scheduleTargets).toEqual(['send-dispatch', 'automation-steps', 'send-watchdog', 'segment-windows']);
+      expect(stack.functions.scheduleTargets).toEqual(['send-dispatch', 'automation-steps', 'send-watchdog', 'segment-windows', 'opt-in-mail']);
       template.hasResourceProperties('AWS::Scheduler::Schedule', {
         GroupName: 'email-campaign-dev',
         ScheduleExpression: 'rate(1 minute)',

@@ -10,8 +10,9 @@ import { httpFamilies } from '../../shared/routes';
 /** The repository module each need is the gateway of. */
 const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules' | 'enqueue' | 'systemMail' | 'identities' | 'identityCount' | 'suppressionList' | 'webhookKey', RegExp> = {
   mail: /^shared\/mail\/mailer\.ts$/,
-  // Where an account's mail gets its From: the account's sender (recipientMail).
-  accountMail: /^shared\/delivery\/recipient-mail\.ts$/,
+  // Where an account's mail gets its From: the account's sender (recipientMail, and the double opt-in
+  // confirmation mail from its type's opt-in sender).
+  accountMail: /^shared\/(delivery\/recipient-mail|audience\/opt-in-mailer)\.ts$/,
   identities: /^shared\/identities\/ses-identities\.ts$/,
   identityCount: /^shared\/identities\/identity-count\.ts$/,
   suppressionList: /^shared\/mail\/suppression-list\.ts$/,

@@ -131,7 +131,7 @@ describe('functions', () => {
     const { platform } = synthesized.stack;
     expect(withNeed('mail')).toEqual(expect.arrayContaining(['send-deliver', 'senders', 'send-dispatch']));
     // The accounts' own mail goes From their own addresses and domains, SES identities made at run time.
-    expect(withNeed('accountMail')).toEqual(['test-mails', 'send-deliver', 'automation-steps']);
+    expect(withNeed('accountMail')).toEqual(['test-mails', 'send-deliver', 'automation-steps', 'opt-in-mail']);
     const anyIdentity = resolve(Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }));
     for (const name of allFunctions) {
       const sending = grantsFor(synthesized, name, 'ses:Send')['ses:SendEmail'];
@@ -177,10 +177,10 @@ describe('functions', () => {
     }
   });
 
-  test('only the dispatcher and the automation runner make SES tenants; the watchdog only reads them, the deliverer and test mails only send under them', () => {
+  test('only the dispatcher and the automation runner make SES tenants; the watchdog only reads them, the deliverer, test mails and confirmation mails only send under them', () => {
     expect(allFunctions.filter((name) => needsOf(name).tenants === 'manage')).toEqual(['send-dispatch', 'automation-steps']);
     expect(allFunctions.filter((name) => needsOf(name).tenants === 'read')).toEqual(['send-watchdog']);
-    expect(allFunctions.filter((name) => needsOf(name).tenants === 'send').sort()).toEqual(['send-deliver', 'test-mails']);
+    expect(allFunctions.filter((name) => needsOf(name).tenants === 'send').sort()).toEqual(['opt-in-mail', 'send-deliver', 'test-mails']);
     const asJson = (...resources: unknown[]) => resources.map((resource) => JSON.stringify(resolve(resource))).sort();
     const tenants = asJson(tenantArns());
     const associable = asJson(tenantArns(), synthesized.stack.platform.configurationSetArn, Stack.of(synthesized.stack).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' }));

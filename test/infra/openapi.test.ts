@@ -109,7 +109,11 @@ describe('OpenAPI document', () => {
     };
     expect(body('POST /api/contacts-type/add')).toEqual({
       type: 'object',
-      properties: { name: { type: 'string', minLength: 2, maxLength: 255 } },
+      properties: {
+        name: { type: 'string', minLength: 2, maxLength: 255 },
+        double_opt_in: { type: 'integer', enum: [0, 1] },
+        opt_in_sender_id: { type: 'integer', minimum: 1 },
+      },
       required: ['name'],
       description: expect.any(String),
     });
@@ -166,7 +170,7 @@ describe('OpenAPI document', () => {
 
   test('a record schema requires its fields with their types, and lets a record carry more', () => {
     const view = successOf(routes.find((route) => routeKey(route) === 'GET /api/contacts-type/view') as Route);
-    const contactType = { id: 1, user_id: 2, name: 'Customers', deleted_at: null, created_at: '2026-01-02T03:04:05.000000Z', updated_at: '2026-01-02T03:04:05.000000Z' };
+    const contactType = { id: 1, user_id: 2, name: 'Customers', double_opt_in: 0, opt_in_sender_id: null, deleted_at: null, created_at: '2026-01-02T03:04:05.000000Z', updated_at: '2026-01-02T03:04:05.000000Z' };
     const answer = (record: object) => ({ status: 'success', message: { contactType: record } });
     expect(check(view, answer(contactType))).toEqual([]);
     expect(check(view, answer({ ...contactType, colour: 'blue' }))).toEqual([]);

@@ -77,6 +77,8 @@ describe('contacts', () => {
               state_province_region: 'CA',
               postal_code: '94105',
               custom_field: null,
+              subscription_status: 'confirmed',
+              confirmed_at: null,
               deleted_at: null,
               created_at: expect.stringMatching(timestamp),
               updated_at: expect.stringMatching(timestamp),
@@ -87,7 +89,7 @@ describe('contacts', () => {
       });
       expect(Object.keys((details.body.message as { contact: object }).contact)).toEqual([
         'id', 'user_id', 'contact_type_id', 'first_name', 'last_name', 'email', 'alt_email', 'country', 'state', 'city',
-        'address_line1', 'address_line2', 'state_province_region', 'postal_code', 'custom_field', 'deleted_at', 'created_at', 'updated_at', 'fullname',
+        'address_line1', 'address_line2', 'state_province_region', 'postal_code', 'custom_field', 'subscription_status', 'confirmed_at', 'deleted_at', 'created_at', 'updated_at', 'fullname',
       ]);
     });
 
@@ -117,11 +119,13 @@ describe('contacts', () => {
         state_province_region: '',
         postal_code: '',
         custom_field: null,
+        subscription_status: 'confirmed',
+        confirmed_at: null,
         deleted_at: null,
         created_at: expect.stringMatching(timestamp),
         updated_at: expect.stringMatching(timestamp),
         fullname: 'One',
-        contact_type: { id: first, user_id: keys.account_id, name: 'First', deleted_at: null, created_at: expect.stringMatching(timestamp), updated_at: expect.stringMatching(timestamp) },
+        contact_type: { id: first, user_id: keys.account_id, name: 'First', double_opt_in: 0, opt_in_sender_id: null, deleted_at: null, created_at: expect.stringMatching(timestamp), updated_at: expect.stringMatching(timestamp) },
       });
       expect(contacts[1]).toMatchObject({ id: 2, country: 'Germany', fullname: 'Two', contact_type: { id: second, name: 'Second' } });
     });

@@ -177,6 +177,8 @@ describe('segment membership', () => {
       user_id: keys.account_id,
       ...fields(keys.typeId, `row${i}@example.com`, { state: i < 120 ? 'Virginia' : 'Ohio' }),
       custom_field: null,
+      subscription_status: 'confirmed',
+      confirmed_at: null,
       deleted_at: null,
       created_at: now,
       updated_at: now,

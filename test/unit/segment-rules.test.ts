@@ -32,6 +32,8 @@ const contact: ContactRecord = {
   state_province_region: '',
   postal_code: 'W1',
   custom_field: { age: { field_name: 'age', field_value: '36' }, nickname: { field_name: 'nickname', field_value: null } },
+  subscription_status: 'confirmed',
+  confirmed_at: null,
   deleted_at: null,
   created_at: '2024-01-01T00:00:00.000000Z',
   updated_at: '2024-01-01T00:00:00.000000Z',

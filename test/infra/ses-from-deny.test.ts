@@ -38,7 +38,7 @@ describe("the service's own sender domain is denied to the accounts' mail", () =
   const accountMailers = allFunctions.filter((name) => needsOf(name).accountMail === true);
 
   test('every function that sends the accounts\' mail, and no other, denies SendEmail and SendRawEmail From that domain', () => {
-    expect(accountMailers).toEqual(['test-mails', 'send-deliver', 'automation-steps']);
+    expect(accountMailers).toEqual(['test-mails', 'send-deliver', 'automation-steps', 'opt-in-mail']);
     // Of them, only the deliverer also sends system mail (a send's summary).
     expect(accountMailers.filter((name) => needsOf(name).systemMail === true)).toEqual(['send-deliver']);
     for (const name of allFunctions) {

@@ -67,6 +67,8 @@ const rawAnswers: Record<string, RegExp> = {
   'POST /api/public/senders/confirm': /^text\/html/,
   'GET /api/public/senders/verified': /^text\/html/,
   'GET /api/public/senders/verification-failed': /^text\/html/,
+  'GET /api/public/opt-in/confirm': /^text\/html/,
+  'POST /api/public/opt-in/confirm': /^text\/html/,
 };
 
 function routeOf(request: FuzzRequest): Route | undefined {

@@ -18,7 +18,7 @@ import { localQueueIdle } from '../../shared/queue/local-queue';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { scheduledJobKey } from '../../shared/scheduling/keys';
 import { verifySender } from '../../shared/sender-verification/confirmation-service';
-import { addSender, type Sender } from '../../shared/senders/repository';
+import type { Sender } from '../../shared/senders/repository';
 import { getItem, queryAll } from '../../shared/table/records';
 import { addStep, automationWorld, call as automations, createAutomation } from '../support/automations';
 import { callContacts } from '../support/contacts';
@@ -27,7 +27,7 @@ import { newAccount } from '../support/accounts';
 import { settlingJobs } from '../support/jobs';
 import { browserUserAgent } from '../support/recipient-pages';
 import { place, uniqueAddress } from '../support/senders';
-import { mailsTo, readySend, startSendingEnvironment, verifiedSender, type SendingEnvironment, type SinkMail } from '../support/sending';
+import { mailsTo, readySend, startSendingEnvironment, unverifiedSender, verifiedSender, type SendingEnvironment, type SinkMail } from '../support/sending';
 
 type Account = Keys & { account_id: number };
 
@@ -45,21 +45,6 @@ afterAll(async () => {
 const types = settlingJobs(async (keys: Keys, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) =>
   parsed(await contactTypesHandler(apiEvent({ method, path, ...options, headers: { ...authHeaders(keys), ...options.headers } }))),
 );
-
-async function unverifiedSender(accountId: number): Promise<Sender> {
-  return addSender(accountId, {
-    from_name: 'Acme News',
-    from_email: uniqueAddress(),
-    reply_to_email: 'support@acme.example',
-    country_id: place.usa,
-    state_id: null,
-    city_id: null,
-    zip_code: '90001',
-    company_address: '1 Main Street',
-    company_address2: null,
-    nickname: 'News',
-  });
-}
 
 /** A double opt-in type through the API; its id. */
 async function optInType(keys: Account, senderId: number, name = 'Newsletter'): Promise<number> {
@@ -109,7 +94,7 @@ describe('contacts-type double opt-in settings', () => {
 
   beforeAll(async () => {
     keys = await newAccount('Settings');
-    sender = await unverifiedSender(keys.account_id);
+    sender = await unverifiedSender(keys.account_id, uniqueAddress());
   });
 
   it('adds a double opt-in type and shows both fields in the list and the view; a type without them has them off', async () => {
@@ -155,16 +140,16 @@ describe('contacts-type double opt-in settings', () => {
 
   it("refuses another account's sender", async () => {
     const stranger = await newAccount('Stranger');
-    await unverifiedSender(stranger.account_id);
+    await unverifiedSender(stranger.account_id, uniqueAddress());
     // Sender ids count per account: the stranger's second sender is an id this account has not.
-    const theirs = await unverifiedSender(stranger.account_id);
+    const theirs = await unverifiedSender(stranger.account_id, uniqueAddress());
     const result = await types(keys, 'POST', 'contacts-type/add', { body: json({ name: 'Borrowed', double_opt_in: 1, opt_in_sender_id: theirs.id }) });
     expect(result).toEqual({ status: 422, body: { status: 'failed', errors: { opt_in_sender_id: ['The selected opt in sender id is invalid.'] } } });
   });
 
   it('keeps the settings an update leaves out, turns double opt-in off and on, and asks for a sender only when there is none', async () => {
     const account = await newAccount('Updates');
-    const own = await unverifiedSender(account.account_id);
+    const own = await unverifiedSender(account.account_id, uniqueAddress());
     await types(account, 'POST', 'contacts-type/add', { body: multipart({ name: 'Later' }) });
     const viewOf = async () => (await types(account, 'GET', 'contacts-type/view', { query: { contact_type_id: 1 } })).body.message as { contactType: Record<string, unknown> };
     expect(await types(account, 'POST', 'contacts-type/update', { body: multipart({ id: 1, name: 'Later', double_opt_in: 1 }) })).toEqual({
@@ -188,7 +173,7 @@ describe('contacts-type double opt-in settings', () => {
 describe('a pending contact', () => {
   it('is mailed one confirmation once its sender is verified, confirms only by the button, and then shows confirmed with its activity', async () => {
     const keys = await newAccount('Pending');
-    const sender = await unverifiedSender(keys.account_id);
+    const sender = await unverifiedSender(keys.account_id, uniqueAddress());
     const typeId = await optInType(keys, sender.id);
     const email = address('ada');
     const id = await addContact(keys, typeId, email);

@@ -138,9 +138,9 @@ export async function readySend(accountId: number, overrides: Partial<SingleSend
   return createSingleSend(accountId, content, new Date());
 }
 
-/** A verified sender of the account mailing from `fromEmail`. */
-export async function verifiedSender(accountId: number, fromEmail: string): Promise<Sender> {
-  const sender = await addSender(accountId, {
+/** A sender of the account mailing from `fromEmail`, not verified yet. */
+export function unverifiedSender(accountId: number, fromEmail: string): Promise<Sender> {
+  return addSender(accountId, {
     from_name: 'Acme News',
     from_email: fromEmail,
     reply_to_email: 'support@acme.example',
@@ -152,6 +152,11 @@ export async function verifiedSender(accountId: number, fromEmail: string): Prom
     company_address2: null,
     nickname: 'News',
   });
+}
+
+/** A verified sender of the account mailing from `fromEmail`. */
+export async function verifiedSender(accountId: number, fromEmail: string): Promise<Sender> {
+  const sender = await unverifiedSender(accountId, fromEmail);
   await confirmSenderAddress(accountId, sender.id, fromEmail);
   return { ...sender, is_verified: 1 };
 }

@@ -18,7 +18,8 @@ import type { SinkMail } from '../support/sending';
 const repoRoot = join(__dirname, '../..');
 const tsx = join(repoRoot, 'node_modules/.bin/tsx');
 
-const recipients = 1_200;
+/** Enough that the kill, once 100 mails are out, lands mid-send with hundreds still to go, in a dozen delivery messages. */
+const recipients = 600;
 /** Recipients one delivery message mails at once (set for the stack below). */
 const deliveryConcurrency = 16;
 /** Mails that can be between their ledger claim and SES's answer at one instant: batches in flight x recipients each. */

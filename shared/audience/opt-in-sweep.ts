@@ -12,7 +12,7 @@ export interface OptInSweep {
   due: number;
   /** Mailers booked. */
   booked: number;
-  /** Bookings that failed: those accounts stay due for the next sweep. */
+  /** Accounts not booked (the scheduler or the table failed): they stay due for the next sweep. */
   failed: number;
 }
 
@@ -28,7 +28,8 @@ export async function bookOwedOptInMails(): Promise<OptInSweep> {
       await putOffOptInDue(account, new Date(now.getTime() + optInRunLeaseMs));
       sweep.booked++;
     } catch (error) {
-      log.error('confirmation mailer could not be booked by the watchdog; it stays due', { accountId: account.accountId, ...describeError(error) });
+      // Its booking (or the write after it) failed: it stays due, for the next sweep.
+      log.error('owed confirmation mails not swept; the account stays due', { accountId: account.accountId, ...describeError(error) });
       sweep.failed++;
     }
   }

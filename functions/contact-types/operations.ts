@@ -9,7 +9,7 @@ import {
 import { currentSender } from '../../shared/senders/repository';
 import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { deleteContactType } from '../../shared/audience/contact-type-service';
-import { mailOptInsSoon } from '../../shared/audience/opt-in-schedule';
+import { wakeOptInMails } from '../../shared/audience/opt-in-schedule';
 import { RecordNotFound } from '../../shared/table/errors';
 import { on } from '../../shared/http/error-registry';
 import { accountOperation } from '../../shared/http/pipeline';
@@ -79,7 +79,7 @@ export const update = accountOperation(async ({ account, request }) => {
   const { values, optIn } = await readTypeInput(account.id, request.fields, { id: contactTypeId, name }, current);
   await updateContactType(account.id, values.id as number, values.name as string, optIn);
   // Mails owed from the type's earlier sender may go from the one it names now.
-  if (optIn.double_opt_in === 1 && optIn.opt_in_sender_id !== current?.opt_in_sender_id) await mailOptInsSoon(account.id);
+  if (optIn.double_opt_in === 1 && optIn.opt_in_sender_id !== current?.opt_in_sender_id) await wakeOptInMails(account.id);
   return ok('Updated Successfully');
 });
 

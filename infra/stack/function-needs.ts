@@ -159,13 +159,16 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // counter shards (BatchGetItem).
   // A send it completes starts the rebuild of the segments naming it (engagement-completion.ts), in a
   // transaction beside which the segment writes it can reach build deletes.
+  // It also reads the index of accounts owing confirmation mails (gsi1), books their mailer and puts
+  // each off while its run goes (UpdateItem).
   'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'BatchGetItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, signingKey: false, tenants: 'read' },
   // Reads the account's engagement segments (Query), starts the slide's background job (its id from the
   // account's counter: UpdateItem; the job's item: PutItem) and books the next day's run.
   'segment-windows': { table: ['Query', 'UpdateItem', 'PutItem'], schedules: true, enqueue: ['jobs'] },
   // Reads the account's owed confirmation mails (Query), their contacts and types (BatchGetItem) and
   // senders, claims each mail and a place in the hour's budget (UpdateItem), mails it from the type's
-  // opt-in sender under the account's tenant, settles it (DeleteItem) and books its next run.
+  // opt-in sender under the account's tenant, settles it (DeleteItem) and books its next run. Its
+  // account's entry on the index of accounts owing mails is read (GetItem), moved or removed.
   'opt-in-mail': { table: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem', 'BatchGetItem'], mail: true, accountMail: true, tenants: 'send', schedules: true },
   // Reads the pending index (gsi1) and refreshes each entry from SES: a domain's status (UpdateItem),
   // a sender verified (UpdateItem) whose waiting single sends are released and booked; a domain found

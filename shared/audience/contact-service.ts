@@ -6,7 +6,7 @@ import type { CustomField } from '../custom-fields/repository';
 import { segmentDepartures } from '../segments/departures';
 import { syncContactSegments, syncContactSegmentsBatch, type SegmentJoin } from '../segments/membership';
 import type { Subscription } from '../contacts/items';
-import { mailOptInsSoon } from './opt-in-schedule';
+import { expectOptInMails, mailOptInsSoon } from './opt-in-schedule';
 import { importContacts, type ImportCounts, type ImportOptions } from './import-writes';
 import type { ImportRow } from './import-lookup';
 import type { ContactRecord } from '../contacts/record';
@@ -33,6 +33,7 @@ export async function addContact(
   knownFields?: Map<string, CustomField>,
   options: { doubleOptIn?: boolean } = {},
 ): Promise<ContactRecord> {
+  if (options.doubleOptIn) await expectOptInMails(accountId);
   const record = await insertContact(accountId, input, customValues, knownFields, options.doubleOptIn ? pendingSubscription : undefined);
   const pending = record.subscription_status === 'pending';
   // Independent reads and writes (the type's segments, its live automations): one round trip of latency.

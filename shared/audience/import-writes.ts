@@ -14,6 +14,7 @@ import type { ContactChange } from '../segments/membership';
 import { cancellationCodes, packTransactions, type TransactionAction } from '../table/transactions';
 import { format, messages } from '../validation';
 import { canCreate, concurrency, existingByEmail, lookUpImport, typeIsOpen, type ImportLookup, type ImportRow } from './import-lookup';
+import { expectOptInMails } from './opt-in-schedule';
 
 /** A row refused while writing: its line, the field its message is about (as `contacts/add` keys it) and the message. */
 export interface RefusedRow {
@@ -175,6 +176,8 @@ export async function importContacts(
     const records = fresh.map((row, index) => ({ row, record: contactAfterWrite(accountId, firstId + index, row.fields, row.customValues, fields, now, undefined, subscription) }));
     const tooLarge = records.filter(({ record }) => !contactFitsOneItem(record, fields));
     refused.push(...tooLarge.map(({ row }) => ({ line: row.line, field: 'custom_field', message: contactTooLargeMessage })));
+    // One mark for the chunk's pending contacts, before any of them is written.
+    if (doubleOptIn && tooLarge.length < records.length) await expectOptInMails(accountId);
     const outcome = await createMany(records.filter((entry) => !tooLarge.includes(entry)), fields);
     created = outcome.created;
     if (outcome.claimedMeanwhile.length > 0) {

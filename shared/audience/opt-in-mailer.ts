@@ -2,7 +2,7 @@
 // (shared/contacts/opt-in-outbox.ts) from its type's opt-in sender, through the mail port under the
 // account's SES tenant, within the account's hourly budget (opt-in-budget.ts). A mail is owed until
 // it is known to have gone: one whose sender is not verified waits for the sender's confirmation
-// (which books this run again), one past the budget waits for the next hour, one SES refused or
+// (which wakes this run again), one past the budget waits for the next hour, one SES refused or
 // throttled is tried again at the next run. Nothing owed is ever dropped, only settled: sent, or its
 // contact confirmed, deleted or moved to another address.
 import { config } from '../config';
@@ -19,7 +19,7 @@ import { sendingSettings } from '../delivery/settings';
 import { withAccountTenant } from '../tenants/sending-tenant';
 import { currentTime } from '../time';
 import { claimOptInPlace, releaseOptInPlace } from './opt-in-budget';
-import { mailOptInsAt } from './opt-in-schedule';
+import { endOptInRun, startOptInRun, type OptInRunLeft } from './opt-in-schedule';
 
 /** Owed mails read per Query of a shard. */
 const pageSize = 100;
@@ -139,10 +139,12 @@ async function mailOne(accountId: number, owed: OwedOptInMail, contact: ContactR
 /**
  * Mail what the account owes, shard by shard, while `keepGoing` says there is time. Books its next
  * run: at the next hour when the budget ran out, in a minute after SES throttled or refused a mail or
- * when the time ran out; not at all when all that is left waits for a sender.
+ * when the time ran out; not at all when all that is left waits for a sender. The account's entry on
+ * the index of accounts owing mails says the same, for the watchdog (opt-in-schedule.ts).
  */
 export async function runOptInMails(accountId: number, keepGoing: () => boolean = () => true): Promise<OptInRunSummary> {
   const summary: OptInRunSummary = { sent: 0, settled: 0, waitingForSender: 0, deferred: 0 };
+  const watch = await startOptInRun(accountId);
   const cache = new RunCache(accountId);
   let nextRun: Date | undefined;
   const later = (at: Date) => {
@@ -182,7 +184,10 @@ export async function runOptInMails(accountId: number, keepGoing: () => boolean 
       if (page.length < pageSize || stopped) break;
     }
   }
-  if (nextRun) await mailOptInsAt(accountId, nextRun);
+  let left: OptInRunLeft = { owed: 'nothing' };
+  if (nextRun) left = { owed: 'later', at: nextRun };
+  else if (summary.waitingForSender > 0) left = { owed: 'waiting-for-sender' };
+  await endOptInRun(accountId, watch, left);
   log.info('confirmation mails run', { accountId, ...summary, nextRun: nextRun?.toISOString() ?? null });
   return summary;
 }

@@ -4,7 +4,7 @@
 // mailer runs for the double opt-in mails that waited for it.
 import { releaseSendsOfSender } from '../send-gates/sender-gate-service';
 import { confirmSenderAddress, type Confirmation, type VerificationRoute } from '../senders/repository';
-import { mailOptInsSoon } from '../audience/opt-in-schedule';
+import { wakeOptInMails } from '../audience/opt-in-schedule';
 
 /**
  * Verify the sender at `confirmedEmail` (by its address, or by its verified domain) and release the
@@ -16,7 +16,7 @@ export async function verifySender(accountId: number, senderId: number, confirme
   if (outcome !== 'address-changed') {
     await releaseSendsOfSender(accountId, senderId);
     // Double opt-in confirmation mails owed from this sender waited for it too.
-    await mailOptInsSoon(accountId);
+    await wakeOptInMails(accountId);
   }
   return outcome;
 }

@@ -34,7 +34,7 @@ async function admitClick(claims: RecipientClaims, requestId: string): Promise<b
 /**
  * When the recipient's mail was sent, in epoch ms: its ledger entry's claim, made right before SES was
  * called (strongly consistent: a scanner's click may come within a second of it). Undefined when the
- * ledger holds no entry (a mail over 180 days old) or it cannot be read: no timing rule applies then.
+ * ledger holds no entry (a mail over 400 days old) or it cannot be read: no timing rule applies then.
  */
 async function sentAt(claims: RecipientClaims, requestId: string): Promise<number | undefined> {
   try {

@@ -142,8 +142,7 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // naming the send with `not in single send` (a background job), as the dispatcher does for a send
   // that completes without a delivery left.
   // It sends under the account's tenant, from the tenant recorded on the account (no tenant call).
-  // A run's mails become their contacts' `sent` activity, 25 to a request (BatchWriteItem).
-  'send-deliver': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries', 'jobs'], tenants: 'send' },
+  'send-deliver': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], mail: true, accountMail: true, systemMail: true, enqueue: ['deliveries', 'jobs'], tenants: 'send' },
   // Records statistics and suppressions from SES's events; it reads only the account's webhooks
   // (Query, cached a minute) to queue a delivery for each one subscribed to the event. A bounce or
   // complaint reads its send's counters (GetItem) and may pause it, mailing the notification

@@ -1,43 +1,52 @@
-// A contact's activity: one small item per event of the mail sent to its address (sent, open, click,
-// bounce, complaint, unsubscribe) and per consent event (opt_in_confirmed), newest first, kept 400
-// days. Kept by address, not by contact id: every event knows the address it concerns (SES events
-// and recipient links carry it), none needs a read to find the contact, and a mail goes to an
-// address once per send whichever contact of which type reached it. `delivered` is never written
-// here: it is the send's delivered marker, read beside the `sent` entry (statistics/contact-activity.ts).
+// A contact's activity: one small item per event of the mail sent to its address (open, click,
+// bounce, complaint, unsubscribe) and per consent event (opt_in_confirmed), its sort key starting
+// with its time, kept 400 days. Kept by address, not by contact id: every event knows the address it
+// concerns (SES events and recipient links carry it), none needs a read to find the contact, and a
+// mail goes to an address once per send whichever contact of which type reached it. `sent` and
+// `delivered` are never written here: they are the mail's ledger entry and delivered marker, kept in
+// the same partition (ledger/keys.ts) and merged in by statistics/contact-activity.ts. (`sent` items
+// stored before that stay listed until they expire.)
 import { createHash } from 'node:crypto';
-import { isoTimestamp } from '../time';
-import { batchWriteAll, deleteRequest, putRequest } from '../table/batch';
-import { entityPartition, type Key } from '../table/keys';
-import { queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { putItem, queryPage, type Item } from '../table/records';
+import { currentTime, isoTimestamp } from '../time';
+import { batchWriteAll, deleteRequest } from '../table/batch';
+import { type Key } from '../table/keys';
+import { cursorPosition, positionCursor } from '../table/pages';
+import { getItem, putItem, queryPage, type Item } from '../table/records';
+import { addressPartition, addressRetentionSeconds } from '../ledger/keys';
 import { encodeSendRef, type SendRef } from '../ledger/send-ref';
 
-/** The events a contact's activity lists (`delivered` is derived, never stored). */
+/** The events a contact's activity lists (`sent` and `delivered` come from the ledger, see above). */
 export const activityEvents = ['sent', 'delivered', 'open', 'click', 'bounce', 'complaint', 'unsubscribe', 'opt_in_confirmed'] as const;
 export type ActivityEvent = (typeof activityEvents)[number];
 
-/** The events stored as items of their own. */
+/** The events stored as items of their own (`sent` only in items stored before the ledger was kept by address). */
 export type StoredActivityEvent = Exclude<ActivityEvent, 'delivered'>;
 
 /**
  * How long an entry is kept (TTL): 400 days, so a year's activity can always be compared with the
- * year before's. DynamoDB removes expired items within days of their time, at no write cost.
+ * year before's, and as long as the ledger entries of the address's mails. DynamoDB removes expired
+ * items within days of their time, at no write cost.
  */
-export const activityRetentionSeconds = 400 * 24 * 3600;
-
-const ACTIVITY = 'contact-activity';
+export const activityRetentionSeconds = addressRetentionSeconds;
 
 /** The partition of one address's activity in an account (the address lower-cased). */
-export function activityPartition(accountId: number, email: string): string {
-  return entityPartition(accountId, `${ACTIVITY}#${email.trim().toLowerCase()}`);
-}
+export const activityPartition = addressPartition;
 
-/** An entry as stored: short attribute names, since a `sent` entry is written for every mail. */
+/**
+ * The upper bound of the timed entries' sort keys: each starts with its ISO 8601 time (a digit),
+ * below the address's ledger entries (`mail#`), markers (`mark#`) and erasure mark.
+ */
+const timedEnd = ':';
+
+/** The item saying when the address's activity was last erased (a contact deleted). */
+const erasedSortKey = 'erased';
+
+/** An entry as stored: short attribute names, since an event of a mail may be written for every mail. */
 export interface ActivityEntry {
   event: StoredActivityEvent;
   /** The send or automation step the mail came from; absent for events of no mail. */
   ref?: SendRef;
-  /** Only on `sent`: the mail's subject (the other events of the mail take it from there or from the send). */
+  /** Only on `sent` (stored before the ledger was kept by address): the mail's subject. */
   subject?: string;
   /** Only on `click`: the link's target. */
   url?: string;
@@ -74,21 +83,6 @@ export async function recordActivity(accountId: number, email: string, entry: Om
   await putItem({ Item: activityItem(accountId, email, { ...entry, at }) });
 }
 
-/** One mail handed to SES: to whom, and when its ledger claim was taken (its `sent` time). */
-export interface SentMail {
-  email: string;
-  at: string;
-}
-
-/**
- * The `sent` entries of one delivery run, 25 to a BatchWriteItem: one plain write unit a mail (an
- * entry stays well under 1 KB), no conditions, and a redelivered batch rewrites the same keys.
- */
-export async function recordMailsSent(ref: SendRef, subject: string, mails: readonly SentMail[]): Promise<void> {
-  if (mails.length === 0) return;
-  await batchWriteAll(mails.map((mail) => putRequest(activityItem(ref.accountId, mail.email, { event: 'sent', ref, subject, at: mail.at }))), { concurrency: 2 });
-}
-
 /**
  * The writer of `opt_in_confirmed`: a contact pressed the confirmation button of a double opt-in
  * mail. Called by the confirmation when it is built; kept here so its entry has the shape of the rest.
@@ -111,20 +105,61 @@ export function activityEntryOf(item: Item): (ActivityEntry & { refText?: string
   };
 }
 
-/** One page of an address's activity, newest first, with the list's signed cursor. */
-export function activityPage(accountId: number, email: string, page: PageRequest): Promise<ListPage<Item>> {
-  return queryListPage({ partition: activityPartition(accountId, email), descending: true }, page);
+/** The timed entries of an address older than a position, newest first, and whether more may follow. */
+export interface TimedEntries {
+  items: Item[];
+  more: boolean;
+}
+
+/**
+ * Up to `limit` timed entries of an address whose sort key is below `before` (all of them when
+ * undefined), newest first: one Query.
+ */
+export async function timedEntriesBefore(accountId: number, email: string, before: string | undefined, limit: number): Promise<TimedEntries> {
+  const page = await queryPage({ partition: activityPartition(accountId, email), below: before ?? timedEnd, descending: true, limit });
+  return { items: page.items, more: page.next !== undefined };
+}
+
+/** The signed cursor of an address's activity list, positioned at the ordering key of a page's last line. */
+export function activityCursor(accountId: number, email: string, position: string): string {
+  return positionCursor(activityPartition(accountId, email), position);
+}
+
+/**
+ * The position an activity cursor holds (a cursor issued before the ledger was kept by address
+ * holds the last entry's sort key, the same position). Throws InvalidCursor for another list's.
+ */
+export function activityCursorPosition(accountId: number, email: string, cursor: string): string {
+  return cursorPosition(activityPartition(accountId, email), cursor);
+}
+
+/** When the address's activity was last erased (ISO 8601); undefined when it never was. */
+export async function activityErasedAt(accountId: number, email: string): Promise<string | undefined> {
+  const item = await getItem({ pk: activityPartition(accountId, email), sk: erasedSortKey });
+  return typeof item?.at === 'string' ? item.at : undefined;
 }
 
 /** Entries deleted per Query while purging. */
 const purgePage = 500;
 
-/** Delete every entry of these addresses (a deleted contact's): one Query per 500 entries and 25 deletes per request. */
+const erasedMarginSeconds = 30 * 24 * 3600;
+
+/**
+ * Erase the activity of these addresses (a deleted contact's): its timed entries are deleted (one
+ * Query per 500 and 25 deletes per request), and one item notes the moment, before which the
+ * address's mails are no longer listed. Their ledger entries and markers stay until they expire: the
+ * ledger keeps a send (or an automation step) from mailing the address again, even once a contact
+ * with the address is added back while it runs, and the markers keep its statistics from counting
+ * the mail's events twice.
+ */
 export async function deleteActivityOf(accountId: number, emails: readonly string[]): Promise<void> {
   for (const email of new Set(emails.map((address) => address.trim().toLowerCase()))) {
+    // First, so a purge cut short still hides the mails. Kept a month past the entries it hides,
+    // which DynamoDB removes within days of their time.
+    await putItem({ Item: { pk: activityPartition(accountId, email), sk: erasedSortKey, at: isoTimestamp(), expires_at: expiresAt(currentTime()) + erasedMarginSeconds } });
     let cursor: Record<string, unknown> | undefined;
     do {
-      const page = await queryPage({ partition: activityPartition(accountId, email), limit: purgePage, cursor });
+      const page = await queryPage({ partition: activityPartition(accountId, email), below: timedEnd, limit: purgePage, cursor });
       cursor = page.next;
       await batchWriteAll(page.items.map((item) => deleteRequest(item)), { concurrency: 4 });
     } while (cursor);

@@ -3,7 +3,8 @@
 // ledger claim, SES, and the claim marked sent or uncertain by SES's answer (or its absence). The claim is taken only once the recipient's turn has come, right before SES, so
 // a delivery stopped (its time up) or killed while waiting holds no claim on anyone it did not mail.
 // A mail SES took is marked sent in the same request as the worker's next claim (ledger/repository.ts), so
-// each worker holds at most one claim whose outcome the ledger does not know.
+// each worker holds at most one claim whose outcome the ledger does not know. The claim carries the
+// mail's subject: it is the contact activity's `sent` line, written as the mail goes.
 // Throttling is retried with backoff and, if it persists, handed back unsent, as is everyone not
 // reached when the caller's time runs out.
 import { bouncedAmong } from '../suppressions/bounces';
@@ -30,7 +31,6 @@ import { encodeSendRef, type SendRef } from '../ledger/send-ref';
 import { sendingSettings } from './settings';
 import { recipientMail } from './recipient-mail';
 import { addSentCounts } from '../statistics/event-counts';
-import { recordMailsSent, type SentMail } from '../contacts/activity';
 import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
 
 export { resetSendBucket } from './pacing';
@@ -103,7 +103,6 @@ const normalized = (email: string) => email.trim().toLowerCase();
 
 /** A worker's last recipient: SES took the mail, the claim is not marked sent yet. */
 interface Carried {
-  recipient: DeliveryRecipient;
   claim: LedgerClaim;
 }
 
@@ -119,18 +118,6 @@ async function suppressedNow(ref: SendRef, content: SendContent, addresses: stri
     bouncedAmong(ref.accountId, addresses, eventually),
   ]);
   return new Set([...unsubscribed, ...bounced]);
-}
-
-/**
- * The contacts' `sent` entries of a run's mails, in batches after the run: logged, never thrown (the
- * mails went; an entry lost here loses only its line in the contact's activity).
- */
-async function recordSent(ref: SendRef, subject: string, mails: SentMail[]): Promise<void> {
-  try {
-    await recordMailsSent(ref, subject, mails);
-  } catch (error) {
-    log.error('sent activity not recorded', { ref: encodeSendRef(ref), mails: mails.length, ...describeError(error) });
-  }
 }
 
 /**
@@ -152,8 +139,6 @@ export async function deliverToRecipients(
   const countMailed = () => {
     outcome.sent++;
   };
-  /** This run's mails SES took, for the contacts' activity. */
-  const mailed: SentMail[] = [];
   const refText = encodeSendRef(ref);
   const keepGoing = options.keepGoing ?? (() => true);
   // Once SES throttles past the retries, or the caller's time is up, the rest is handed back unsent.
@@ -192,17 +177,15 @@ export async function deliverToRecipients(
     }),
   );
   /** Count a mail SES took once its claim is marked sent (false: a redelivery took this run for dead and counted it uncertain; so does this run). */
-  const countMarked = async (recipient: DeliveryRecipient, claimedAt: string, marked: Promise<boolean>): Promise<void> => {
+  const countMarked = async (marked: Promise<boolean>): Promise<void> => {
     const ok = await marked.catch((error: unknown) => {
       log.error('ledger claim could not be marked sent', { ref: refText, ...describeError(error) });
       return false;
     });
-    if (ok) {
-      countMailed();
-      mailed.push({ email: recipient.email, at: claimedAt });
-    } else outcome.uncertain++;
+    if (ok) countMailed();
+    else outcome.uncertain++;
   };
-  const markAlone = (carried: Carried | undefined) => (carried ? countMarked(carried.recipient, carried.claim.claimedAt, markRecipientSent(carried.claim)) : Promise.resolve());
+  const markAlone = (carried: Carried | undefined) => (carried ? countMarked(markRecipientSent(carried.claim)) : Promise.resolve());
   // A worker's mark of one recipient goes with its claim of the next (one round trip, never two
   // unknown claims per worker) while its next turn at the rate limiter comes within about a second
   // (plus any throttling pause, at most 5 s): inside the 10 s margin after SES's timeouts that
@@ -232,11 +215,11 @@ export async function deliverToRecipients(
     let marking: Promise<void> | undefined;
     try {
       if (carried) {
-        const written = markSentAndClaim(carried.claim, ref, recipient.email, batch);
-        marking = countMarked(carried.recipient, carried.claim.claimedAt, written.marked);
+        const written = markSentAndClaim(carried.claim, ref, recipient.email, batch, content.subject);
+        marking = countMarked(written.marked);
         claim = await written.claimed;
       } else {
-        claim = await claimRecipient(ref, recipient.email, batch);
+        claim = await claimRecipient(ref, recipient.email, batch, content.subject);
       }
     } catch (error) {
       log.warn('recipient could not be claimed', { ref: refText, ...describeError(error) });
@@ -255,7 +238,7 @@ export async function deliverToRecipients(
     const attempt = await sendWithBackoff(mail, mayStart);
     if (attempt.result === 'sent') {
       countMetric('MailsSent');
-      const sent = { recipient, claim };
+      const sent = { claim };
       if (carryMarks) return sent;
       await markAlone(sent);
       return undefined;
@@ -286,7 +269,6 @@ export async function deliverToRecipients(
   });
   await Promise.all(workers);
   outcome.throttled = throttled;
-  await recordSent(ref, content.subject, mailed);
   // A single send's batch is counted when it settles (delivery-queue.ts), from the ledger, exactly once.
   if (!batch) await countSent(ref, outcome.sent);
   return outcome;

@@ -1,26 +1,32 @@
 // The delivery ledger: one item per recipient of a send or automation step, claimed with a
 // conditional put right before SES is called (after the recipient's turn at the rate limiter, so a
 // run stopped or killed while waiting holds no claim on anyone it did not mail), so a retried batch
-// never mails anyone twice, and marked sent or uncertain once SES answered or did not. Also the marker items that let each statistics event count once per
-// recipient; both live in the recipient's partition.
+// never mails anyone twice, and marked sent or uncertain once SES answered or did not. Also the marker
+// items that let each statistics event count once per recipient. Both live in the address's
+// partition (ledger/keys.ts), where the entry, written as the mail goes, is also the contact
+// activity's `sent` line: a delivery run killed midway loses none of them.
 import { randomUUID } from 'node:crypto';
 import { currentTime, isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { writeAlone, type ConditionalWrite } from '../table/coalesced-writes';
-import { sendEventMarkerKey, sendLedgerKey } from './keys';
+import { addressPartition, addressRetentionSeconds, ledgerSortPrefix, legacyEventMarkerKey, legacyKeyOfMarker, legacySendLedgerKey, sendEventMarkerKey, sendLedgerKey } from './keys';
 import { type Key } from '../table/keys';
-import { deleteItem, getItem, putNewItem, type Item } from '../table/records';
-import { encodeSendRef, type SendRef } from './send-ref';
+import { deleteItem, getItem, putNewItem, queryAll, type Item } from '../table/records';
+import { decodeSendRef, encodeSendRef, type SendRef } from './send-ref';
 
 /**
- * How long ledger and marker items are kept (TTL). Long enough that nothing re-sends or re-counts
- * a recipient while anyone still looks at the send; then DynamoDB removes them for free.
+ * When ledger and marker items expire (TTL): nothing re-sends or re-counts a recipient while anyone
+ * still looks at the send or the contact's activity; then DynamoDB removes them for free.
  */
-const retentionSeconds = 180 * 24 * 3600;
-
 function expiresAt(): number {
-  return Math.floor(currentTime().getTime() / 1000) + retentionSeconds;
+  return Math.floor(currentTime().getTime() / 1000) + addressRetentionSeconds;
 }
+
+/**
+ * Most bytes of a ledger entry with its subject (as JSON, which is never smaller than DynamoDB's
+ * count of the item): within 1 KB the claim and the mark each cost one write unit.
+ */
+const entryBytes = 1000;
 
 /**
  * Each claim, mark and release is a plain conditional write of its own item: the condition alone
@@ -76,8 +82,8 @@ function entryOf(item: Item): LedgerEntry {
  * Claim a recipient for this send: undefined when the ledger already holds them (mailed, being
  * mailed, or an earlier attempt died with the outcome unknown: never risk a second mail).
  */
-export function claimRecipient(ref: SendRef, email: string, holder?: LedgerHolder): Promise<LedgerClaim | undefined> {
-  const claim = claimWrite(ref, email, holder);
+export function claimRecipient(ref: SendRef, email: string, holder?: LedgerHolder, subject?: string): Promise<LedgerClaim | undefined> {
+  const claim = claimWrite(ref, email, holder, subject);
   return ledgerWrite(claim.write).then((claimed) => (claimed ? claim.claim : undefined));
 }
 
@@ -88,20 +94,31 @@ export function claimRecipient(ref: SendRef, email: string, holder?: LedgerHolde
  * Each has its own answer, as `markRecipientSent` and `claimRecipient` give it (a mark that fails
  * with an error still lets the claim be tried: the claimed recipient has not been mailed yet).
  */
-export function markSentAndClaim(sent: LedgerClaim, ref: SendRef, email: string, holder?: LedgerHolder): { marked: Promise<boolean>; claimed: Promise<LedgerClaim | undefined> } {
+export function markSentAndClaim(
+  sent: LedgerClaim,
+  ref: SendRef,
+  email: string,
+  holder?: LedgerHolder,
+  subject?: string,
+): { marked: Promise<boolean>; claimed: Promise<LedgerClaim | undefined> } {
   const marked = markRecipientSent(sent);
   const claimed = marked.then(
-    () => claimRecipient(ref, email, holder),
-    () => claimRecipient(ref, email, holder),
+    () => claimRecipient(ref, email, holder, subject),
+    () => claimRecipient(ref, email, holder, subject),
   );
   return { marked, claimed };
 }
 
-function claimWrite(ref: SendRef, email: string, holder?: LedgerHolder): { claim: LedgerClaim; write: ConditionalWrite } {
+/**
+ * The claim's item. `s`, the mail's subject, is what the contact's `sent` line shows; a subject that
+ * would take the entry past 1 KB is left out (the line then shows the send's or step's subject), so
+ * the claim and the mark never cost more than a write unit each.
+ */
+function claimWrite(ref: SendRef, email: string, holder?: LedgerHolder, subject?: string): { claim: LedgerClaim; write: ConditionalWrite } {
   const key = sendLedgerKey(ref.accountId, encodeSendRef(ref), email);
   const claimId = randomUUID();
   const claimedAt = isoTimestamp();
-  const item = {
+  const item: Item = {
     ...key,
     entity: 'send-ledger',
     state: 'claimed',
@@ -111,31 +128,69 @@ function claimWrite(ref: SendRef, email: string, holder?: LedgerHolder): { claim
     ...(holder ? { batch_id: holder.batchId, holder_message: holder.messageId, holder_receive: holder.receive } : {}),
     expires_at: expiresAt(),
   };
+  // Measured with the longest state the mark may set.
+  if (subject !== undefined && Buffer.byteLength(JSON.stringify({ ...item, state: 'uncertain', s: subject }), 'utf8') <= entryBytes) item.s = subject;
   return { claim: { key, claimId, claimedAt }, write: { Put: { Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
 }
+
+const keyText = (key: Key) => `${key.pk}|${key.sk}`;
 
 /**
  * The entries the ledger holds among `emails` for this send, by lower-cased address. A look before
  * anyone waits for the rate limiter (eventually consistent: the conditional writes still decide).
+ * An entry stored before the ledger was kept by address counts as well (it is never claimed again).
  * `emails` must be distinct once lower-cased.
  */
 export async function ledgerEntriesAmong(ref: SendRef, emails: readonly string[]): Promise<Map<string, LedgerEntry>> {
   const refText = encodeSendRef(ref);
-  const byPartition = new Map(emails.map((email) => [sendLedgerKey(ref.accountId, refText, email).pk, email.toLowerCase()]));
-  const keys = emails.map((email) => sendLedgerKey(ref.accountId, refText, email));
-  const found = await batchGetAll(keys, { concurrency: 4 });
+  const keys = emails.map((email) => ({ email: email.toLowerCase(), now: sendLedgerKey(ref.accountId, refText, email), before: legacySendLedgerKey(ref.accountId, refText, email) }));
+  const found = new Map((await batchGetAll(keys.flatMap((key) => [key.now, key.before]), { concurrency: 4 })).map((item) => [keyText({ pk: String(item.pk), sk: String(item.sk) }), item]));
   const entries = new Map<string, LedgerEntry>();
-  for (const item of found) {
-    const email = byPartition.get(String(item.pk));
-    if (email !== undefined) entries.set(email, entryOf(item));
+  for (const key of keys) {
+    const item = found.get(keyText(key.now)) ?? found.get(keyText(key.before));
+    if (item) entries.set(key.email, entryOf(item));
   }
   return entries;
 }
 
-/** One recipient's entry, strongly consistent; undefined when the ledger does not hold them. */
+/** One recipient's entry, strongly consistent (stored before the ledger was kept by address too); undefined when the ledger does not hold them. */
 export async function readLedgerEntry(ref: SendRef, email: string): Promise<LedgerEntry | undefined> {
-  const item = await getItem(sendLedgerKey(ref.accountId, encodeSendRef(ref), email), { consistent: true });
+  const refText = encodeSendRef(ref);
+  const item =
+    (await getItem(sendLedgerKey(ref.accountId, refText, email), { consistent: true })) ??
+    (await getItem(legacySendLedgerKey(ref.accountId, refText, email), { consistent: true }));
   return item ? entryOf(item) : undefined;
+}
+
+/** One mail to an address as its ledger entry tells it: the contact activity's `sent` line. */
+export interface MailOfAddress {
+  /** The encoded send reference. */
+  refText: string;
+  ref: SendRef;
+  /** ISO 8601: when it was claimed, right before SES was called. */
+  claimedAt: string;
+  state: LedgerEntry['state'];
+  /** The subject it was sent with, when the entry keeps it. */
+  subject?: string;
+}
+
+/**
+ * Every ledger entry of an address in the account (all pages of its `mail#` items), in no particular
+ * order. Bounded: an address is mailed at most a few times a day, and entries expire after 400 days.
+ */
+export async function mailsOfAddress(accountId: number, email: string): Promise<MailOfAddress[]> {
+  const items = await queryAll({ partition: addressPartition(accountId, email), beginsWith: ledgerSortPrefix });
+  return items.flatMap((item) => {
+    const refText = String(item.sk).slice(ledgerSortPrefix.length);
+    let ref: SendRef;
+    try {
+      ref = decodeSendRef(refText);
+    } catch {
+      return [];
+    }
+    const entry = entryOf(item);
+    return [{ refText, ref, claimedAt: String(item.claimed_at ?? ''), state: entry.state, ...(typeof item.s === 'string' ? { subject: item.s } : {}) }];
+  });
 }
 
 /** Move a claim on from `claimed`, only while it is still that claim; false when it is not any more. */
@@ -193,13 +248,22 @@ export function eventMarkerKey(ref: SendRef, email: string, event: string): Key 
   return sendEventMarkerKey(ref.accountId, encodeSendRef(ref), email, event);
 }
 
+/** Where the same marker was stored before the ledger was kept by address (read only). */
+export function legacyMarkerKey(ref: SendRef, email: string, event: string): Key {
+  return legacyEventMarkerKey(ref.accountId, encodeSendRef(ref), email, event);
+}
+
 /**
- * Claim an event marker; false when the event was already counted for this recipient. `keepSeconds`
- * keeps it longer than the ledger: a delivered marker is also the contact activity's `delivered`.
+ * Claim an event marker; false when the event was already counted for this recipient. Kept as long
+ * as the ledger entry (a delivered marker is also the contact activity's `delivered`), unless
+ * `keepSeconds` says otherwise. A first claim also looks whether the marker was stored before the
+ * ledger was kept by address (the mail went before): then the event was counted already.
  */
-export function claimEventMarker(key: Key, options: { keepSeconds?: number } = {}): Promise<boolean> {
+export async function claimEventMarker(key: Key, options: { keepSeconds?: number } = {}): Promise<boolean> {
   const expires = options.keepSeconds === undefined ? expiresAt() : Math.floor(currentTime().getTime() / 1000) + options.keepSeconds;
-  return putNewItem({ ...key, entity: 'send-event-marker', counted_at: isoTimestamp(), expires_at: expires });
+  if (!(await putNewItem({ ...key, entity: 'send-event-marker', counted_at: isoTimestamp(), expires_at: expires }))) return false;
+  const before = legacyKeyOfMarker(key);
+  return before === undefined || (await getItem(before, { consistent: false, projection: ['pk'] })) === undefined;
 }
 
 /** Give a marker back when the count it guarded could not be written. */

@@ -1,9 +1,10 @@
 // Reading the engagement facts a segment's conditions need, for a batch of addresses: per single send
 // named, the address's ledger entry and its people's open and click markers (the items the send and
-// the pixel already write); for windows, the address's latest open and click days (ledger/engagement.ts).
+// the pixel already write, and where they were stored before the ledger was kept by address); for
+// windows, the address's latest open and click days (ledger/engagement.ts).
 import { batchGetAll } from '../table/batch';
 import { engagementDays } from '../ledger/engagement';
-import { sendEventMarkerKey, sendLedgerKey, type EngagementKind } from '../ledger/keys';
+import { legacyEventMarkerKey, legacySendLedgerKey, sendEventMarkerKey, sendLedgerKey, type EngagementKind } from '../ledger/keys';
 import { encodeSendRef } from '../ledger/send-ref';
 import { namesSingleSend, noEngagement, type EngagementFacts, type SendEngagement } from './engagement-rules';
 import { isEngagementCondition, type Condition } from './rules';
@@ -46,6 +47,9 @@ export async function engagementFactsOf(
       sendLedgerKey(accountId, ref, address),
       sendEventMarkerKey(accountId, ref, address, 'open'),
       sendEventMarkerKey(accountId, ref, address, 'click'),
+      legacySendLedgerKey(accountId, ref, address),
+      legacyEventMarkerKey(accountId, ref, address, 'open'),
+      legacyEventMarkerKey(accountId, ref, address, 'click'),
     ]);
   });
   const [sendItems, days] = await Promise.all([
@@ -58,11 +62,12 @@ export async function engagementFactsOf(
     for (const utr of utrs) {
       const ref = encodeSendRef({ kind: 'single-send', accountId, utr });
       const has = (key: { pk: string; sk: string }) => present.get(`${key.pk}|${key.sk}`);
-      const ledger = has(sendLedgerKey(accountId, ref, address));
+      const ledger = has(sendLedgerKey(accountId, ref, address)) ?? has(legacySendLedgerKey(accountId, ref, address));
+      const marked = (event: EngagementKind) => has(sendEventMarkerKey(accountId, ref, address, event)) !== undefined || has(legacyEventMarkerKey(accountId, ref, address, event)) !== undefined;
       sends.set(utr, {
         mailed: ledger !== undefined && (ledger.state === 'sent' || ledger.state === 'uncertain'),
-        opened: has(sendEventMarkerKey(accountId, ref, address, 'open')) !== undefined,
-        clicked: has(sendEventMarkerKey(accountId, ref, address, 'click')) !== undefined,
+        opened: marked('open'),
+        clicked: marked('click'),
       });
     }
     const day = days.get(address);

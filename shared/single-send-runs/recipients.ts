@@ -10,7 +10,7 @@ import type { RecipientEntry, ResendAudience, SingleSend } from '../single-sends
 import type { DeliveryRecipient } from '../delivery/delivery-message';
 import { nextAudiencePart } from '../single-sends/audience-pages';
 import { getContacts } from '../contacts/repository';
-import { eventMarkerKey, ledgerEntriesAmong } from '../ledger/repository';
+import { eventMarkerKey, ledgerEntriesAmong, legacyMarkerKey } from '../ledger/repository';
 import type { SendRef } from '../ledger/send-ref';
 import { batchGetAll } from '../table/batch';
 import { getSegmentRules } from '../segments/repository';
@@ -144,18 +144,20 @@ async function resendPage(accountId: number, source: ResendSource, after: string
   const members = [...new Map(part.members.map((member) => [member.email.trim().toLowerCase(), member])).values()];
   const emails = members.map((member) => member.email);
   const markers = engagedMarkers[source.audience];
+  // Each marker where it is now and where it was stored before the ledger was kept by address.
+  const markerKeys = (email: string) => markers.flatMap((marker) => [eventMarkerKey(ref, email, marker), legacyMarkerKey(ref, email, marker)]);
   const [ledger, engagedItems, contacts] = await Promise.all([
     ledgerEntriesAmong(ref, emails),
-    batchGetAll(emails.flatMap((email) => markers.map((marker) => eventMarkerKey(ref, email, marker))), { concurrency: 4 }),
+    batchGetAll(emails.flatMap(markerKeys), { concurrency: 4 }),
     getContacts(accountId, members.flatMap((member) => (member.contactId === null ? [] : [member.contactId]))),
   ]);
-  // A marker's partition is its recipient's, the same for each of their events.
-  const engaged = new Set(engagedItems.map((item) => String(item.pk)));
+  const found = new Set(engagedItems.map((item) => `${String(item.pk)}|${String(item.sk)}`));
+  const engagedWith = (email: string) => markerKeys(email).some((key) => found.has(`${key.pk}|${key.sk}`));
   const names = await countryNames([...contacts.values()]);
   const recipients: DeliveryRecipient[] = [];
   for (const member of members) {
     const address = member.email.trim().toLowerCase();
-    if (ledger.get(address)?.state !== 'sent' || engaged.has(eventMarkerKey(ref, member.email, 'open').pk)) continue;
+    if (ledger.get(address)?.state !== 'sent' || engagedWith(member.email)) continue;
     if (member.contactId === null) {
       recipients.push({ email: member.email, contactId: null, fields: member.fields ?? { email: member.email } });
       continue;

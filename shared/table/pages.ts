@@ -75,6 +75,19 @@ function decodeCursor(source: ListSource, cursor: string): Record<string, string
 }
 
 /**
+ * The cursor of a list whose page is put together from more than one read (a merge): positioned at a
+ * sort key of the partition, as `queryListPage` positions its own at the last item's.
+ */
+export function positionCursor(partition: string, sortKey: string): string {
+  return encodeCursor({ partition }, { pk: partition, sk: sortKey });
+}
+
+/** The sort key a `positionCursor` (or a `queryListPage` cursor) of the partition holds; throws InvalidCursor for another list's. */
+export function cursorPosition(partition: string, cursor: string): string {
+  return decodeCursor({ partition }, cursor).sk as string;
+}
+
+/**
  * One page of a list, in the partition's sort-key order. A page ends at `limit` items, at the end of
  * DynamoDB's 1 MB read, or at `maxPageBytes` of item JSON, whichever comes first; the cursor then
  * continues right after the last item returned. Throws InvalidCursor for a cursor of another list.

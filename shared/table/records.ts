@@ -191,6 +191,8 @@ export interface PartitionQuery {
   beginsWith?: string;
   /** Only sort keys from the first to the second, both included (instead of `beginsWith`). */
   between?: [string, string];
+  /** Only sort keys below this one (instead of `beginsWith` and `between`). */
+  below?: string;
   limit?: number;
   cursor?: Record<string, unknown>;
   descending?: boolean;
@@ -201,7 +203,7 @@ export interface PartitionQuery {
 function partitionQuery(options: PartitionQuery): OnTable<QueryCommandInput> {
   const pkName = options.index ? 'gsi1pk' : 'pk';
   const skName = options.index ? 'gsi1sk' : 'sk';
-  const range = options.between ? ' AND #sk BETWEEN :low AND :high' : options.beginsWith ? ' AND begins_with(#sk, :prefix)' : '';
+  const range = options.between ? ' AND #sk BETWEEN :low AND :high' : options.beginsWith ? ' AND begins_with(#sk, :prefix)' : options.below !== undefined ? ' AND #sk < :below' : '';
   return {
     IndexName: options.index,
     KeyConditionExpression: `#pk = :pk${range}`,
@@ -213,7 +215,13 @@ function partitionQuery(options: PartitionQuery): OnTable<QueryCommandInput> {
     },
     ExpressionAttributeValues: {
       ':pk': options.partition,
-      ...(options.between ? { ':low': options.between[0], ':high': options.between[1] } : options.beginsWith ? { ':prefix': options.beginsWith } : {}),
+      ...(options.between
+        ? { ':low': options.between[0], ':high': options.between[1] }
+        : options.beginsWith
+          ? { ':prefix': options.beginsWith }
+          : options.below !== undefined
+            ? { ':below': options.below }
+            : {}),
     },
     Limit: options.limit,
     ExclusiveStartKey: options.cursor,

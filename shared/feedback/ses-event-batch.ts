@@ -65,8 +65,11 @@ async function countGroup(group: DeliveryGroup): Promise<void> {
     group.events.flatMap(({ feedback }) => feedback.recipients),
   );
   // Then the account's webhooks hear of every event, a repeated one too, as when each event was
-  // applied alone (emitting never throws; it queues nothing when none subscribes).
-  await Promise.all(group.events.flatMap(({ feedback }) => feedback.recipients.map((email) => emitWebhookEvent(webhookEventOf(feedback, email)))));
+  // applied alone (emitting never throws; it queues nothing when none subscribes). One after another:
+  // the first looks the account's webhooks up, the rest find them in the container's copy.
+  for (const { feedback } of group.events) {
+    for (const email of feedback.recipients) await emitWebhookEvent(webhookEventOf(feedback, email));
+  }
 }
 
 /**

@@ -95,10 +95,13 @@ async function main(): Promise<void> {
     const capacity = sendCapacity(meter, recipients, singleSendKey(accountId, message.utr));
     // Each function's invocations, their wall time (overlapping ones apart, as separate containers
     // would be billed) and its deployed memory; SQS requests at most one SendMessageBatch, one
-    // ReceiveMessage and one DeleteMessageBatch per batch a queue consumer took.
+    // ReceiveMessage and one DeleteMessageBatch per batch a queue consumer took, except that the
+    // EventBridge rule puts SES's events on their queue one SendMessage each (one Delivery a mail here).
     const functions = [...invocations.read()].map(([name, tally]) => ({ name, invocations: tally.invocations, milliseconds: Math.round(tally.milliseconds), memoryMb: functionMemoryMb(name) }));
     const consumers = new Set(Object.values(queueConsumers));
-    const sqsRequests = functions.filter((fn) => consumers.has(fn.name)).reduce((sum, fn) => sum + 3 * fn.invocations, 0);
+    const sqsRequests = functions
+      .filter((fn) => consumers.has(fn.name))
+      .reduce((sum, fn) => sum + (fn.name === queueConsumers['ses-events'] ? 2 * fn.invocations + recipients : 3 * fn.invocations), 0);
     const totals = meter.totals();
     const cost = costPerMillion({ mails: recipients, writeUnits: totals.writeUnits, readUnits: totals.readUnits, invocations: functions, sqsRequests });
     console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));

@@ -1,5 +1,6 @@
-// SES configuration-set events (delivery, bounce, complaint, click) through SNS or EventBridge: statistics and suppressions.
+// The ses-events queue's consumer (SQS, partial batch failures): SES configuration-set events, put
+// on the queue by an EventBridge rule, turned into statistics and suppressions a batch at a time.
 import { eventHandler } from '../../shared/event-entry';
-import { handleSesFeedback } from '../../shared/feedback/ses-feedback';
+import { handleSesEvents } from '../../shared/feedback/ses-event-batch';
 
-export const handler = eventHandler(handleSesFeedback);
+export const handler = eventHandler(handleSesEvents);

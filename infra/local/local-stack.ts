@@ -204,11 +204,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // Consumers first: opening the journals hands the messages kept from the last run to them.
     const unregisterConsumers = registerFunctionConsumers();
     cleanups.push(async () => {
-      await stopLocalQueues();
+      // The sink stops once the last deliveries are done with it, before the journals close: the
+      // events of the mail it took last are kept in the ses-events queue's for the next start.
+      await stopLocalQueues(undefined, () => sinkResult.value.stop());
       unregisterConsumers();
     });
     configureLocalQueue({ ...options.queue, log: (line) => console.error(line), ...(options.inMemory ? {} : { directory: join(dataDir, 'queues') }) });
-    // The SES events of mail the sink took before a crash, now that ses-events (and the queue its webhooks go to) can run.
+    // The SES events of mail the sink took before a crash, now that the ses-events queue keeps its journal.
     sinkResult.value.publishKeptEvents();
     // Stopped before the queue: a job firing during shutdown may still put messages on it.
     const poller: SchedulerPoller = startSchedulerPoller({ ...options.scheduler, log: (line) => console.error(line) });

@@ -1,23 +1,22 @@
-// Carries the local sink's SES events to the feedback function as EventBridge and Lambda would:
-// after SendEmail answered, one at a time in the order they were published, and an event whose
-// invocation throws is tried again (Lambda's asynchronous invoke: two retries, then the event is
-// parked in the feedback dead-letter queue; here it is logged whole). Deployed, the retries wait a
-// minute or two; locally they wait `retryDelaysMs`.
-import { randomUUID } from 'node:crypto';
-import { loadFunctionHandler } from './function-modules';
-import { lambdaContext } from './lambda-context';
+// Carries the local sink's SES events to the ses-events queue as the deployed EventBridge rule does
+// (infra/stack/event-wiring.ts): after SendEmail answered, one at a time in the order they were
+// published, each event whole as a message's body; the queue hands them to the ses-events function in
+// batches, as deployed. An event the target refuses is tried again (EventBridge retries a target),
+// then parked (the rule's dead-letter queue; here it is logged whole). Deployed, the retries wait
+// seconds to minutes; locally they wait `retryDelaysMs`.
+import { enqueueLocal } from '../../shared/queue/local-queue';
+import { serializeBodies, type QueueName } from '../../shared/queue/queues';
 import type { SesEventBridgeEvent } from './ses-simulator';
 
-/** Invokes the feedback function with one event; a rejection means the invocation failed. */
+/** Hands one event on; a rejection means it did not arrive. */
 export type SesEventTarget = (event: SesEventBridgeEvent) => Promise<unknown>;
 
-/** The function the deployed stack routes SES events to (infra/stack/service-functions.ts). */
-export const sesEventsFunctionName = 'ses-events';
+/** The queue the deployed rule puts SES events on; its consumer is the ses-events function (shared/queue/queues.ts). */
+export const sesEventsQueue: QueueName = 'ses-events';
 
-/** The ses-events function's module, loaded in this process as a warm Lambda keeps it. */
-export const invokeSesEventsFunction: SesEventTarget = (event) => {
-  const handler = loadFunctionHandler(sesEventsFunctionName) as (event: SesEventBridgeEvent, context: unknown) => Promise<unknown>;
-  return handler(event, lambdaContext(sesEventsFunctionName, randomUUID()));
+/** The local ses-events queue: the event is in its journal (when it keeps one) once this resolves. */
+export const toSesEventsQueue: SesEventTarget = async (event) => {
+  enqueueLocal(sesEventsQueue, serializeBodies(sesEventsQueue, [event]));
 };
 
 export interface SesEventFeedOptions {

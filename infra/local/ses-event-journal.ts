@@ -1,6 +1,6 @@
-// Keeps the local sink's SES events on disk until the feedback function has them, as SES keeps the
+// Keeps the local sink's SES events on disk until the ses-events queue has them, as SES keeps the
 // events of a mail it accepted whatever happens to the caller: each mail's events are appended before
-// SES's answer goes out, each event is marked once it was applied (or parked), and a start takes back
+// SES's answer goes out, each event is marked once the queue took it (or it was parked), and a start takes back
 // the events a crash (kill -9 included) left unmarked. The file holds only those not yet marked and
 // their marks: it is emptied whenever every kept event is marked.
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
@@ -17,7 +17,7 @@ export interface SesEventJournal {
   readonly unsettled: readonly SesEventBridgeEvent[];
   /** Keep a mail's events; on disk when this returns. */
   keep(events: readonly SesEventBridgeEvent[]): void;
-  /** The event was applied or parked: never published again. */
+  /** The event reached its target or was parked: never published again. */
   settled(event: SesEventBridgeEvent): void;
   close(): void;
 }

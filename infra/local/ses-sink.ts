@@ -5,17 +5,19 @@
 // or a crash and a send interrupted by one can be checked from the outside.
 //
 // Every mail it accepts brings the events SES would publish for it, in SES's shape, to the ses-events
-// function the deployed stack routes them to, once SendEmail has answered: a Delivery for an ordinary
-// address, and SES's mailbox simulator outcomes for `bounce@simulator.amazonses.com` and the other
-// simulator addresses (see ses-simulator.ts). Given a directory, it keeps those events there too until
-// the function has them (ses-event-journal.ts): those a crash left behind go out after the restart.
+// queue the deployed stack routes them to (and the queue to the ses-events function), once SendEmail
+// has answered: a Delivery for an ordinary address, and SES's mailbox simulator outcomes for
+// `bounce@simulator.amazonses.com` and the other simulator addresses (see ses-simulator.ts). Given a
+// directory, it keeps those events there too until the queue has them (ses-event-journal.ts): those
+// a crash left behind go out after the restart.
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import server from 'aws-ses-v2-local';
 import { optionalEnv } from '../../shared/config';
-import { invokeSesEventsFunction, startSesEventFeed, type SesEventFeed, type SesEventTarget } from './ses-event-feed';
+import { localQueueIdle } from '../../shared/queue/local-queue';
+import { sesEventsQueue, startSesEventFeed, toSesEventsQueue, type SesEventFeed, type SesEventTarget } from './ses-event-feed';
 import { openSesEventJournal, type SesEventJournal } from './ses-event-journal';
 import { eventBridgeEvent, simulatedEvents, type SimulatedMail, type SimulatorOrigin } from './ses-simulator';
 import { refusePausedTenants } from './ses-tenant-pause';
@@ -32,11 +34,14 @@ export interface SesSink {
   /** The endpoint for the SES client, e.g. `http://127.0.0.1:8005`. */
   endpoint: string;
   port: number;
-  /** Resolves once the SES events of every mail taken so far reached the feedback function (or were parked). */
+  /**
+   * Resolves once the SES events of every mail taken so far were applied by the ses-events function
+   * (or parked, or dead-lettered by its queue); with a target of one's own, once that target has them.
+   */
   eventsIdle(): Promise<void>;
   /**
-   * Publish the events kept in the directory that never reached the feedback function (a crash came
-   * first), once: call when the function can run (the local stack does once its handlers are set up).
+   * Publish the events kept in the directory that never reached the queue (a crash came first),
+   * once: call when the queue keeps its journal (the local stack does once its handlers are set up).
    */
   publishKeptEvents(): void;
   stop(): Promise<void>;
@@ -48,11 +53,11 @@ export interface SesSinkOptions {
   /** Keep the mail and its SES events in this directory (see above); in memory only when left out. */
   directory?: string;
   /**
-   * Where the SES events of the accepted mail go: by default the ses-events function's module in
-   * this process (the local runtime's configuration); false publishes none.
+   * Where the SES events of the accepted mail go: by default the local ses-events queue, whose
+   * consumer is the ses-events function (the local runtime's configuration); false publishes none.
    */
   events?: SesEventTarget | false;
-  /** Waits before retrying an event whose invocation failed (default 200 ms, then 1 s). */
+  /** Waits before retrying an event its target refused (default 200 ms, then 1 s). */
   eventRetryDelaysMs?: readonly number[];
   log?: (line: string) => void;
 }
@@ -142,7 +147,9 @@ function keepMailIn(directory: string): () => void {
 export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? ((line: string) => console.error(line));
-  const target = options.events ?? invokeSesEventsFunction;
+  const target = options.events ?? toSesEventsQueue;
+  // The default target's work ends when the queue's consumer has applied the events.
+  const applied = options.events === undefined ? () => localQueueIdle(sesEventsQueue) : async () => undefined;
   const stopKeepingMail = options.directory === undefined ? () => undefined : keepMailIn(options.directory);
   let journal: SesEventJournal | undefined;
   try {
@@ -204,25 +211,31 @@ export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
     });
   }
   const port = (listener.address() as AddressInfo).port;
+  let stopped: Promise<void> | undefined;
   return {
     endpoint: `http://${host}:${port}`,
     port,
-    eventsIdle: async () => feed?.idle(),
+    eventsIdle: async () => {
+      if (!feed) return;
+      await feed.idle();
+      await applied();
+    },
     publishKeptEvents: () => {
       if (keptPublished || !feed || !journal) return;
       keptPublished = true;
       feed.publish(journal.unsettled);
     },
+    // Once, however often it is called: the local stack stops it while its queue closes, and again on the way out.
     stop: () =>
-      new Promise<void>((done) => {
+      (stopped ??= new Promise<void>((done) => {
         listener.close(() => {
-          // The mail taken before the stop still brings its events (the feedback function's table is still up).
+          // The mail taken before the stop still brings its events, into the queue's journal when it keeps one.
           void (feed?.stop() ?? Promise.resolve()).finally(() => {
             stopKeeping();
             done();
           });
         });
         listener.closeAllConnections();
-      }),
+      })),
   };
 }

@@ -16,6 +16,7 @@ import { PublicLinksApi } from './public-links-api';
 import { consumerTimeout, deliveryQueue, ServiceFunctions } from './service-functions';
 import { needsOf } from './function-needs';
 import { checkReservations, readSettings, type StackSettings } from './settings';
+import { sesEventsConsumersFor } from './concurrency';
 import { VerificationTemplate } from './verification-template';
 import { httpFamilies } from '../../shared/routes';
 
@@ -130,6 +131,7 @@ export class EmailCampaignStack extends Stack {
       platform: this.platform,
       functions: this.functions,
       deliveryConcurrency: settings.deliveryConcurrency,
+      sesEventsConcurrency: sesEventsConsumersFor(settings.reservedConcurrency.sesEvents, settings.sesMaxSendRate),
     });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       stage: settings.stage,

@@ -1,9 +1,9 @@
 // How events reach the event functions: each queue feeds its consumer (partial batch failures, a
 // concurrency cap per queue, the deliverers' keeping SES under its rate), EventBridge Scheduler fires the scheduler targets,
-// and the SES configuration set's events reach the feedback function through EventBridge.
+// and the SES configuration set's events reach the feedback function through EventBridge and its queue, in batches.
 import { Duration } from 'aws-cdk-lib';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -11,7 +11,7 @@ import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
 import { EmailSendingEvent, EventDestination } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { queueBatchSizes, queueConsumers, queueNames, queueUrlEnvName } from '../../shared/queue/queues';
+import { queueBatchingWindowSeconds, queueBatchSizes, queueConsumers, queueNames, queueUrlEnvName } from '../../shared/queue/queues';
 import { scheduleDeadLetterArnEnvName } from '../../shared/scheduling/aws-scheduler';
 import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/scheduling/scheduled-job';
 import { identityRefreshIntervalMinutes } from '../../shared/sender-verification/refresh-service';
@@ -26,27 +26,29 @@ export const recurringSchedules: Partial<Record<EventTarget, string>> = {
   'send-watchdog': `rate(${sendWatchdogIntervalMinutes} minutes)`,
 };
 
-/** The SES events the feedback function receives (opens and clicks too: SES counts them for the dashboard). */
-export const sesEvents = [
-  EmailSendingEvent.DELIVERY,
-  EmailSendingEvent.BOUNCE,
-  EmailSendingEvent.COMPLAINT,
-  EmailSendingEvent.OPEN,
-  EmailSendingEvent.CLICK,
-];
+/**
+ * The SES events the feedback function receives. Not opens: our own pixel counts them, and each SES
+ * open event would cost a queue request for nothing when a deployment turns SES's tracking on (for clicks).
+ */
+export const sesEvents = [EmailSendingEvent.DELIVERY, EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT, EmailSendingEvent.CLICK];
 
 // The detail types EventBridge gives those events.
-const sesDetailTypes = ['Email Delivered', 'Email Bounced', 'Email Complaint Received', 'Email Opened', 'Email Clicked'];
+const sesDetailTypes = ['Email Delivered', 'Email Bounced', 'Email Complaint Received', 'Email Clicked'];
 
 export interface EventWiringProps {
   platform: Platform;
   functions: ServiceFunctions;
   /** Delivery containers at most (SQS event source maximum concurrency). */
   deliveryConcurrency: number;
+  /** ses-events containers at most (its queue's event source maximum concurrency: concurrency.ts, sesEventsConsumersFor). */
+  sesEventsConcurrency: number;
 }
 
 export class EventWiring extends Construct {
-  /** Feedback events that could not be handled after the retries, kept for inspection. */
+  /**
+   * SES events EventBridge could not put on the ses-events queue after its retries (those the
+   * function could not apply go to that queue's own dead-letter queue), kept for inspection.
+   */
   readonly feedbackDeadLetters: Queue;
   /**
    * Scheduled runs (a send's dispatch, the step runner) whose handler failed after Lambda's two
@@ -60,16 +62,19 @@ export class EventWiring extends Construct {
     super(scope, id);
     const { platform, functions } = props;
 
+    const sizedCaps = { deliveries: props.deliveryConcurrency, 'ses-events': props.sesEventsConcurrency };
     for (const queue of queueNames) {
       // A consumer may change the visibility of what it received (a retry on its own backoff): it needs its queue's URL.
       functions.functionOf(queueConsumers[queue]).addEnvironment(queueUrlEnvName(queue), platform.queueOf(queue).queue.queueUrl);
+      const window = queueBatchingWindowSeconds[queue];
       functions.functionOf(queueConsumers[queue]).addEventSource(
         new SqsEventSource(platform.queueOf(queue).queue, {
           batchSize: queueBatchSizes[queue],
+          ...(window === undefined ? {} : { maxBatchingWindow: Duration.seconds(window) }),
           reportBatchItemFailures: true,
           // Every queue's consumers are capped, so no queue takes the account's concurrency from the
           // API; the deliverers' cap also keeps them under the SES rate.
-          maxConcurrency: queueConsumerCap(queue, props.deliveryConcurrency),
+          maxConcurrency: queueConsumerCap(queue, sizedCaps),
         }),
       );
     }
@@ -131,20 +136,24 @@ export class EventWiring extends Construct {
       events: sesEvents,
     });
     const feedback = functions.functionOf(sesEventsFunction);
-    // EventBridge invokes asynchronously: when the handler throws, Lambda retries twice, then parks the event.
+    // The rule invoked the function directly before its events went through the queue: an invocation
+    // Lambda still retries after that change, or one an operator makes by hand, parks its failure here too.
     feedback.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(this.feedbackDeadLetters) });
+    // Through a queue, so the function takes them in batches: each send's deliveries counted in one
+    // write per batch, one invocation for up to a batch of events (docs/benchmarks.md: Cost per million mails).
     this.sesEventsRule = new Rule(this, 'SesEvents', {
-      description: 'SES events of the configuration set to the feedback function',
+      description: 'SES events of the configuration set to the feedback function\'s queue',
       eventPattern: {
         source: ['aws.ses'],
         detailType: sesDetailTypes,
         detail: { mail: { tags: { 'ses:configuration-set': [platform.configurationSetName] } } },
       },
       targets: [
-        new LambdaFunction(feedback, {
+        new SqsQueue(platform.queueOf('ses-events').queue, {
           deadLetterQueue: this.feedbackDeadLetters,
-          retryAttempts: 8,
-          maxEventAge: Duration.hours(6),
+          // EventBridge's own limits: a queue that refuses for a day is an outage the alarms report long before.
+          retryAttempts: 185,
+          maxEventAge: Duration.hours(24),
         }),
       ],
     });

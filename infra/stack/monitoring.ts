@@ -36,13 +36,15 @@ export const identityQuotaAlarmThreshold = identityQuotaWarningShare * sesIdenti
  * A queued message older than this means its consumer has stalled or cannot keep up. Deliveries wait
  * on the SES rate by design (a million recipients at 14 mails a second take 20 hours): they alarm at
  * 2 days, 12 days before the queue's retention would delete them. A webhook delivery waits at most
- * its retry delay before it is received again.
+ * its retry delay before it is received again. SES's events are counted a few seconds after they arrive.
  */
 export const queueAgeThresholds: Readonly<Record<QueueName, Duration>> = {
   deliveries: Duration.days(2),
   imports: Duration.minutes(15),
   jobs: Duration.minutes(15),
   webhooks: Duration.hours(1),
+  // Counted within seconds (the batching window) when all is well.
+  'ses-events': Duration.minutes(15),
 };
 
 export interface MonitoringProps {

@@ -16,12 +16,14 @@ export { maxReceiveCount };
 
 /**
  * How long a queue keeps a message. The delivery queue keeps SQS's maximum: a backlog of recipients
- * waiting on the SES rate must never be deleted unsent (it alarms at 2 days, monitoring.ts). The
- * others alarm within the hour, and keep 4 days so a message that dead-letters still has 10 of the
- * dead-letter queue's 14 (SQS counts both from the first enqueue).
+ * waiting on the SES rate must never be deleted unsent (it alarms at 2 days, monitoring.ts). So does
+ * the SES events queue: SES publishes an event once, and a lost one is a hard bounce never
+ * suppressed or a delivery never counted. The others alarm within the hour, and keep 4 days so a
+ * message that dead-letters still has 10 of the dead-letter queue's 14 (SQS counts both from the
+ * first enqueue).
  */
 export function queueRetention(queue: QueueName): Duration {
-  return queue === 'deliveries' ? Duration.days(14) : Duration.days(4);
+  return queue === 'deliveries' || queue === 'ses-events' ? Duration.days(14) : Duration.days(4);
 }
 
 export interface PlatformProps {

@@ -1,11 +1,11 @@
-// SES configuration-set events (through SNS or EventBridge) turned into statistics and suppressions:
+// SES configuration-set events (EventBridge's shape) turned into statistics and suppressions:
 // deliveries count as delivered, hard bounces count and suppress, complaints count and suppress, and
 // clicks (when a deployment turns SES click tracking on) count as our click endpoint counts them, a
 // bot's apart by the rules SES's event can tell (its User-Agent, its time after the send). The send
 // comes back from the `send_ref` message tag set at send time; mail without it (system mail) is ignored.
-import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
+// Deliveries are counted a batch at a time (ses-event-batch.ts); every other event here, one by one.
+import type { EventBridgeEvent } from 'aws-lambda';
 import { addBouncedAddress } from '../suppressions/bounces';
-import { log } from '../log';
 import { isClickLink, isTrackedTarget } from '../rendering/click-tracking';
 import { checkReputation } from './reputation';
 import { abVariantTag, decodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
@@ -14,7 +14,7 @@ import { recordBotClick, recordClickOf, recordSendEvent } from '../statistics/ev
 import { onFirstEngagement } from '../audience/engagement-events';
 import { emitWebhookEvent, type WebhookEventInput } from '../webhook-delivery/events';
 
-/** The parts of an SES event record we read (the same object in SNS messages and EventBridge details). */
+/** The parts of an SES event record we read (an EventBridge event's detail). */
 export interface SesEventRecord {
   eventType?: string;
   /** Older identity notifications name the type here instead. */
@@ -27,7 +27,7 @@ export interface SesEventRecord {
   click?: { link?: string; timestamp?: string; userAgent?: string };
 }
 
-export type SesFeedbackEvent = SNSEvent | EventBridgeEvent<string, SesEventRecord>;
+export type SesEventBridgeEvent = EventBridgeEvent<string, SesEventRecord>;
 
 /** What one SES event means for us. */
 export type Feedback =
@@ -38,15 +38,10 @@ export type Feedback =
   | { kind: 'click'; ref: SendRef; recipients: string[]; link: string; machine?: true; variant?: number }
   | { kind: 'ignored'; reason: string };
 
-function isSnsEvent(event: SesFeedbackEvent): event is SNSEvent {
-  return Array.isArray((event as SNSEvent).Records);
-}
-
-/** The SES event records an invocation carries, from either transport. */
-export function sesRecordsOf(event: SesFeedbackEvent): SesEventRecord[] {
-  if (isSnsEvent(event)) return event.Records.map((record) => JSON.parse(record.Sns.Message) as SesEventRecord);
-  if (event.source !== 'aws.ses' || typeof event.detail !== 'object') throw new Error(`Not an SES event: source '${String(event.source)}'`);
-  return [event.detail];
+/** The SES event record an EventBridge event carries; throws for anything else. */
+export function sesRecordOf(event: Partial<SesEventBridgeEvent>): SesEventRecord {
+  if (event.source !== 'aws.ses' || typeof event.detail !== 'object' || event.detail === null) throw new Error(`Not an SES event: source '${String(event.source)}'`);
+  return event.detail;
 }
 
 function addresses(list: { emailAddress?: string }[] | undefined): string[] {
@@ -101,12 +96,13 @@ function sinceSent(record: SesEventRecord): number | undefined {
   return Number.isFinite(since) ? since : undefined;
 }
 
-export async function applyFeedback(feedback: Feedback): Promise<void> {
-  if (feedback.kind === 'ignored') return;
+/** What one event means besides a delivery (deliveries are counted a batch at a time: ses-event-batch.ts). */
+export type EventFeedback = Exclude<Feedback, { kind: 'ignored' | 'delivered' }>;
+
+/** Apply one bounce, complaint or click. */
+export async function applyFeedback(feedback: EventFeedback): Promise<void> {
   for (const email of feedback.recipients) {
-    if (feedback.kind === 'delivered') {
-      await recordSendEvent(feedback.ref, 'delivered', email);
-    } else if (feedback.kind === 'hard-bounce') {
+    if (feedback.kind === 'hard-bounce') {
       await addBouncedAddress(feedback.ref.accountId, email, 'bounce', feedback.detail);
       await recordSendEvent(feedback.ref, 'bounce', email);
     } else if (feedback.kind === 'complaint') {
@@ -128,25 +124,9 @@ export async function applyFeedback(feedback: Feedback): Promise<void> {
 }
 
 /** The webhook event one recipient's feedback is. */
-function webhookEventOf(feedback: Exclude<Feedback, { kind: 'ignored' }>, email: string): WebhookEventInput {
+export function webhookEventOf(feedback: Exclude<Feedback, { kind: 'ignored' }>, email: string): WebhookEventInput {
   const { ref } = feedback;
   if (feedback.kind === 'hard-bounce') return { event: 'bounce', ref, email };
   if (feedback.kind === 'click') return { event: 'click', ref, email, url: feedback.link, machine: feedback.machine === true };
   return { event: feedback.kind, ref, email };
-}
-
-/** Handle one invocation; throws after trying every record when any failed, so the transport retries. */
-export async function handleSesFeedback(event: SesFeedbackEvent): Promise<void> {
-  const failures: unknown[] = [];
-  for (const record of sesRecordsOf(event)) {
-    const feedback = feedbackOf(record);
-    if (feedback.kind === 'ignored') {
-      log.info('SES event ignored', { reason: feedback.reason, messageId: record.mail?.messageId });
-      continue;
-    }
-    // Applying twice is harmless (suppression is idempotent, statistics count once per recipient), except that a
-    // click delivered twice adds twice to the total `clicks` (never to `unique_clicks`).
-    await applyFeedback(feedback).catch((error: unknown) => failures.push(error));
-  }
-  if (failures.length > 0) throw new AggregateError(failures, `${failures.length} SES event(s) could not be applied`);
 }

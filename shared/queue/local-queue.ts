@@ -1,5 +1,5 @@
 // The queue port on the laptop: an in-process queue that calls the consumer with a real SQSEvent and
-// keeps the deployed queue's rules: each queue's batch size, DelaySeconds, partial batch failure,
+// keeps the deployed queue's rules: each queue's batch size and batching window, DelaySeconds, partial batch failure,
 // redelivery after a delay, dead-letter after maxReceiveCount receives. Given a directory (the local
 // stack gives one under DATA_DIR), each queue keeps its messages in a journal there
 // (local-queue-journal.ts): a message is on disk before the sender is answered and removed only once
@@ -16,7 +16,7 @@ import { log } from '../log';
 import { FairGroups } from './fair-groups';
 import { openQueueJournal, type QueueJournal } from './local-queue-journal';
 import { toRecord, type LocalMessage } from './local-message';
-import { maxBatchSize, maxReceiveCount, queueBatchSizes, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
+import { maxReceiveCount, queueBatchingWindowSeconds, queueBatchSizes, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
 
 /** A queue's consumer: a Lambda handler for SQS events, answering partial batch failures. */
 export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
@@ -24,6 +24,11 @@ export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void
 export interface LocalQueueSettings {
   /** Messages per event at most; a queue with a smaller batch size of its own (queueBatchSizes) keeps it. */
   batchSize: number;
+  /**
+   * The longest a queue waits to fill a batch (ms); a queue with a shorter batching window of its own
+   * (queueBatchingWindowSeconds) keeps it, and one without any never waits. Tests shorten it.
+   */
+  maxBatchingWindowMs: number;
   /** Receives before a message moves to the dead-letter list (the redrive policy's maxReceiveCount). */
   maxReceiveCount: number;
   /** How long a failed message stays invisible before it is delivered again (the visibility timeout). */
@@ -56,6 +61,8 @@ interface QueueState {
   /** Visible messages not yet taken, by message group. */
   pending: FairGroups;
   waiting: Set<Waiting>;
+  /** Since when visible messages wait for a fuller batch (the batching window), and the timer that ends the wait. */
+  gathering: { since: number; timer: NodeJS.Timeout | undefined } | undefined;
   inFlight: number;
   pumpScheduled: boolean;
   deadLetters: DeadLetter[];
@@ -63,7 +70,8 @@ interface QueueState {
 
 /** The rules the queue starts with (`npm start` keeps them). */
 export const localQueueDefaults: Readonly<LocalQueueSettings> = {
-  batchSize: maxBatchSize,
+  batchSize: Math.max(...Object.values(queueBatchSizes)),
+  maxBatchingWindowMs: Number.POSITIVE_INFINITY,
   maxReceiveCount,
   redeliveryDelayMs: 2_000,
   concurrency: 2,
@@ -73,31 +81,39 @@ export const localQueueDefaults: Readonly<LocalQueueSettings> = {
 let settings: LocalQueueSettings = { ...localQueueDefaults };
 const states = new Map<QueueName, QueueState>();
 const consumers = new Map<QueueName, QueueConsumer>();
-let idleWaiters: Array<() => void> = [];
+/** Callers of localQueueIdle: for one queue, or (undefined) for all of them. */
+let idleWaiters: Array<{ queue: QueueName | undefined; resolve: () => void }> = [];
 /** False while stopping: failures of the last batches are not scheduled for redelivery. */
 let redelivering = true;
+/** True while a stop takes the last messages before the journals close: they are kept, not delivered. */
+let closing = false;
 
 function stateOf(queue: QueueName): QueueState {
   let state = states.get(queue);
   if (!state) {
-    state = { live: new Map(), journal: undefined, pending: new FairGroups(), waiting: new Set(), inFlight: 0, pumpScheduled: false, deadLetters: [] };
+    state = { live: new Map(), journal: undefined, pending: new FairGroups(), waiting: new Set(), gathering: undefined, inFlight: 0, pumpScheduled: false, deadLetters: [] };
     states.set(queue, state);
   }
   return state;
 }
 
-function isIdle(): boolean {
-  for (const state of states.values()) {
-    if (state.pending.size > 0 || state.inFlight > 0 || state.waiting.size > 0) return false;
+function isStateIdle(state: QueueState): boolean {
+  return state.pending.size === 0 && state.inFlight === 0 && state.waiting.size === 0;
+}
+
+function isIdle(queue: QueueName | undefined): boolean {
+  if (queue !== undefined) {
+    const state = states.get(queue);
+    return state === undefined || isStateIdle(state);
   }
-  return true;
+  return [...states.values()].every(isStateIdle);
 }
 
 function notifyIfIdle(): void {
-  if (!isIdle()) return;
-  const waiters = idleWaiters;
-  idleWaiters = [];
-  for (const resolve of waiters) resolve();
+  const idle = idleWaiters.filter((waiter) => isIdle(waiter.queue));
+  if (idle.length === 0) return;
+  idleWaiters = idleWaiters.filter((waiter) => !idle.includes(waiter));
+  for (const waiter of idle) waiter.resolve();
 }
 
 /** Change the queue's rules (tests shorten the redelivery delay); unset fields keep their value. */
@@ -161,10 +177,10 @@ export function localDeadLetters(queue: QueueName): readonly DeadLetter[] {
   return stateOf(queue).deadLetters;
 }
 
-/** Resolves once no message is pending, in flight or waiting for redelivery. */
-export function localQueueIdle(): Promise<void> {
-  if (isIdle()) return Promise.resolve();
-  return new Promise((resolve) => idleWaiters.push(resolve));
+/** Resolves once no message of `queue` (of any queue when left out) is pending, in flight or waiting for redelivery. */
+export function localQueueIdle(queue?: QueueName): Promise<void> {
+  if (isIdle(queue)) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push({ queue, resolve }));
 }
 
 /** Make messages visible once `delayMs` has passed (at once when it has). */
@@ -222,6 +238,7 @@ export interface TakenMessage {
  */
 export function takeLocalMessages(queue: QueueName): TakenMessage[] {
   const state = stateOf(queue);
+  stopGathering(state);
   const taken = state.pending.takeAll();
   for (const waiting of state.waiting) {
     clearTimeout(waiting.timer);
@@ -238,18 +255,33 @@ export function takeLocalMessages(queue: QueueName): TakenMessage[] {
 
 /**
  * Wait for batches in flight (at most `timeoutMs`), then drop everything in memory and restore the
- * defaults. Messages kept in a journal stay there for the next start.
+ * defaults. Messages kept in a journal stay there for the next start. `beforeClose` runs once no batch
+ * is in flight and before the journals close: what it sends (the SES sink's last events) is kept for
+ * the next start, not delivered.
  */
-export async function stopLocalQueues(timeoutMs = 5_000): Promise<void> {
+export async function stopLocalQueues(timeoutMs = 5_000, beforeClose?: () => Promise<void>): Promise<void> {
   redelivering = false;
   for (const state of states.values()) {
     for (const waiting of state.waiting) clearTimeout(waiting.timer);
     state.waiting.clear();
+    stopGathering(state);
     state.pending.takeAll();
   }
   const inFlight = [...states.values()].some((state) => state.inFlight > 0);
   if (inFlight) {
     await Promise.race([localQueueIdle(), new Promise((done) => setTimeout(done, timeoutMs).unref())]);
+  }
+  if (beforeClose) {
+    closing = true;
+    try {
+      await beforeClose();
+    } finally {
+      closing = false;
+    }
+    for (const state of states.values()) {
+      stopGathering(state);
+      state.pending.takeAll();
+    }
   }
   for (const state of states.values()) state.journal?.close();
   states.clear();
@@ -268,9 +300,37 @@ function schedulePump(queue: QueueName, state: QueueState): void {
   });
 }
 
+/**
+ * True while a batch short of `batchSize` should wait for more messages: Lambda's poller gathers for
+ * up to the queue's batching window, then invokes with what it has. A timer pumps again when it ends.
+ */
+function gatheringMore(queue: QueueName, state: QueueState, batchSize: number): boolean {
+  const windowMs = Math.min((queueBatchingWindowSeconds[queue] ?? 0) * 1000, settings.maxBatchingWindowMs);
+  if (state.pending.size >= batchSize || windowMs <= 0) return false;
+  const now = Date.now();
+  state.gathering ??= { since: now, timer: undefined };
+  const left = state.gathering.since + windowMs - now;
+  if (left <= 0) return false;
+  state.gathering.timer ??= setTimeout(() => {
+    if (state.gathering) state.gathering.timer = undefined;
+    pump(queue, state);
+  }, left);
+  return true;
+}
+
+function stopGathering(state: QueueState): void {
+  if (state.gathering?.timer) clearTimeout(state.gathering.timer);
+  state.gathering = undefined;
+}
+
 function pump(queue: QueueName, state: QueueState): void {
+  if (closing) return;
+  const batchSize = Math.min(settings.batchSize, queueBatchSizes[queue]);
   while (state.inFlight < settings.concurrency && state.pending.size > 0) {
-    const batch = state.pending.take(Math.min(settings.batchSize, queueBatchSizes[queue]));
+    if (gatheringMore(queue, state, batchSize)) return;
+    // The next batch starts a window of its own.
+    stopGathering(state);
+    const batch = state.pending.take(batchSize);
     state.inFlight++;
     void deliver(queue, state, batch).finally(() => {
       state.inFlight--;

@@ -1,7 +1,7 @@
 // The queues, the function that consumes each, and the limits SQS puts on a message, so both
 // adapters refuse what SQS would.
 
-export const queueNames = ['deliveries', 'imports', 'jobs', 'webhooks'] as const;
+export const queueNames = ['deliveries', 'imports', 'jobs', 'webhooks', 'ses-events'] as const;
 
 export type QueueName = (typeof queueNames)[number];
 
@@ -11,6 +11,8 @@ export const queueConsumers: Record<QueueName, string> = {
   imports: 'contact-import',
   jobs: 'background-jobs',
   webhooks: 'webhook-deliver',
+  // SES's configuration-set events, put on the queue by an EventBridge rule (nothing in the service sends them).
+  'ses-events': 'ses-events',
 };
 
 /** The environment variable holding a queue's URL, e.g. `QUEUE_URL_DELIVERIES`. */
@@ -42,7 +44,7 @@ export function maxReceiveCountOf(queue: QueueName): number {
 /** SQS's longest DelaySeconds: 15 minutes. */
 export const maxDelaySeconds = 900;
 
-/** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event. */
+/** SQS takes up to 10 messages per SendMessageBatch and hands a Lambda up to 10 per event without a batching window. */
 export const maxBatchSize = 10;
 
 /**
@@ -52,7 +54,23 @@ export const maxBatchSize = 10;
  * another account's per container; with one, SQS's fair queue picks the next message for each
  * container as soon as its current one is done (docs/architecture.md: Fair delivery).
  */
-export const queueBatchSizes: Readonly<Record<QueueName, number>> = { deliveries: 1, imports: maxBatchSize, jobs: maxBatchSize, webhooks: maxBatchSize };
+export const queueBatchSizes: Readonly<Record<QueueName, number>> = {
+  deliveries: 1,
+  imports: maxBatchSize,
+  jobs: maxBatchSize,
+  webhooks: maxBatchSize,
+  // A batch counts each send's deliveries in one write and is one invocation: the bigger, the cheaper
+  // a mail (docs/benchmarks.md: Cost per million mails).
+  'ses-events': 100,
+};
+
+/**
+ * How long the event source gathers messages toward a full batch before it invokes the consumer
+ * (MaximumBatchingWindowInSeconds; Lambda requires one for a batch over 10). SES's events wait up to
+ * this long to be counted, which nobody watching a send's statistics notices; without it a batch at
+ * SES's starting rate of 14 mails a second would hold one or two events.
+ */
+export const queueBatchingWindowSeconds: Readonly<Partial<Record<QueueName, number>>> = { 'ses-events': 5 };
 
 // 256 KiB is the SQS message and batch limit that holds in every region and account.
 export const maxBatchBytes = 262_144;

@@ -143,8 +143,8 @@ export function recordBotClick(ref: SendRef): Promise<boolean> {
 }
 
 /** Claim markers concurrently: which were first. On a failure, those claimed are given back. */
-async function claimMarkers(markers: readonly Key[]): Promise<boolean[]> {
-  const outcomes = await Promise.allSettled(markers.map((marker) => claimEventMarker(marker)));
+export async function claimMarkers(markers: readonly Key[], options: { keepSeconds?: number } = {}): Promise<boolean[]> {
+  const outcomes = await Promise.allSettled(markers.map((marker) => claimEventMarker(marker, options)));
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   const first = outcomes.map((outcome) => outcome.status === 'fulfilled' && outcome.value);
   if (failure) {

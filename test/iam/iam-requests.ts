@@ -202,14 +202,15 @@ export function serviceRequests(stack: DeployedStack, calls: CountedCall[]): Iam
     const target = properties.Target as { Arn: string; RoleArn: string; DeadLetterConfig?: { Arn: string } };
     requests.push(...scheduleRequests(stack, String(properties.GroupName), target.Arn, target.RoleArn, target.DeadLetterConfig?.Arn, `schedule ${id}`));
   }
-  // EventBridge rules: invoke their function targets, send what fails to their dead-letter queues.
+  // EventBridge rules: invoke their function targets or send to their queue targets, send what fails to their dead-letter queues.
   for (const { id, properties } of stack.resourcesOf('AWS::Events::Rule')) {
     const ruleArn = stack.values.getAtt(id, 'Arn');
     const context = { 'aws:SourceArn': ruleArn, 'aws:SourceAccount': account };
     const events: Principal = { kind: 'service', service: 'events.amazonaws.com' };
     for (const target of properties.Targets as { Arn: string; RoleArn?: string; DeadLetterConfig?: { Arn: string } }[]) {
       if (target.RoleArn) throw new Error(`Rule ${id} targets ${target.Arn} with a role: teach ${__filename} to check it`);
-      requests.push({ principal: events, action: 'lambda:InvokeFunction', resource: target.Arn, context, cause: `rule ${id}` });
+      const action = target.Arn.startsWith('arn:aws:sqs:') ? 'sqs:SendMessage' : 'lambda:InvokeFunction';
+      requests.push({ principal: events, action, resource: target.Arn, context, cause: `rule ${id}` });
       if (target.DeadLetterConfig) requests.push({ principal: events, action: 'sqs:SendMessage', resource: target.DeadLetterConfig.Arn, context, cause: `rule ${id}'s dead-letter queue` });
     }
   }

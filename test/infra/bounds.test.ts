@@ -21,6 +21,10 @@ const resourcesOf = (synthesized: Synthesized, type: string): Resource[] =>
 
 const reservedOf = (synthesized: Synthesized, name: string): unknown => functionProperties(synthesized, name).ReservedConcurrentExecutions;
 
+/** The maximum concurrency of the ses-events queue's event source. */
+const sesEventsCap = (synthesized: Synthesized): unknown =>
+  resourcesOf(synthesized, 'AWS::Lambda::EventSourceMapping').find((mapping) => JSON.stringify(mapping.Properties.FunctionName) === JSON.stringify({ Ref: logicalIdOf(synthesized, 'ses-events') }))?.Properties.ScalingConfig;
+
 const stageThrottle = (synthesized: Synthesized): unknown => resourcesOf(synthesized, 'AWS::ApiGatewayV2::Stage')[0]?.Properties.DefaultRouteSettings;
 
 describe('the stack as deployed by default', () => {
@@ -43,18 +47,18 @@ describe('the stack as deployed by default', () => {
         return [queue, (mapping?.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency];
       }),
     );
-    expect(caps).toEqual({ deliveries: 2, imports: 5, jobs: 5, webhooks: 25 });
+    expect(caps).toEqual({ deliveries: 2, imports: 5, jobs: 5, webhooks: 25, 'ses-events': 5 });
     expect(Object.values(caps).reduce((sum: number, cap) => sum + (cap ?? Infinity), 0)).toBeLessThanOrEqual(100);
   });
 
   test('reserves concurrency for ses-events, the dispatcher and each HTTP function, leaving a default account room for two more stages', () => {
-    expect(reservedOf(synthesized, 'ses-events')).toBe(10);
+    expect(reservedOf(synthesized, 'ses-events')).toBe(5);
     expect(reservedOf(synthesized, 'send-dispatch')).toBe(10);
     for (const family of httpFamilies) expect([family, reservedOf(synthesized, family)]).toEqual([family, 13]);
     expect(reservedOf(synthesized, 'automation-steps')).toBe(1);
 
     const reserved = resourcesOf(synthesized, 'AWS::Lambda::Function').reduce((sum, fn) => sum + ((fn.Properties.ReservedConcurrentExecutions as number | undefined) ?? 0), 0);
-    expect(reserved).toBe(httpFamilies.length * 13 + 10 + 10 + 1);
+    expect(reserved).toBe(httpFamilies.length * 13 + 5 + 10 + 1);
     // Lambda keeps 100 of the default 1,000 unreserved: three stages of this size fit in one account.
     expect(3 * reserved).toBeLessThanOrEqual(1000 - 100);
   });
@@ -103,8 +107,9 @@ describe('the bounds follow the settings', () => {
     // 4 x 20 + 3 x 100 = 380.
     expect(stageThrottle(synthesized)).toEqual({ ThrottlingRateLimit: 380, ThrottlingBurstLimit: 380 });
     expect(reservedOf(synthesized, 'contacts')).toBe(19);
-    // 2 x 2 events a mail x 100 mails a second x 0.1 s.
-    expect(reservedOf(synthesized, 'ses-events')).toBe(40);
+    // 2 x 2 events a mail x 100 mails a second x 0.02 s, rounded up; its queue's consumers capped at the same.
+    expect(reservedOf(synthesized, 'ses-events')).toBe(8);
+    expect(sesEventsCap(synthesized)).toEqual({ MaximumConcurrency: 8 });
   });
 
   test('explicit settings win, and 0 reserves nothing', () => {
@@ -119,12 +124,17 @@ describe('the bounds follow the settings', () => {
     for (const family of httpFamilies) expect(reservedOf(synthesized, family)).toBeUndefined();
     expect(reservedOf(synthesized, 'send-dispatch')).toBeUndefined();
     expect(reservedOf(synthesized, 'ses-events')).toBe(25);
+    expect(sesEventsCap(synthesized)).toEqual({ MaximumConcurrency: 25 });
+    // Without a reservation, its consumers are still capped at what the SES rate needs.
+    const unreserved = synthesizeWith({ sesEventsReservedConcurrency: '0' });
+    expect(reservedOf(unreserved, 'ses-events')).toBeUndefined();
+    expect(sesEventsCap(unreserved)).toEqual({ MaximumConcurrency: 5 });
   });
 
   test('refuses at synth reservations the account\'s quota cannot give, naming the settings', () => {
     const app = new App({ builtinCloudFormationValidation: false, context: { ...cdkJsonContext(), [BUNDLING_STACKS]: [], lambdaConcurrencyQuota: '300' } });
     expect(() => createEmailCampaignStack(app)).toThrow(
-      `The stage reserves ${httpFamilies.length * 13 + 21} of the account's Lambda concurrency (httpReservedConcurrency x ${httpFamilies.length} HTTP functions, ` +
+      `The stage reserves ${httpFamilies.length * 13 + 16} of the account's Lambda concurrency (httpReservedConcurrency x ${httpFamilies.length} HTTP functions, ` +
         "sesEventsReservedConcurrency, dispatchReservedConcurrency and the step runner's 1), but a quota of 300 (lambdaConcurrencyQuota) allows 200: " +
         'lower them (0 reserves none) or raise the quota',
     );

@@ -1,6 +1,7 @@
 // The event side of the stack: the delivery queue feeding send-deliver (partial failures, a dead-letter
 // queue, a concurrency cap under the SES rate), the scheduler group and the role schedules run as, the
-// SES configuration set and identity whose events reach ses-events, and the signing key's secret.
+// SES configuration set and identity whose events reach ses-events through its queue in batches, and
+// the signing key's secret.
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
@@ -8,9 +9,10 @@ import { BUNDLING_STACKS } from 'aws-cdk-lib/cx-api';
 import { cdkJsonContext } from '../../infra/stack/cdk-json-context';
 import { createEmailCampaignStack, mailSendingContainers, perContainerSendRate } from '../../infra/stack/email-campaign-stack';
 import { constructId, repositoryHandlers, type HandlerSource } from '../../infra/stack/lambda-bundling';
-import { queueConsumerCap } from '../../infra/stack/concurrency';
+import { queueConsumerCap, sesEventsReservationFor } from '../../infra/stack/concurrency';
+import { queueAgeThresholds } from '../../infra/stack/monitoring';
 import { maxReceiveCount } from '../../infra/stack/platform';
-import { queueConsumers, queueNames } from '../../shared/queue/queues';
+import { queueBatchingWindowSeconds, queueBatchSizes, queueConsumers, queueNames } from '../../shared/queue/queues';
 import { functionProperties, synthesize, type Synthesized } from './support';
 
 describe('event functions and what feeds them', () => {
@@ -57,14 +59,19 @@ describe('event functions and what feeds them', () => {
       });
     });
 
-    test('every queue feeds its consumer with partial batch failures, each capped; all but deliveries in batches of 10', () => {
+    test('every queue feeds its consumer with partial batch failures, each capped; deliveries one at a time, SES events 100 at a time, the others 10', () => {
+      expect(queueBatchSizes).toEqual({ deliveries: 1, imports: 10, jobs: 10, webhooks: 10, 'ses-events': 100 });
+      // ses-events' cap is its reservation: 5 at 20 mails a second.
+      const caps = { deliveries: 3, 'ses-events': 5 };
       for (const queue of queueNames) {
+        const window = queueBatchingWindowSeconds[queue];
         const expected = {
           FunctionName: { Ref: Match.stringLikeRegexp(`^Functions${constructId(queueConsumers[queue])}`) },
           EventSourceArn: resolve(synthesized.stack.platform.queueOf(queue).queue.queueArn),
-          BatchSize: queue === 'deliveries' ? 1 : 10,
+          BatchSize: queueBatchSizes[queue],
+          MaximumBatchingWindowInSeconds: window === undefined ? Match.absent() : window,
           FunctionResponseTypes: ['ReportBatchItemFailures'],
-          ScalingConfig: { MaximumConcurrency: queueConsumerCap(queue, 3) },
+          ScalingConfig: { MaximumConcurrency: queueConsumerCap(queue, caps) },
         };
         template.hasResourceProperties('AWS::Lambda::EventSourceMapping', expected);
       }
@@ -206,29 +213,111 @@ describe('event functions and what feeds them', () => {
       });
     });
 
-    test('publishes delivery, bounce, complaint, open and click events to EventBridge', () => {
+    test('publishes delivery, bounce, complaint and click events to EventBridge, not opens (our pixel counts them)', () => {
       template.hasResourceProperties('AWS::SES::ConfigurationSetEventDestination', {
         EventDestination: {
           Enabled: true,
-          MatchingEventTypes: Match.arrayEquals(['delivery', 'bounce', 'complaint', 'open', 'click']),
+          MatchingEventTypes: Match.arrayEquals(['delivery', 'bounce', 'complaint', 'click']),
           EventBridgeDestination: { EventBusArn: Match.anyValue() },
         },
       });
     });
 
-    test('an EventBridge rule sends the configuration set\'s events to ses-events, keeping failures', () => {
-      template.hasResourceProperties('AWS::Events::Rule', {
-        EventPattern: {
-          source: ['aws.ses'],
-          'detail-type': ['Email Delivered', 'Email Bounced', 'Email Complaint Received', 'Email Opened', 'Email Clicked'],
-          detail: { mail: { tags: { 'ses:configuration-set': ['email-campaign-dev'] } } },
+    test('an EventBridge rule puts the configuration set\'s events on the ses-events queue, keeping what it cannot put', () => {
+      const { queue } = synthesized.stack.platform.queueOf('ses-events');
+      const parked = resolve(synthesized.stack.events.feedbackDeadLetters.queueArn);
+      const rules = Object.values(template.findResources('AWS::Events::Rule', { Properties: { EventPattern: { source: ['aws.ses'] } } }));
+      expect(rules.map((rule) => (rule as { Properties: unknown }).Properties)).toEqual([
+        {
+          Description: "SES events of the configuration set to the feedback function's queue",
+          State: 'ENABLED',
+          EventPattern: {
+            source: ['aws.ses'],
+            'detail-type': ['Email Delivered', 'Email Bounced', 'Email Complaint Received', 'Email Clicked'],
+            detail: { mail: { tags: { 'ses:configuration-set': ['email-campaign-dev'] } } },
+          },
+          Tags: [
+            { Key: 'service', Value: 'email-campaign' },
+            { Key: 'stage', Value: 'dev' },
+          ],
+          Targets: [{ Id: 'Target0', Arn: resolve(queue.queueArn), DeadLetterConfig: { Arn: parked }, RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 } }],
         },
-        Targets: [Match.objectLike({ Arn: functionArn('ses-events'), DeadLetterConfig: { Arn: resolve(synthesized.stack.events.feedbackDeadLetters.queueArn) } })],
-      });
+      ]);
+      // Only this rule may put messages on the queue (and on the queue that keeps what it could not put).
+      const sends: [typeof queue, unknown][] = [
+        [queue, ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']],
+        [synthesized.stack.events.feedbackDeadLetters, 'sqs:SendMessage'],
+      ];
+      for (const [target, actions] of sends) {
+        template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [resolve(target.queueUrl)],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({
+                Effect: 'Allow',
+                Action: actions,
+                Principal: { Service: 'events.amazonaws.com' },
+                Condition: { ArnEquals: { 'aws:SourceArn': resolve(synthesized.stack.events.sesEventsRule.ruleArn) } },
+              }),
+            ]),
+          },
+        });
+      }
+      // Nothing invokes ses-events but its queue's event source, and a direct invocation (the rule's, before the queue) still parks its failures.
+      expect(JSON.stringify(template.findResources('AWS::Events::Rule'))).not.toContain(JSON.stringify(functionArn('ses-events')));
       template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
         FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsSesEvents') },
         MaximumRetryAttempts: 2,
-        DestinationConfig: { OnFailure: { Destination: resolve(synthesized.stack.events.feedbackDeadLetters.queueArn) } },
+        DestinationConfig: { OnFailure: { Destination: parked } },
+      });
+    });
+
+    test('the ses-events queue is encrypted, keeps SES events 14 days, dead-letters after 5 receives and alarms when an event waits 15 minutes', () => {
+      const { queue, deadLetters } = synthesized.stack.platform.queueOf('ses-events');
+      const queueId = (resolve(queue.queueArn) as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      expect(template.toJSON().Resources[queueId]).toEqual({
+        Type: 'AWS::SQS::Queue',
+        Properties: {
+          MessageRetentionPeriod: 14 * 24 * 3600,
+          // Six times ses-events' 30 s timeout.
+          VisibilityTimeout: (functionProperties(synthesized, 'ses-events').Timeout as number) * 6,
+          SqsManagedSseEnabled: true,
+          RedrivePolicy: { deadLetterTargetArn: resolve(deadLetters.queueArn), maxReceiveCount: 5 },
+          Tags: [
+            { Key: 'service', Value: 'email-campaign' },
+            { Key: 'stage', Value: 'dev' },
+          ],
+        },
+        UpdateReplacePolicy: 'Delete',
+        DeletionPolicy: 'Delete',
+      });
+      expect(queueAgeThresholds['ses-events'].toMinutes()).toBe(15);
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Namespace: 'AWS/SQS',
+        Dimensions: [{ Name: 'QueueName', Value: resolve(queue.queueName) }],
+        Threshold: 15 * 60,
+        EvaluationPeriods: 2,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: resolve(deadLetters.queueName) }],
+        Threshold: 1,
+      });
+    });
+
+    test('ses-events takes batches of 100 gathered for up to 5 seconds, as many containers at once as it reserves', () => {
+      const reserved = sesEventsReservationFor(20);
+      expect(reserved).toBe(5);
+      expect(functionProperties(synthesized, 'ses-events').ReservedConcurrentExecutions).toBe(reserved);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: Match.stringLikeRegexp('^FunctionsSesEvents') },
+        EventSourceArn: resolve(synthesized.stack.platform.queueOf('ses-events').queue.queueArn),
+        BatchSize: 100,
+        MaximumBatchingWindowInSeconds: 5,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: reserved },
       });
     });
   });

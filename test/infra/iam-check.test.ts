@@ -69,10 +69,15 @@ describe('IAM check', () => {
     // The public links' REST API invokes its functions as the HTTP API does, on its own stage.
     const viaLinks = requests.filter((request) => String(request.context['aws:SourceArn']).includes('/links/'));
     expect(viaLinks.map((request) => String(request.context['aws:SourceArn']).replace(/^.*\/links\//, '')).sort()).toEqual(linkRoutes.map((route) => `${route.method}/api/${route.path}`).sort());
-    // And the resource policies are read: a rule the stack does not have may not invoke the feedback function.
-    const invoke = requests.find((request) => request.principal.kind === 'service' && request.principal.service === 'events.amazonaws.com' && request.action === 'lambda:InvokeFunction');
-    expect(invoke).toBeDefined();
-    const foreign = { ...(invoke as (typeof requests)[number]), context: { 'aws:SourceArn': 'arn:aws:events:eu-west-1:123456789012:rule/another', 'aws:SourceAccount': '123456789012' } };
-    expect(await evaluate(stack, foreign)).toBe('ImplicitlyDenied');
+    // And the resource policies are read: a rule the stack does not have may neither invoke a function
+    // (identity-refresh's rule) nor put messages on the SES events queue (the feedback rule's target).
+    const byEvents = (action: string) => requests.find((request) => request.principal.kind === 'service' && request.principal.service === 'events.amazonaws.com' && request.action === action && request.cause.startsWith('rule ') && !request.cause.includes('dead-letter'));
+    const foreignContext = { 'aws:SourceArn': 'arn:aws:events:eu-west-1:123456789012:rule/another', 'aws:SourceAccount': '123456789012' };
+    for (const action of ['lambda:InvokeFunction', 'sqs:SendMessage']) {
+      const request = byEvents(action);
+      expect(request).toBeDefined();
+      expect(await evaluate(stack, { ...(request as (typeof requests)[number]), context: foreignContext })).toBe('ImplicitlyDenied');
+    }
+    expect(byEvents('sqs:SendMessage')?.resource).toContain('PlatformSesEventsQueue');
   });
 });

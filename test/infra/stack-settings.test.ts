@@ -122,7 +122,7 @@ describe('stack settings from context', () => {
       apiThrottle: { burstLimit: 250, rateLimit: 250 },
       publicClientLimit: 600,
       oldLinkThrottle: { burstLimit: 100, rateLimit: 50 },
-      reservedConcurrency: { http: 13, sesEvents: 10, dispatch: 10 },
+      reservedConcurrency: { http: 13, sesEvents: 5, dispatch: 10 },
       lambdaConcurrencyQuota: 1000,
       sesMaxSendRate: 14,
       deliveryConcurrency: 2,

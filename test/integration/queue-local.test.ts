@@ -1,6 +1,7 @@
-// The local queue adapter: real SQSEvent batches of the queue's batch size (at most 10; deliveries one
-// at a time), DelaySeconds, partial batch failure redelivery, dead-letter after 3 receives, bounded
-// concurrency, message groups served as a fair queue does; kept in a directory, it survives a kill -9.
+// The local queue adapter: real SQSEvent batches of the queue's batch size (at most 10 without a
+// batching window; deliveries one at a time; SES events up to 100, gathered for the window),
+// DelaySeconds, partial batch failure redelivery, dead-letter after 3 receives, bounded concurrency,
+// message groups served as a fair queue does; kept in a directory, it survives a kill -9.
 // The adapter's rules are shown on the imports queue (batches of 10).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -11,7 +12,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { resetConfig } from '../../shared/config';
 import { configureLocalQueue, localDeadLetters, localQueueIdle, registerLocalConsumer, stopLocalQueues, takeLocalMessages } from '../../shared/queue/local-queue';
 import { sendMessages } from '../../shared/queue/queue';
-import { maxReceiveCountOf, type QueueName } from '../../shared/queue/queues';
+import { maxReceiveCountOf, queueBatchingWindowSeconds, queueBatchSizes, type QueueName } from '../../shared/queue/queues';
 import { sleep, waitFor } from '../support/local-stack';
 
 const repoRoot = join(__dirname, '../..');
@@ -306,6 +307,74 @@ describe('DelaySeconds, on a simulated clock', () => {
   });
 });
 
+describe('a batching window (the SES events queue), on a simulated clock', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  const windowed: QueueName = 'ses-events';
+  const windowMs = (queueBatchingWindowSeconds[windowed] ?? 0) * 1000;
+
+  function consumeWindowed(): SQSEvent[] {
+    const events: SQSEvent[] = [];
+    unregister = registerLocalConsumer(windowed, async (event) => void events.push(event));
+    return events;
+  }
+
+  test('a full batch goes at once; the rest waits out the window, then goes as it is', async () => {
+    const events = consumeWindowed();
+
+    await sendMessages(windowed, Array.from({ length: 150 }, (_, n) => ({ n })));
+    await jest.advanceTimersByTimeAsync(10);
+    const atOnce = events.map((event) => event.Records.length);
+    await jest.advanceTimersByTimeAsync(windowMs - 20);
+    const beforeTheWindowEnds = events.map((event) => event.Records.length);
+    await jest.advanceTimersByTimeAsync(20);
+
+    expect(queueBatchSizes[windowed]).toBe(100);
+    expect(atOnce).toEqual([100]);
+    expect(beforeTheWindowEnds).toEqual([100]);
+    expect(events.map((event) => event.Records.length)).toEqual([100, 50]);
+    expect(events.flatMap((event) => event.Records).map((record) => bodyOf(record).n)).toEqual(Array.from({ length: 150 }, (_, n) => n));
+  });
+
+  test('messages sent while the window is open join its batch; the other queues never wait', async () => {
+    const events = consumeWindowed();
+    const imports: SQSEvent[] = [];
+    const unregisterImports = registerLocalConsumer('imports', async (event) => void imports.push(event));
+    try {
+      await sendMessages(windowed, [{ n: 1 }]);
+      await sendMessages('imports', [{ n: 2 }]);
+      await jest.advanceTimersByTimeAsync(windowMs / 2);
+      const importsAtOnce = imports.length;
+      await sendMessages(windowed, [{ n: 3 }, { n: 4 }]);
+      const beforeTheWindowEnds = events.length;
+      await localQueueIdle('imports');
+      await jest.advanceTimersByTimeAsync(windowMs / 2);
+
+      expect(importsAtOnce).toBe(1);
+      expect(beforeTheWindowEnds).toBe(0);
+      expect(events.map((event) => event.Records.map((record) => bodyOf(record).n))).toEqual([[1, 3, 4]]);
+    } finally {
+      unregisterImports();
+    }
+  });
+
+  test('waiting for one queue does not wait for another', async () => {
+    consumeWindowed();
+    await sendMessages(windowed, [{ n: 1 }]);
+    let windowedIdle = false;
+    void localQueueIdle(windowed).then(() => (windowedIdle = true));
+
+    await jest.advanceTimersByTimeAsync(1);
+    await localQueueIdle('imports');
+    const idleBefore = windowedIdle;
+    await jest.advanceTimersByTimeAsync(windowMs);
+
+    expect(idleBefore).toBe(false);
+    expect(windowedIdle).toBe(true);
+  });
+});
+
 describe('kept in a directory (the local stack keeps it under DATA_DIR)', () => {
   const directories: string[] = [];
   const newDirectory = () => {
@@ -362,6 +431,26 @@ describe('kept in a directory (the local stack keeps it under DATA_DIR)', () => 
     await localQueueIdle();
 
     expect(events.flatMap((event) => event.Records).map((record) => bodyOf(record).n)).toEqual(Array.from({ length: 20 }, (_, n) => n + 10));
+  });
+
+  test('what a stop\'s last step sends (the SES sink\'s last events) is kept for the next start, not delivered', async () => {
+    const directory = newDirectory();
+    configureLocalQueue({ directory });
+    const firstRun: number[] = [];
+    consume(async (event) => void firstRun.push(...event.Records.map((record) => bodyOf(record).n)));
+
+    await stopLocalQueues(undefined, async () => {
+      await sendMessages(queue, [{ n: 1 }, { n: 2 }]);
+      // Past the tick in which a batch would be taken.
+      await new Promise((resume) => setImmediate(resume));
+    });
+    unregister?.();
+    const events = consume(async () => undefined);
+    configureLocalQueue({ directory });
+    await localQueueIdle();
+
+    expect(firstRun).toEqual([]);
+    expect(events.flatMap((event) => event.Records).map(bodyOf)).toEqual([{ n: 1 }, { n: 2 }]);
   });
 
   test('dead letters are kept too, and a message in flight at its last receive becomes one on restart', async () => {

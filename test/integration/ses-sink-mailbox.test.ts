@@ -1,7 +1,7 @@
 // The SES sink kept in a directory, as the local stack keeps it under DATA_DIR: mail sent through the
 // SES v2 client is still in `/store` after a stop and a new start, once; a line torn by a kill is cut
 // off; clearing the store clears the file. The SES events of mail taken before a kill -9 still reach
-// the feedback function after the restart, once.
+// their target (the ses-events queue) after the restart, once.
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,9 @@ import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { eventsFileName } from '../../infra/local/ses-event-journal';
 import { mailFileName, startSesSink, type SesSink } from '../../infra/local/ses-sink';
 import type { SesEventBridgeEvent } from '../../infra/local/ses-simulator';
+import { configureLocalQueue, stopLocalQueues } from '../../shared/queue/local-queue';
 import { waitFor } from '../support/local-stack';
+import { testBatchingWindowMs } from '../support/senders';
 
 const repoRoot = join(__dirname, '../..');
 
@@ -53,12 +55,15 @@ async function restart(): Promise<void> {
 
 beforeEach(async () => {
   directory = mkdtempSync(join(tmpdir(), 'ses-sink-'));
+  // Its events go to the local ses-events queue (and are ignored there: their send_ref names nothing).
+  configureLocalQueue({ maxBatchingWindowMs: testBatchingWindowMs });
   sink = await startSesSink({ port: 0, directory });
 });
 
 afterEach(async () => {
   await sink?.stop();
   sink = undefined;
+  await stopLocalQueues();
   rmSync(directory, { recursive: true, force: true });
 });
 

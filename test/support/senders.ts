@@ -3,6 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { startSesSink, type SesSink } from '../../infra/local/ses-sink';
 import { resetConfig } from '../../shared/config';
+import { configureLocalQueue } from '../../shared/queue/local-queue';
+
+/** The batching window of the SES events queue in tests: events published together still share a batch. */
+export const testBatchingWindowMs = 20;
 
 // From @countrystatecity/countries: United States > California > Los Angeles; Germany > Berlin > Adlershof; New York.
 export const place = {
@@ -44,8 +48,13 @@ export interface StoredMail {
   body: { html?: string; text?: string };
 }
 
-/** The SES sink in this process, with the mail port pointed at it (before the mailer builds its client). */
+/**
+ * The SES sink in this process, with the mail port pointed at it (before the mailer builds its client).
+ * Its events go through the local ses-events queue, whose batching window is cut to a few
+ * milliseconds: a test waiting for them (`eventsIdle`) waits that, not the deployed seconds.
+ */
 export async function startMailSink(): Promise<SesSink> {
+  configureLocalQueue({ maxBatchingWindowMs: testBatchingWindowMs });
   const sink = await startSesSink({ port: 0 });
   process.env.SES_ENDPOINT = sink.endpoint;
   resetConfig();

@@ -1,47 +1,25 @@
-// SES configuration-set events from SNS and EventBridge normalised to one shape and classified.
-import type { EventBridgeEvent, SNSEvent } from 'aws-lambda';
-import { feedbackOf, sesRecordsOf, type SesEventRecord } from '../../shared/feedback/ses-feedback';
+// SES configuration-set events read from EventBridge's shape and classified.
+import type { EventBridgeEvent } from 'aws-lambda';
+import { feedbackOf, sesRecordOf, type SesEventRecord } from '../../shared/feedback/ses-feedback';
 
 const utr = '0b7c6a43-3d1e-4b0e-9a55-4f5bb0c1c2d3';
 const ref = { kind: 'single-send', accountId: 5, utr } as const;
 const mail = { messageId: 'm-1', destination: ['ada@example.com'], tags: { send_ref: [`s.5.${utr}`] } };
-
-function snsEvent(...records: SesEventRecord[]): SNSEvent {
-  return {
-    Records: records.map((record) => ({
-      EventSource: 'aws:sns',
-      EventVersion: '1.0',
-      EventSubscriptionArn: 'arn:aws:sns:us-east-1:000000000000:ses-events:sub',
-      Sns: {
-        Type: 'Notification',
-        MessageId: 'sns-1',
-        TopicArn: 'arn:aws:sns:us-east-1:000000000000:ses-events',
-        Subject: null as unknown as string,
-        Message: JSON.stringify(record),
-        Timestamp: '2025-01-01T00:00:00.000Z',
-        SignatureVersion: '1',
-        Signature: 'x',
-        SigningCertUrl: 'https://example.com/cert',
-        UnsubscribeUrl: 'https://example.com/unsub',
-        MessageAttributes: {},
-      },
-    })),
-  };
-}
 
 function eventBridgeEvent(detailType: string, detail: SesEventRecord): EventBridgeEvent<string, SesEventRecord> {
   return { version: '0', id: 'e-1', 'detail-type': detailType, source: 'aws.ses', account: '000000000000', time: '2025-01-01T00:00:00Z', region: 'us-east-1', resources: [], detail };
 }
 
 describe('SES feedback', () => {
-  test('SNS and EventBridge carry the same record', () => {
+  test('an EventBridge event carries the record as its detail', () => {
     const record: SesEventRecord = { eventType: 'Delivery', mail, delivery: { recipients: ['ada@example.com'] } };
-    expect(sesRecordsOf(snsEvent(record))).toEqual([record]);
-    expect(sesRecordsOf(eventBridgeEvent('Email Delivered', record))).toEqual([record]);
+    expect(sesRecordOf(eventBridgeEvent('Email Delivered', record))).toEqual(record);
   });
 
-  test('an EventBridge event from another source is refused', () => {
-    expect(() => sesRecordsOf({ ...eventBridgeEvent('x', {}), source: 'aws.s3' })).toThrow('Not an SES event');
+  test('an EventBridge event from another source, or without a detail, is refused', () => {
+    expect(() => sesRecordOf({ ...eventBridgeEvent('x', {}), source: 'aws.s3' })).toThrow("Not an SES event: source 'aws.s3'");
+    expect(() => sesRecordOf({ source: 'aws.ses' })).toThrow("Not an SES event: source 'aws.ses'");
+    expect(() => sesRecordOf({})).toThrow("Not an SES event: source 'undefined'");
   });
 
   test('a delivery names its recipients', () => {

@@ -113,7 +113,7 @@ describe('SES events', () => {
     expect(await getSingleSend(audience.accountId, second.utr)).toMatchObject({ delivered: 2 });
     // One marker per recipient, and each send's count added once, on one of its counter shards.
     const writes = (kind: RegExp) => meter.items().filter((item) => kind.test(item.key) && item.writes > 0);
-    expect(writes(/\|EVENT#delivered$/).map((item) => item.writes)).toEqual(Array.from({ length: 12 }, () => 1));
+    expect(writes(/\|mark#[^|]*#delivered$/).map((item) => item.writes)).toEqual(Array.from({ length: 12 }, () => 1));
     for (const utr of [first.utr, second.utr]) {
       const shards = new Set(singleSendCounterKeys(audience.accountId, utr).map((key) => `|${key.pk}|${key.sk}`));
       const counted = writes(/single-send-counters/).filter((item) => [...shards].some((shard) => item.key.endsWith(shard)));

@@ -2,7 +2,7 @@
 // contacts join a target, and the enrolment of one automation's joiners with their first due time.
 import { config } from '../config';
 import { firstStepWait } from '../automations/steps';
-import { liveAutomationsOn, type Automation, type AutomationTarget } from '../automations/repository';
+import { liveAutomationsOn, type AutomationSettings, type AutomationTarget } from '../automations/repository';
 import { enrolContacts, type Joiner } from '../automations/enrolments';
 import { describeError, log } from '../log';
 import { scheduleAt } from '../scheduling/scheduler';
@@ -27,7 +27,7 @@ export async function runStepsSoon(): Promise<void> {
  * Enrol contacts in one automation: each starts at the first step, due after its waiting period from
  * now. An automation without steps enrols nobody (nothing would ever be sent). Answers how many joined.
  */
-export async function enrolInAutomation(accountId: number, automation: Automation, joiners: readonly Joiner[]): Promise<number> {
+export async function enrolInAutomation(accountId: number, automation: AutomationSettings, joiners: readonly Joiner[]): Promise<number> {
   if (joiners.length === 0) return 0;
   const first = await firstStepWait(accountId, automation.utr);
   if (!first) return 0;

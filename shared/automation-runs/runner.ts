@@ -8,7 +8,7 @@
 import { automationStatus, exitCriteria, type Automation, type AutomationTarget } from '../automations/repository';
 import type { AutomationStepSummary } from '../automations/steps';
 import { RunCache } from './run-cache';
-import { getAutomationReputationView } from '../automations/reputation-pause';
+import { automationIsLive } from '../automations/reputation-pause';
 import type { ContactRecord } from '../contacts/record';
 import { chunked, inParallel } from '../table/concurrency';
 import { advanceEnrolment, deleteEnrolments, endEnrolment, keepDue, parkEnrolment, withdrawEnrolment } from '../automations/enrolments';
@@ -155,7 +155,7 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
   const after = steps.find((candidate) => candidate.id > step.id);
   // Paused while its step is mailed (for its reputation by ses-events, or by its owner): the mailing
   // stops within about a second; what it did not reach stays due, and the next run parks it.
-  const watch = watchForPause(async () => (await getAutomationReputationView(accountId, automation.utr))?.live === false);
+  const watch = watchForPause(async () => (await automationIsLive(accountId, automation.utr)) === false);
   const goOn = () => run.keepGoing() && !watch.paused();
   await inParallel(chunked(present, deliveryBatch), parallelDeliveries, async (batch) => {
     if (!goOn()) {

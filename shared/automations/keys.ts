@@ -1,5 +1,11 @@
 // Keys of automations, their steps and enrolments.
+import { counterShardKeys } from '../table/counter-shards';
 import { type Key, entityPartition, idSortKey, shardPartition } from '../table/keys';
+
+/** Automation and step utrs are UUIDs; any other text cannot name one, so it is never looked up. */
+export function isUuidUtr(text: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
+}
 
 // Automations
 
@@ -38,6 +44,20 @@ export function automationStepDesignKey(accountId: number, automationUtr: string
 /** The item that finds a step by its utr alone (schedule delete and the design links name only the step). */
 export function automationStepUtrKey(accountId: number, stepUtr: string): Key {
   return { pk: entityPartition(accountId, `${AUTOMATION_STEP}-utr`), sk: stepUtr };
+}
+
+/**
+ * Write shards of an automation's totals (table/counter-shards.ts), apart from its item: the item
+ * carries the id index's keys, so a count on it was copied whole into gsi1, and every event of every
+ * step of the automation met on that one item.
+ */
+export function automationCounterKeys(accountId: number, automationUtr: string): Key[] {
+  return counterShardKeys(entityPartition(accountId, `${AUTOMATION}-counters#${automationUtr}`));
+}
+
+/** Write shards of one step's counters (its line of `automations/stats`), apart from its utr item. */
+export function automationStepCounterKeys(accountId: number, stepUtr: string): Key[] {
+  return counterShardKeys(entityPartition(accountId, `${AUTOMATION_STEP}-counters#${stepUtr}`));
 }
 
 // Automation enrolments

@@ -1,5 +1,5 @@
 // Automations (drip sequences over a contact type or a segment): every table access for the
-// automation items, their state changes and their statistics.
+// automation items and their state changes; their totals are counter shards of their own (totals.ts).
 import { randomUUID } from 'node:crypto';
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import { copyAutomationSteps, deleteStepsOfAutomation, isUuidUtr } from './steps';
@@ -9,7 +9,9 @@ import { nextId } from '../table/ids';
 import { AUTOMATION, automationIdIndexKey, automationIdIndexPartition, automationKey, automationPartition } from './keys';
 import { type Key } from '../table/keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { conditionHeld, deleteExistingItem, getItem, putItem, queryAll, updateExistingItem, updateItem, withoutKeys, type Item } from '../table/records';
+import { conditionHeld, getItem, queryAll, updateExistingItem, updateItem, withoutKeys, type Item } from '../table/records';
+import { committed, transactWrite } from '../table/transactions';
+import { automationTotalsCreations, automationTotalsDeletes, automationTotalsOf, automationTotals, type AutomationTotal, type AutomationTotals } from './totals';
 
 /** `automation_type`: the spec's `type` input as an integer. */
 export const automationTypes = { welcome: 1, custom: 2 } as const;
@@ -36,9 +38,6 @@ export interface AutomationTarget {
   table: AutomationTargetTable;
   id: number;
 }
-
-export const automationTotals = ['total_triggered', 'total_delivered', 'total_unique_opens', 'total_opens', 'total_bounces', 'total_unsubscribe'] as const;
-export type AutomationTotal = (typeof automationTotals)[number];
 
 /** What a client sets on create. */
 export interface AutomationInput {
@@ -74,6 +73,17 @@ export interface Automation {
   updated_at: string;
 }
 
+/** An automation without its totals: what enrolling needs, read from its item alone. */
+export type AutomationSettings = Omit<Automation, AutomationTotal>;
+
+function settingsOf(automation: Automation): AutomationSettings {
+  const settings: Partial<Automation> = { ...automation };
+  for (const name of automationTotals) delete settings[name];
+  return settings as AutomationSettings;
+}
+
+const noTotals = Object.fromEntries(automationTotals.map((name) => [name, 0])) as AutomationTotals;
+
 export interface AutomationWithCount extends Automation {
   automation_schedule_count: number;
 }
@@ -83,9 +93,9 @@ function keyOf(accountId: number, utr: string): Key {
   return automationKey(accountId, utr);
 }
 
-function toAutomation(item: Item): Automation {
+/** An automation as shown, its totals read from its counter shards (totals.ts). */
+function toAutomation(item: Item, totals: AutomationTotals): Automation {
   const record = withoutKeys<Partial<Automation>>(item);
-  const totals = Object.fromEntries(automationTotals.map((name) => [name, Number(record[name] ?? 0)])) as Record<AutomationTotal, number>;
   return {
     id: Number(record.id),
     user_id: Number(record.user_id),
@@ -110,41 +120,40 @@ function toAutomation(item: Item): Automation {
   };
 }
 
-function withCount(item: Item): AutomationWithCount {
-  return { ...toAutomation(item), automation_schedule_count: Number(item.automation_schedule_count ?? 0) };
+/** The automation's item: its totals are not kept on it but in its counter shards (totals.ts), which start at zero. */
+function automationItem(accountId: number, automation: Automation): Item {
+  const stored: Item = { ...automation };
+  for (const name of automationTotals) delete stored[name];
+  return { ...automationKey(accountId, automation.utr), ...automationIdIndexKey(accountId, automation.id), entity: AUTOMATION, ...stored };
 }
 
 async function putAutomation(accountId: number, automation: Automation, scheduleCount: number): Promise<void> {
-  await putItem({
-    Item: {
-      ...automationKey(accountId, automation.utr),
-      ...automationIdIndexKey(accountId, automation.id),
-      entity: AUTOMATION,
-      ...automation,
-      automation_schedule_count: scheduleCount,
-    },
-    ConditionExpression: 'attribute_not_exists(pk)',
-  });
+  await transactWrite([
+    { Put: { Item: { ...automationItem(accountId, automation), automation_schedule_count: scheduleCount }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    ...automationTotalsCreations(accountId, automation.utr),
+  ]);
 }
 
 /** One page of the account's automations in id order (the id index: their items are keyed by utr). */
 export async function listAutomationsPage(accountId: number, page: PageRequest): Promise<ListPage<AutomationWithCount>> {
-  return mapPage(await queryListPage({ partition: automationIdIndexPartition(accountId), index: 'gsi1' }, page), withCount);
+  const found = await queryListPage({ partition: automationIdIndexPartition(accountId), index: 'gsi1' }, page);
+  const totals = await automationTotalsOf(accountId, found.items);
+  return mapPage(found, (item) => ({ ...toAutomation(item, totals.get(String(item.utr)) as AutomationTotals), automation_schedule_count: Number(item.automation_schedule_count ?? 0) }));
 }
 
-/** The account's live automations on one target (the automation engine enrols the target's joiners in them). */
-export async function liveAutomationsOn(accountId: number, target: AutomationTarget): Promise<Automation[]> {
+/** The account's live automations on one target (the automation engine enrols the target's joiners in them); their totals are not read. */
+export async function liveAutomationsOn(accountId: number, target: AutomationTarget): Promise<AutomationSettings[]> {
   const items = await queryAll({ partition: automationPartition(accountId) });
   return items
     .filter((item) => item.automation_for_table === target.table && Number(item.automation_for) === target.id && Number(item.status) === automationStatus.live && item.closing === undefined)
-    .map(toAutomation);
+    .map((item) => settingsOf(toAutomation(item, noTotals)));
 }
 
 /** One automation; RecordNotFound when the account has none with this utr. */
 export async function getAutomation(accountId: number, utr: string): Promise<Automation> {
   const item = await getItem(keyOf(accountId, utr));
   if (!item) throw new RecordNotFound(AUTOMATION, utr);
-  return toAutomation(item);
+  return toAutomation(item, (await automationTotalsOf(accountId, [item])).get(utr) as AutomationTotals);
 }
 
 export async function addAutomation(accountId: number, input: AutomationInput): Promise<Automation> {
@@ -250,7 +259,8 @@ export async function deleteAutomation(accountId: number, utr: string): Promise<
   if (!closing) throw new RecordNotFound(AUTOMATION, utr);
   await deleteStepsOfAutomation(accountId, utr);
   await deleteEnrolments(accountId, utr);
-  const deleted = await deleteExistingItem(keyOf(accountId, utr));
+  // Its counter shards go with the item: no count makes a shard once it is closing (totals.ts).
+  const deleted = await committed(transactWrite([{ Delete: { Key: keyOf(accountId, utr), ConditionExpression: 'attribute_exists(pk)' } }, ...automationTotalsDeletes(accountId, utr)]));
   if (!deleted) throw new RecordNotFound(AUTOMATION, utr);
 }
 
@@ -268,26 +278,4 @@ export async function deleteAutomations(accountId: number, identifiers: readonly
     return utr;
   });
   for (const utr of new Set(targets)) await deleteAutomation(accountId, utr);
-}
-
-export type AutomationTotalsChange = Partial<Record<AutomationTotal, number>>;
-
-/**
- * Add to an automation's statistics atomically (the sending pipeline's counters). False when the
- * automation no longer exists: a late event for a deleted automation changes nothing.
- */
-export async function addAutomationTotals(accountId: number, automationUtr: string, deltas: AutomationTotalsChange): Promise<boolean> {
-  const changes = automationTotals.filter((name) => deltas[name] !== undefined && deltas[name] !== 0);
-  if (changes.length === 0) return true;
-  const names = Object.fromEntries(changes.map((name, i) => [`#t${i}`, name]));
-  const values = Object.fromEntries(changes.map((name, i) => [`:t${i}`, deltas[name]]));
-  return conditionHeld(
-    updateItem({
-      Key: keyOf(accountId, automationUtr),
-      UpdateExpression: `ADD ${changes.map((_, i) => `#t${i} :t${i}`).join(', ')}`,
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    }),
-  );
 }

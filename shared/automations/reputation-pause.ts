@@ -4,11 +4,13 @@
 // (and mails the notice). Setting it live again clears the reason and records the counters it resumed
 // at (`reputation_base`): its rates are judged again on what it mails afterwards.
 import { reputationCountsOf, type ReputationCounts } from '../ledger/sendable';
-import { conditionHeld, getItem, getItems, updateItem } from '../table/records';
+import { conditionHeld, getItem, updateItem } from '../table/records';
 import { isoTimestamp } from '../time';
-import { automationKey, automationStepUtrKey } from './keys';
+import { automationKey } from './keys';
 import { automationStatus } from './repository';
+import { readStepCounts } from './step-counters';
 import { isUuidUtr, listAutomationSteps } from './steps';
+import { automationTotalsOf } from './totals';
 
 /** What the pause check reads of an automation. */
 export interface AutomationReputationView {
@@ -28,8 +30,8 @@ const baseAttribute = 'reputation_base';
  */
 async function complaintsOf(accountId: number, automationUtr: string): Promise<number> {
   const steps = await listAutomationSteps(accountId, automationUtr);
-  const items = await getItems(steps.map((step) => automationStepUtrKey(accountId, step.utr)));
-  return items.reduce((sum, item) => sum + Number(item.complaints ?? 0), 0);
+  const counts = await readStepCounts(accountId, steps.map((step) => step.utr));
+  return [...counts.values()].reduce((sum, step) => sum + step.complaints, 0);
 }
 
 /** The automation's status, pause reason and counters; undefined when it is gone or being deleted. */
@@ -41,12 +43,26 @@ export async function getAutomationReputationView(accountId: number, automationU
   });
   if (!item || item.closing !== undefined) return undefined;
   const status = Number(item.status);
+  // The item's own totals are those counted before they had shards: summed with the shards'.
+  const [totals, complaints] = await Promise.all([automationTotalsOf(accountId, [{ ...item, utr: automationUtr }], true), complaintsOf(accountId, automationUtr)]);
+  const { total_delivered: delivered, total_bounces: bounces } = totals.get(automationUtr) ?? { total_delivered: 0, total_bounces: 0 };
   return {
     live: status === automationStatus.live,
     pausedReason: status === automationStatus.paused && typeof item[reasonAttribute] === 'string' ? (item[reasonAttribute] as string) : undefined,
-    counts: { delivered: Number(item.total_delivered ?? 0), bounces: Number(item.total_bounces ?? 0), complaints: await complaintsOf(accountId, automationUtr) },
+    counts: { delivered, bounces, complaints },
     base: reputationCountsOf(item[baseAttribute]),
   };
+}
+
+/**
+ * Whether the automation is live, from its status alone (strongly consistent; undefined when it is
+ * gone or being deleted): the runner asks about every second while it mails a step, so no counter is read.
+ */
+export async function automationIsLive(accountId: number, automationUtr: string): Promise<boolean | undefined> {
+  if (!isUuidUtr(automationUtr)) return undefined;
+  const item = await getItem(automationKey(accountId, automationUtr), { consistent: true, projection: ['pk', 'status', 'closing'] });
+  if (!item || item.closing !== undefined) return undefined;
+  return Number(item.status) === automationStatus.live;
 }
 
 /** Why a paused automation was paused for its reputation (its details show it); undefined otherwise. */

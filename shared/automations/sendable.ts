@@ -3,7 +3,7 @@
 // where each has one.
 import type { Sendable, SendCounter, SendCounts } from '../ledger/sendable';
 import type { SendRef } from '../ledger/send-ref';
-import { addAutomationTotals, type AutomationTotal, type AutomationTotalsChange } from './repository';
+import { addAutomationTotals, type AutomationTotal, type AutomationTotalsChange } from './totals';
 import { addStepCounts, type StepCounter, type StepCounts } from './step-counters';
 
 /** The automation's total of each counter (the spec's automation has no complaints and no clicks; its opens are people's). */

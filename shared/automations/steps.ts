@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { isoTimestamp } from '../time';
 import { RecordNotFound } from '../table/errors';
 import { nextId, reserveIds } from '../table/ids';
-import { AUTOMATION_STEP, automationKey, automationStepDesignKey, automationStepKey, automationStepPartition, automationStepUtrKey } from './keys';
+import { AUTOMATION_STEP, automationKey, automationStepDesignKey, automationStepKey, automationStepPartition, automationStepUtrKey, isUuidUtr } from './keys';
+import { stepCounterCreations, stepCounterDeletes } from './step-counters';
 import { queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, getItems, putItem, queryAll, queryPage, withoutKeys, type Item } from '../table/records';
 import { committed, packTransactions, transactWrite, type TransactionAction } from '../table/transactions';
@@ -55,13 +56,11 @@ export interface StepOwner {
   id: number;
 }
 
-/** Automation and step utrs are UUIDs; any other text cannot name one, so it is never looked up. */
-export function isUuidUtr(text: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text);
-}
+export { isUuidUtr };
 
-// Each transaction holds at most 100 actions; a step costs three (step, pointer, design), plus one counter.
-const stepsPerTransaction = 33;
+// Each transaction holds at most 100 actions; a step's delete costs eleven (step, pointer, design and
+// its 8 counter shards), plus one for the automation's step count.
+const stepsPerTransaction = 9;
 
 /** Marks a step item whose design is in its design item; a step item without it holds its design itself. */
 const designApart = 'design_apart';
@@ -107,7 +106,7 @@ function summaryOf(step: AutomationStep): AutomationStepSummary {
   return summary;
 }
 
-/** The step's item and its utr pointer, both new (its design item is written before them). */
+/** The step's item, its utr pointer and its counter shards, all new (its design item is written before them). */
 function stepPuts(accountId: number, owner: StepOwner, step: AutomationStep): TransactionAction[] {
   return [
     { Put: { Item: stepItem(accountId, owner, summaryOf(step)), ConditionExpression: 'attribute_not_exists(pk)' } },
@@ -117,6 +116,7 @@ function stepPuts(accountId: number, owner: StepOwner, step: AutomationStep): Tr
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     },
+    ...stepCounterCreations(accountId, step.utr),
   ];
 }
 
@@ -126,6 +126,8 @@ function stepDeletes(accountId: number, automationUtr: string, step: AutomationS
     { Delete: { Key: automationStepUtrKey(accountId, step.utr), ConditionExpression: 'attribute_exists(pk)' } },
     // No condition: a step stored with its design inline has no design item.
     { Delete: { Key: automationStepDesignKey(accountId, automationUtr, step.id) } },
+    // With the step: a count after it finds no pointer and makes no shard (step-counters.ts).
+    ...stepCounterDeletes(accountId, step.utr),
   ];
 }
 

@@ -1,5 +1,6 @@
 // Keys of single sends, their id index and their dispatch state.
-import { type Key, entityPartition, idSortKey, shardPartition } from '../table/keys';
+import { counterShardKeys } from '../table/counter-shards';
+import { type Key, entityPartition, idSortKey } from '../table/keys';
 
 // Single sends
 
@@ -39,20 +40,12 @@ export function singleSendStateKey(accountId: number, utr: string): Key {
 }
 
 /**
- * Write shards of a send's statistics counters: every counted event adds to one of them, chosen at
- * random, and a read sums them. At 1,000 mails a second with a delivery and an open each, a shard
- * takes about 250 write units a second of the 1,000 a partition allows.
+ * Write shards of a send's statistics counters (table/counter-shards.ts): every counted event adds to
+ * one of them, chosen at random, and a read sums them. At 1,000 mails a second with a delivery and an
+ * open each, a shard takes about 250 write units a second of the 1,000 a partition allows.
  */
-export const counterShards = 8;
-
-/** One shard of a send's counters, in a partition of its own (`...#single-send-counters#<utr>#<shard>`). */
-export function singleSendCounterKey(accountId: number, utr: string, shard: number): Key {
-  return { pk: shardPartition(entityPartition(accountId, `single-send-counters#${utr}`), shard), sk: 'COUNTERS' };
-}
-
-/** Every shard key of a send's counters. */
 export function singleSendCounterKeys(accountId: number, utr: string): Key[] {
-  return Array.from({ length: counterShards }, (_, shard) => singleSendCounterKey(accountId, utr, shard));
+  return counterShardKeys(entityPartition(accountId, `single-send-counters#${utr}`));
 }
 
 // Sends waiting for their sender's verification, by sender: the confirmation of a sender finds them here

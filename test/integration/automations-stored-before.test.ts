@@ -3,6 +3,8 @@
 // enrolment in the automation's one partition, indexed in one of the 4 due shards of its hour, each
 // written here exactly as the code before wrote them. The runner finds the enrolment, mails the
 // step's design once, and moves the enrolment on where it is (docs/operations.md, upgrade section).
+// An automation and a step counted before their counters were sharded keep their counts, summed with
+// those counted since.
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runDueSteps } from '../../shared/automation-runs/runner';
 import { addContact } from '../../shared/audience/contact-service';
@@ -14,18 +16,25 @@ import {
   automationDuePartition,
   automationDueSortKey,
   automationEnrolmentPartition,
+  automationCounterKeys,
+  automationIdIndexKey,
   automationKey,
+  automationStepCounterKeys,
   automationStepKey,
   automationStepUtrKey,
 } from '../../shared/automations/keys';
 import { getAutomation } from '../../shared/automations/repository';
+import { getAutomationReputationView } from '../../shared/automations/reputation-pause';
+import type { SendRef } from '../../shared/ledger/send-ref';
+import { addSentCounts, recordSendEvent } from '../../shared/statistics/event-counts';
+import { getItems } from '../../shared/table/records';
 import { SEGMENT_RECIPIENT, segmentRecipientIdIndexKey, segmentRecipientPartition, segmentKey } from '../../shared/segments/keys';
 import { contactEntry } from '../../shared/segments/recipients';
 import { addSegment } from '../../shared/segments/repository';
 import { db, tableName } from '../../shared/table/client';
 import { nextId, reserveIds } from '../../shared/table/ids';
 import { idSortKey } from '../../shared/table/keys';
-import { automationWorld, call, createAutomation, type AutomationWorld } from '../support/automations';
+import { automationWorld, call, createAutomation, listOf, type AutomationWorld } from '../support/automations';
 import { segmentContact } from '../support/segments';
 import { mailsTo } from '../support/senders';
 import { simulatedTimeWithSink } from '../support/simulated-time';
@@ -138,4 +147,74 @@ test('an enrolment stored before in a segment automation stored before gets its 
   expect(mails[0]?.body.html).toContain('Stored with its step, before designs had items of their own.');
   expect((await listEnrolments(world.accountId, utr)).map((enrolment) => [enrolment.contactId, enrolment.lastStepId, enrolment.state])).toEqual([[contact.id, stepId, 'completed']]);
   expect((await getEnrolment(world.accountId, utr, contact.id))?.key).toEqual({ pk: automationEnrolmentPartition(world.accountId, utr), sk: idSortKey(contact.id) });
+});
+
+/** An automation as the code before stored it: its totals on its own item (on the id index), no counter shards. */
+async function oldAutomation(world: AutomationWorld, totals: Record<string, number>): Promise<string> {
+  const id = await nextId(world.accountId, 'automation');
+  const utr = '33333333-2222-4333-8444-555555555555';
+  const at = '2026-01-01T00:00:00.000000Z';
+  await put({
+    ...automationKey(world.accountId, utr),
+    ...automationIdIndexKey(world.accountId, id),
+    entity: 'automation',
+    id,
+    user_id: world.accountId,
+    automation_for: world.contactTypeId,
+    automation_for_table: 'contacts_',
+    automation_name: 'Counted before',
+    exit_criteria: 0,
+    unsubscribe_group_id: String(world.groupId),
+    automation_type: 1,
+    utr,
+    status: 0,
+    live_at: null,
+    ...totals,
+    deleted_at: null,
+    created_at: at,
+    updated_at: at,
+    automation_schedule_count: 0,
+  });
+  return utr;
+}
+
+test('totals and step counters stored before they were sharded are summed with those counted since; the shards go with a delete', async () => {
+  // Prepare: what the old code counted on the automation's item and on the step's utr item.
+  const world = await automationWorld();
+  const utr = await oldAutomation(world, { total_triggered: 5, total_delivered: 4, total_unique_opens: 2, total_opens: 3, total_bounces: 1, total_unsubscribe: 1 });
+  await oldStep(world, utr);
+  const stepUtr = '44444444-2222-4333-8444-555555555555';
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: automationStepUtrKey(world.accountId, stepUtr),
+      UpdateExpression: 'ADD delivered :four, opens :three, unique_opens :two, bounces :one, complaints :one, unsubscribes :one',
+      ExpressionAttributeValues: { ':four': 4, ':three': 3, ':two': 2, ':one': 1 },
+    }),
+  );
+  const ref: SendRef = { kind: 'automation-step', accountId: world.accountId, automationUtr: utr, stepUtr };
+
+  // Act: one more mail, delivered, opened and complained about.
+  await addSentCounts(ref, 1);
+  await recordSendEvent(ref, 'delivered', 'new@example.com');
+  await recordSendEvent(ref, 'open', 'new@example.com');
+  await recordSendEvent(ref, 'complaint', 'new@example.com');
+
+  // Assess
+  const totals = { total_triggered: 6, total_delivered: 5, total_unique_opens: 3, total_opens: 4, total_bounces: 1, total_unsubscribe: 1 };
+  expect((await call(world.keys, 'GET', 'automations/details', { query: { utr } })).body.message).toEqual({ automation: expect.objectContaining(totals) });
+  expect(await listOf(world)).toEqual([expect.objectContaining({ utr, ...totals, automation_schedule_count: 1 })]);
+  expect(await call(world.keys, 'GET', 'automations/stats', { query: { utr } })).toEqual({
+    status: 200,
+    body: {
+      status: 'success',
+      message: { steps: [{ id: expect.any(Number), subject: 'Stored before', delivered: 5, opens: 4, unique_opens: 3, machine_opens: 0, clicks: 0, unique_clicks: 0, bot_clicks: 0, bounces: 1, complaints: 2, unsubscribes: 1 }] },
+    },
+  });
+  expect((await getAutomationReputationView(world.accountId, utr))?.counts).toEqual({ delivered: 5, bounces: 1, complaints: 2 });
+  const shardKeys = [...automationCounterKeys(world.accountId, utr), ...automationStepCounterKeys(world.accountId, stepUtr)];
+  expect((await getItems(shardKeys)).length).toBeGreaterThan(0);
+
+  expect((await call(world.keys, 'DELETE', 'automations/delete', { query: { utr } })).status).toBe(200);
+  expect(await getItems(shardKeys)).toEqual([]);
 });

@@ -1,6 +1,6 @@
 // Automations through the Lambda handler on DynamoDB Local: create, list, details, duplicate, pause,
 // set-live, delete and bulk-delete, with their exact bodies.
-import { addAutomationTotals } from '../../shared/automations/repository';
+import { addAutomationTotals } from '../../shared/automations/totals';
 import { addContactType } from '../../shared/contact-types/repository';
 import { addSegment } from '../../shared/segments/repository';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';

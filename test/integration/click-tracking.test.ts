@@ -10,14 +10,16 @@ import { addContactType } from '../../shared/contact-types/repository';
 import { addContact } from '../../shared/audience/contact-service';
 import { config } from '../../shared/config';
 import { localQueueIdle } from '../../shared/queue/local-queue';
-import { clickUrl } from '../../shared/rendering/click-tracking';
+import { clickUrl, linkHash } from '../../shared/rendering/click-tracking';
 import { recipientToken } from '../../shared/public-links/recipient-links';
 import { mostClickedLinks } from '../../shared/single-sends/link-clicks';
 import { encodeSendRef, type SendRef } from '../../shared/ledger/send-ref';
 import { recordClick } from '../../shared/statistics/event-counts';
 import { singleSendKey } from '../../shared/single-sends/keys';
 import { deleteSingleSend } from '../../shared/single-sends/deletion';
-import { getItem } from '../../shared/table/records';
+import { batchWriteAll, putRequest } from '../../shared/table/batch';
+import { entityPartition, shardPartition } from '../../shared/table/keys';
+import { getItem, putItem } from '../../shared/table/records';
 import { newAccount } from '../support/accounts';
 import { apiEvent, type Keys } from '../support/events';
 import { contactFields, mailsTo, readySend, startSendingEnvironment, type SendingEnvironment, type SinkMail } from '../support/sending';
@@ -211,6 +213,40 @@ describe('the click endpoint and single-send/stats', () => {
     expect(before).toMatchObject({ status: 1, uncertain: 0 });
     expect(before).not.toHaveProperty('audience');
     expect(before).not.toHaveProperty('processed');
+  });
+});
+
+describe('link counts stored before they were sharded', () => {
+  test('are summed with the clicks counted since, in single-send/stats', async () => {
+    // Prepare: the send's link item as the code before kept it, one per (send, link) in one partition.
+    const { keys, utr, ref, emails } = await sentDesign();
+    const shop = 'https://shop.example/spring?a=1&b=2';
+    await putItem({ Item: { pk: entityPartition(ref.accountId, `link-clicks#${encodeSendRef(ref)}`), sk: linkHash(shop), entity: 'link-clicks', url: shop, clicks: 5, unique_clicks: 3 } });
+
+    // Act: each recipient clicks it once more, in whichever shard.
+    for (const email of emails) await recordClick(ref, email, shop);
+
+    // Assess
+    expect(((await statsOf(keys, { utr })).body.message as { links: unknown }).links).toEqual([{ url: shop, clicks: 7, unique_clicks: 5 }]);
+  });
+
+  test('a bounded read shows each link summed over all of its items, never a part of them', async () => {
+    // Prepare: 1,000 links in the partition from before sharding, the last 500 of them also in a
+    // shard with 100 clicks each; one read takes 556 items of each partition (5,000 / 9).
+    const keys = await newAccount();
+    const send = await readySend(keys.account_id);
+    const ref: SendRef = { kind: 'single-send', accountId: keys.account_id, utr: send.utr };
+    const legacy = entityPartition(ref.accountId, `link-clicks#${encodeSendRef(ref)}`);
+    const link = (i: number, pk: string, clicks: number) => ({ pk, sk: `h${String(i).padStart(4, '0')}`, entity: 'link-clicks', url: `https://shop.example/${i}`, clicks, unique_clicks: 1 });
+    const items = [...Array.from({ length: 1000 }, (_, i) => link(i, legacy, 1)), ...Array.from({ length: 500 }, (_, i) => link(500 + i, shardPartition(legacy, 0), 100))];
+    await batchWriteAll(items.map(putRequest));
+
+    // Act
+    const links = await mostClickedLinks(ref);
+
+    // Assess: links 500 to 555 were read whole (101 clicks); 556 and on, read only in the shard, are left out.
+    expect(links.slice(0, 56)).toEqual(Array.from({ length: 56 }, (_, i) => ({ url: `https://shop.example/${500 + i}`, clicks: 101, unique_clicks: 2 })));
+    expect(links.slice(56).every((shown) => shown.clicks === 1)).toBe(true);
   });
 });
 

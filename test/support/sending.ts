@@ -89,6 +89,13 @@ export function contactFields(contactTypeId: number, email: string, overrides: P
   };
 }
 
+/** A design of about `bytes` bytes: a newsletter of many paragraphs, personalised at the top. */
+export function largeDesign(bytes: number): string {
+  const paragraph = '<p style="margin:0 0 12px 0;font-family:Arial,sans-serif;color:#333">Spring brings new arrivals to the shop, and readers like you get them first.</p>\n';
+  const body = paragraph.repeat(Math.ceil(bytes / paragraph.length));
+  return `<!DOCTYPE html><html><head><title>News</title></head><body><p>Dear ((full_name)),</p>\n${body}</body></html>`;
+}
+
 /** A fresh account with one contact type holding `count` contacts at unique addresses. */
 export async function accountWithContacts(count: number, concurrency = 16): Promise<{ accountId: number; typeId: number; emails: string[] }> {
   const account = await newAccount();

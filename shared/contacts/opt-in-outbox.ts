@@ -8,7 +8,7 @@ import { currentTime, isoTimestamp } from '../time';
 import { contactShardOf, contactShards } from './keys';
 import type { ContactRecord } from './record';
 import { entityPartition, idSortKey, shardPartition, type Key } from '../table/keys';
-import { conditionHeld, deleteItem, queryPageAfter, type Item } from '../table/records';
+import { conditionHeld, deleteItem, putNewItem, queryPageAfter, type Item } from '../table/records';
 import { updateItem } from '../table/records';
 import type { TransactionAction } from '../table/transactions';
 
@@ -47,6 +47,14 @@ export function optInMailItem(contact: ContactRecord): Item & Key {
 /** The write, for the transaction that creates a pending contact, that owes it its mail. */
 export function optInMailPut(contact: ContactRecord): TransactionAction {
   return { Put: { Item: optInMailItem(contact) } };
+}
+
+/**
+ * Owe a pending contact its mail again (a resend), unless it is owed one already: that one stays as
+ * it is, claimed or waiting. Whether the mail became owed by this write.
+ */
+export function oweOptInMail(contact: ContactRecord): Promise<boolean> {
+  return putNewItem(optInMailItem(contact));
 }
 
 function owedOf(item: Item): OwedOptInMail {

@@ -8,8 +8,7 @@ import { currentTime, isoTimestamp } from '../time';
 import { contactShardOf, contactShards } from './keys';
 import type { ContactRecord } from './record';
 import { entityPartition, idSortKey, shardPartition, type Key } from '../table/keys';
-import { conditionHeld, deleteItem, putNewItem, queryPageAfter, type Item } from '../table/records';
-import { updateItem } from '../table/records';
+import { conditionHeld, deleteItem, putItem, queryPageAfter, updateItem, type Item } from '../table/records';
 import type { TransactionAction } from '../table/transactions';
 
 export const OPT_IN_MAIL = 'opt-in-mail';
@@ -51,10 +50,17 @@ export function optInMailPut(contact: ContactRecord): TransactionAction {
 
 /**
  * Owe a pending contact its mail again (a resend), unless it is owed one already: that one stays as
- * it is, claimed or waiting. Whether the mail became owed by this write.
+ * it is, claimed or waiting. One owed for the type the contact was in before it moved is replaced (the
+ * mailer would settle it unsent). Whether the mail became owed by this write.
  */
 export function oweOptInMail(contact: ContactRecord): Promise<boolean> {
-  return putNewItem(optInMailItem(contact));
+  return conditionHeld(
+    putItem({
+      Item: optInMailItem(contact),
+      ConditionExpression: 'attribute_not_exists(pk) OR contact_type_id <> :type',
+      ExpressionAttributeValues: { ':type': contact.contact_type_id },
+    }),
+  );
 }
 
 function owedOf(item: Item): OwedOptInMail {

@@ -206,6 +206,24 @@ describe('contacts/resend-confirmation', () => {
     expect(await mailsTo(env.sink, [email])).toHaveLength(1);
   });
 
+  it('owes the mail afresh for a contact moved into another double opt-in type, whose earlier mail the mailer would settle unsent', async () => {
+    const keys = await newAccount('Moved');
+    const before = await unverifiedSender(keys.account_id, uniqueAddress());
+    const after = await verifiedSender(keys.account_id, uniqueAddress());
+    const firstType = await optInType(keys, before.id, 'Leads');
+    const secondType = await optInType(keys, after.id, 'Members');
+    const email = address('moved');
+    const id = await addContact(keys, firstType, email);
+    const moved = await callContacts(keys, 'POST', 'contacts/update', { body: multipart({ contact_id: id, contact_type_id: secondType, email, country: place.usa }) });
+    expect(moved.status).toBe(200);
+    expect(await contactOf(keys, id)).toMatchObject({ contact_type_id: secondType, subscription_status: 'pending' });
+
+    expect(await resend(keys, { contact_id: id })).toEqual(queued);
+    expect(await getItem(optInMailKey(keys.account_id, id))).toMatchObject({ contact_id: id, contact_type_id: secondType });
+    expect(await runOptInMails(keys.account_id)).toEqual({ sent: 1, settled: 0, waitingForSender: 0, deferred: 0 });
+    expect((await mailsTo(env.sink, [email])).map((mail) => mail.from)).toEqual([`Acme News <${after.from_email}>`]);
+  });
+
   it('waits for an unverified sender, and past the hourly budget for the next hour, like any confirmation mail', async () => {
     const { keys, typeId, sender, id, email } = await mailedPending('Waits');
     const other = await unverifiedSender(keys.account_id, uniqueAddress());

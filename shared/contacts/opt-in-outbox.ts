@@ -1,6 +1,6 @@
 // The confirmation mails owed to pending contacts: one small item per contact, written in the same
-// write that creates the contact pending, removed once its mail went (or the contact is confirmed or
-// gone). Sharded by contact id as contacts are, so a large import into a double opt-in type spreads
+// write that creates the contact pending (or by a resend), removed once its mail went (or the contact
+// is confirmed or gone). Sharded by contact id as contacts are, so a large import into a double opt-in type spreads
 // its writes. The mailer (shared/audience/opt-in-mailer.ts) claims an item before it mails, so two
 // runs never mail one contact at once; a claim a run left behind (it died) is taken again after
 // `staleClaimMs`: the mail is owed until it is known to have gone.

@@ -91,6 +91,7 @@ export const routes: readonly Route[] = [
     ['POST', 'contacts/bulk-delete', 'bulkDelete'],
     ['POST', 'contacts/bulk-upsert', 'bulkUpsert'],
     ['GET', 'contacts/activity', 'activity'],
+    ['POST', 'contacts/resend-confirmation', 'resendConfirmation'],
   ]),
 
   // Custom and reserved fields

@@ -4,6 +4,7 @@
 // texts, response-schemas.ts) and the envelopes the pipeline answers with.
 // What the table cannot say (responses that are not JSON) comes from a map keyed by route key below,
 // checked against the table by test/infra/openapi.test.ts.
+import { alreadyConfirmedMessage, noOptInSenderMessage, resendTooSoonMessage } from '../../functions/contacts/confirmation-operations';
 import { apiPrefix, routeKey, routes, type Route } from '../../shared/routes';
 import { objectSchema, requestFields, type RequestFields } from './request-schemas';
 import { recordSchemas, successSchemas } from './response-schemas';
@@ -155,6 +156,21 @@ function operationId(route: Route): string {
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
+/** What else some routes' refusals mean, by route key and status, beside what every route's do. */
+const routeRefusals: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  'POST /api/contacts/resend-confirmation': {
+    '422': `Or the contact cannot be sent its confirmation mail: errors is \`{"contact_id": ["${alreadyConfirmedMessage}"]}\`, or \`{"contact_id": ["${noOptInSenderMessage}"]}\` (double opt-in turned off for its type, or its opt-in sender deleted).`,
+    '429': `Or the contact's confirmation mail was resent less than an hour ago: errors is \`${resendTooSoonMessage}\``,
+  },
+};
+
+function withRouteRefusals(route: Route, responses: Record<string, Schema>): void {
+  for (const [status, text] of Object.entries(routeRefusals[routeKey(route)] ?? {})) {
+    const response = responses[status] as Schema;
+    response.description = `${String(response.description)} ${text}`;
+  }
+}
+
 /**
  * The request-limit headers on an authenticated operation's answers: all but a 401 (refused before the
  * account is known) and a 500 (which may come before it too); a 429 also says when to retry.
@@ -216,6 +232,7 @@ function operation(route: Route): Schema {
   if (mailingRoutes.has(routeKey(route))) {
     responses['503'] = failure('SES has paused mail sending (the account\'s tenant, or the whole SES account): errors is `Mail sending is paused. Try again later.`; retry after the Retry-After seconds.');
   }
+  withRouteRefusals(route, responses);
   if (!account && rawResponses[routeKey(route)]?.mediaType === 'text/html') withPageFailures(responses);
   if (account) withRateLimitHeaders(responses);
   const form = {

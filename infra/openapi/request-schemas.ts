@@ -123,6 +123,7 @@ export const requestFields: Readonly<Record<string, RequestFields>> = {
   'DELETE /api/contacts/delete': { query: { contact_id: contactId } },
   'POST /api/contacts/bulk-delete': { body: { strIds: idList() } },
   'GET /api/contacts/activity': { query: { contact_id: contactId, ...paged } },
+  'POST /api/contacts/resend-confirmation': { body: { contact_id: contactId } },
   'POST /api/contacts/bulk-upsert': { body: { contact_type_id: upsertFields.contact_type_id, contacts: upsertFields.contacts.documented({ items: upsertContact }) } },
 
   // Custom and reserved fields

@@ -3,6 +3,7 @@
 // deletes, built on the records of record-schemas.ts. test/infra/openapi.test.ts fails when a JSON
 // route has no entry here, and test/integration/openapi-conformance.test.ts checks a real success
 // answer of every operation against its entry.
+import { resendQueuedMessage } from '../../functions/contacts/confirmation-operations';
 import { counters, domainStatus, integer, listOf, ref, text, uuid, withCounts } from './record-schemas';
 
 export { recordSchemas } from './record-schemas';
@@ -63,6 +64,10 @@ export const successSchemas: Readonly<Record<string, Schema>> = {
   'GET /api/contacts/activity': {
     ...page('activity', ref('ContactActivity')),
     description: 'Newest first. `limit` counts stored entries: a `sent` entry whose mail was delivered comes with its `delivered` line, so a page holds up to twice `limit` lines.',
+  },
+  'POST /api/contacts/resend-confirmation': {
+    ...says(resendQueuedMessage),
+    description: 'The pending contact is owed its confirmation mail again; a mail it is still owed from before stays the one that goes.',
   },
   'POST /api/contacts/bulk-upsert': {
     ...message(members({ job_id: integer })),

@@ -1,6 +1,6 @@
 // The confirmation mails owed to pending contacts: one small item per contact, written in the same
-// write that creates the contact pending, removed once its mail went (or the contact is confirmed or
-// gone). Sharded by contact id as contacts are, so a large import into a double opt-in type spreads
+// write that creates the contact pending (or by a resend), removed once its mail went (or the contact
+// is confirmed or gone). Sharded by contact id as contacts are, so a large import into a double opt-in type spreads
 // its writes. The mailer (shared/audience/opt-in-mailer.ts) claims an item before it mails, so two
 // runs never mail one contact at once; a claim a run left behind (it died) is taken again after
 // `staleClaimMs`: the mail is owed until it is known to have gone.
@@ -8,8 +8,7 @@ import { currentTime, isoTimestamp } from '../time';
 import { contactShardOf, contactShards } from './keys';
 import type { ContactRecord } from './record';
 import { entityPartition, idSortKey, shardPartition, type Key } from '../table/keys';
-import { conditionHeld, deleteItem, queryPageAfter, type Item } from '../table/records';
-import { updateItem } from '../table/records';
+import { conditionHeld, deleteItem, putItem, queryPageAfter, updateItem, type Item } from '../table/records';
 import type { TransactionAction } from '../table/transactions';
 
 export const OPT_IN_MAIL = 'opt-in-mail';
@@ -47,6 +46,21 @@ export function optInMailItem(contact: ContactRecord): Item & Key {
 /** The write, for the transaction that creates a pending contact, that owes it its mail. */
 export function optInMailPut(contact: ContactRecord): TransactionAction {
   return { Put: { Item: optInMailItem(contact) } };
+}
+
+/**
+ * Owe a pending contact its mail again (a resend), unless it is owed one already: that one stays as
+ * it is, claimed or waiting. One owed for the type the contact was in before it moved is replaced (the
+ * mailer would settle it unsent). Whether the mail became owed by this write.
+ */
+export function oweOptInMail(contact: ContactRecord): Promise<boolean> {
+  return conditionHeld(
+    putItem({
+      Item: optInMailItem(contact),
+      ConditionExpression: 'attribute_not_exists(pk) OR contact_type_id <> :type',
+      ExpressionAttributeValues: { ':type': contact.contact_type_id },
+    }),
+  );
 }
 
 function owedOf(item: Item): OwedOptInMail {

@@ -81,6 +81,12 @@ export const tours: Record<string, (visit: Visit) => Promise<void>> = {
     const { id } = itemOf(messageOf(await go({ method: 'GET', path: 'contacts/list' })).contacts);
     await go({ method: 'GET', path: 'contacts/details', query: { contact_id: id } });
     await go({ method: 'GET', path: 'contacts/activity', query: { contact_id: id } });
+    // A contact of a double opt-in type is pending: its confirmation mail may be resent.
+    const sender = await addTestSender(keys.account_id, { verified: false });
+    const optInTypeId = (await addContactType(keys.account_id, 'Subscribers', { double_opt_in: 1, opt_in_sender_id: sender.id })).id;
+    await go({ method: 'POST', path: 'contacts/add', body: contactInput(optInTypeId, 'ada@example.com') });
+    const pending = (messageOf(await go({ method: 'GET', path: 'contacts/list' })).contacts as (Listed & { contact_type_id: number })[]).find((contact) => contact.contact_type_id === optInTypeId);
+    await go({ method: 'POST', path: 'contacts/resend-confirmation', body: { contact_id: itemOf([pending]).id } });
     await go({ method: 'POST', path: 'contacts/update', body: { contact_id: id, ...contactInput(typeId, 'ada@example.org') } });
     const csv = `first_name,last_name,email,country\nGrace,Hopper,grace@example.com,${place.usa}\nAlan,Turing,alan@example.com,${place.usa}\n`;
     const upload = await go({

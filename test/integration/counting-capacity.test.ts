@@ -32,12 +32,13 @@ afterAll(async () => {
   await env.stop();
 });
 
-const recipients = 200;
+/** Enough picks that a shard's share settles near its eighth (the busiest of 8 stays well under 0.3 of the writes). */
+const recipients = 120;
 
-// Two hundred renders of a 300 KB design and their mails through the sink: time, not a limit on it.
+// A hundred and twenty renders of a 300 KB design and their mails through the sink: time, not a limit on it.
 jest.setTimeout(600_000);
 
-test('an automation step of 200 mails with a 300 KB design: at most 0.3 write units a mail on any item, its mails and delivery events counted', async () => {
+test(`an automation step of ${recipients} mails with a 300 KB design: at most 0.3 write units a mail on any item, its mails and delivery events counted`, async () => {
   const { accountId, typeId, emails } = await accountWithContacts(recipients);
   const sender = await verifiedSender(accountId, 'news@acme.example');
   const group = await addUnsubscribeGroup(accountId, { group_name: 'News', description: 'News', is_display: 1 });
@@ -73,7 +74,7 @@ test('an automation step of 200 mails with a 300 KB design: at most 0.3 write un
   expect(cost.hottest_item.write_units_per_mail).toBeLessThanOrEqual(0.3);
 });
 
-test('200 people clicking one link of a send: at most 0.3 write units a click on any item, every click counted', async () => {
+test(`${recipients} people clicking one link of a send: at most 0.3 write units a click on any item, every click counted`, async () => {
   const { accountId, typeId, emails } = await accountWithContacts(recipients);
   const send = await readySend(accountId, { recipient_id: [{ id: String(typeId), table: 'contacts_' }] });
   await dispatchHandler({ accountId, utr: send.utr });

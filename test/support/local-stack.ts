@@ -40,6 +40,9 @@ export async function startTestStack(options: { dataDir?: string } & Omit<LocalS
     quiet: true,
     log: () => undefined,
     ...options,
+    // SES's events gathered for 250 ms instead of the deployed 5 s: a test waiting for `delivered`
+    // waits for the flow, not the window (the window itself is tested in queue-local.test.ts).
+    queue: { maxBatchingWindowMs: 250, ...options.queue },
     dataDir,
   });
   return {

@@ -108,11 +108,18 @@ type MailOutcome = 'sent' | 'settled' | 'waiting' | 'deferred' | 'budget' | 'thr
  * sendable and the item claimed, and given back if SES does not take the mail.
  */
 async function mailOne(accountId: number, owed: OwedOptInMail, contact: ContactRecord | undefined, type: ContactType | undefined, cache: RunCache): Promise<MailOutcome> {
-  if (!contact || contact.subscription_status !== 'pending' || contact.contact_type_id !== owed.contactTypeId) {
+  if (!contact || contact.subscription_status !== 'pending') {
     await settleOptInMail(owed.key);
     return 'settled';
   }
-  const sender = type?.opt_in_sender_id ? await cache.sender(type.opt_in_sender_id) : undefined;
+  // A pending contact moved into another type since it was owed its mail: the mail is the new type's,
+  // from its opt-in sender, or none at all when the new type does not ask for double opt-in.
+  const current = contact.contact_type_id === owed.contactTypeId ? type : (await cache.typesOf([contact.contact_type_id])).get(contact.contact_type_id);
+  if (contact.contact_type_id !== owed.contactTypeId && current?.double_opt_in !== 1) {
+    await settleOptInMail(owed.key);
+    return 'settled';
+  }
+  const sender = current?.opt_in_sender_id ? await cache.sender(current.opt_in_sender_id) : undefined;
   if (!sender || sender.is_verified !== 1) return 'waiting';
   const claimedAt = await claimOptInMail(owed);
   // Another run holds it: that run mails it.

@@ -206,6 +206,39 @@ describe('contacts/resend-confirmation', () => {
     expect(await mailsTo(env.sink, [email])).toHaveLength(1);
   });
 
+  it("mails a pending contact moved into another double opt-in type before its mail went from the new type's sender, with no resend", async () => {
+    const keys = await newAccount('Moved early');
+    const before = await verifiedSender(keys.account_id, uniqueAddress());
+    const after = await verifiedSender(keys.account_id, uniqueAddress());
+    const firstType = await optInType(keys, before.id, 'Leads');
+    const secondType = await optInType(keys, after.id, 'Members');
+    const email = address('moved-early');
+    const id = await addContact(keys, firstType, email);
+    const moved = await callContacts(keys, 'POST', 'contacts/update', { body: multipart({ contact_id: id, contact_type_id: secondType, email, country: place.usa }) });
+    expect(moved.status).toBe(200);
+
+    expect(await runOptInMails(keys.account_id)).toEqual({ sent: 1, settled: 0, waitingForSender: 0, deferred: 0 });
+    const mails = await mailsTo(env.sink, [email]);
+    expect(mails.map((mail) => mail.from)).toEqual([`Acme News <${after.from_email}>`]);
+    expect((await pressButton(tokenIn(mails[0] as SinkMail))).statusCode).toBe(200);
+    expect(await contactOf(keys, id)).toMatchObject({ contact_type_id: secondType, subscription_status: 'confirmed' });
+  });
+
+  it("settles, unsent, the mail of a pending contact moved into a type that does not ask for double opt-in", async () => {
+    const keys = await newAccount('Moved out');
+    const sender = await verifiedSender(keys.account_id, uniqueAddress());
+    const firstType = await optInType(keys, sender.id, 'Leads');
+    expect((await types(keys, 'POST', 'contacts-type/add', { body: multipart({ name: 'Plain' }) })).status).toBe(200);
+    const list = await types(keys, 'GET', 'contacts-type');
+    const plainType = Number((list.body.message as { contactTypes: { id: number; name: string }[] }).contactTypes.find((type) => type.name === 'Plain')?.id);
+    const email = address('moved-out');
+    const id = await addContact(keys, firstType, email);
+    expect((await callContacts(keys, 'POST', 'contacts/update', { body: multipart({ contact_id: id, contact_type_id: plainType, email, country: place.usa }) })).status).toBe(200);
+
+    expect(await runOptInMails(keys.account_id)).toEqual({ sent: 0, settled: 1, waitingForSender: 0, deferred: 0 });
+    expect(await mailsTo(env.sink, [email])).toEqual([]);
+  });
+
   it('owes the mail afresh for a contact moved into another double opt-in type, whose earlier mail the mailer would settle unsent', async () => {
     const keys = await newAccount('Moved');
     const before = await unverifiedSender(keys.account_id, uniqueAddress());

@@ -62,8 +62,9 @@ describe('automation steps and unverified senders', () => {
     const ada = address('ada');
     await addContact(world, ada);
 
+    // The run's totals count every account's due enrolments in this worker's table (earlier files may
+    // leave some due later, and this test moves the clock hours on): this world's are read from its own records.
     const first = await runDueSteps();
-    expect(first).toMatchObject({ sent: 0, advanced: 0, ended: 0 });
     expect(first.keptDue).toBeGreaterThanOrEqual(1);
     expect(await mailsOf(ada)).toEqual([]);
     expect((await listEnrolments(world.accountId, utr)).map((enrolment) => [enrolment.state, enrolment.lastStepId])).toEqual([['active', 0]]);

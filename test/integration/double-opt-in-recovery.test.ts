@@ -3,7 +3,6 @@
 // send watchdog's tick finds the account on the index of accounts owing mails and books the mailer;
 // mails waiting for an unverified sender are not booked on every tick, mails past the hourly budget
 // not before the next hour.
-import { handler as contactTypesHandler } from '../../functions/contact-types/handler';
 import { handler as optInHandler } from '../../functions/opt-in-mail/handler';
 import { handler as watchdogHandler } from '../../functions/send-watchdog/handler';
 import { expectOptInMails, optInMailJobName } from '../../shared/audience/opt-in-schedule';
@@ -18,13 +17,11 @@ import { verifySender } from '../../shared/sender-verification/confirmation-serv
 import { getItem } from '../../shared/table/records';
 import { currentTime, resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
-import { callContacts } from '../support/contacts';
-import { apiEvent, authHeaders, multipart, parsed, type Keys } from '../support/events';
-import { settlingJobs } from '../support/jobs';
-import { place, uniqueAddress } from '../support/senders';
+import { uniqueAddress } from '../support/senders';
 import { contactFields, mailsTo, startSendingEnvironment, unverifiedSender, verifiedSender, type SendingEnvironment } from '../support/sending';
+import { addOptInContact as addContact, optInAddress, optInType } from '../support/opt-in';
 
-type Account = Keys & { account_id: number };
+const address = (name: string) => optInAddress(name, 'recovery.example');
 
 let env: SendingEnvironment;
 /** Job names whose bookings fail, as when the scheduler cannot be reached. */
@@ -58,28 +55,6 @@ function passTime(ms: number): void {
 async function tick(): Promise<void> {
   passTime(tickMs);
   await watchdogHandler({});
-}
-
-const types = settlingJobs(async (keys: Keys, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) =>
-  parsed(await contactTypesHandler(apiEvent({ method, path, ...options, headers: { ...authHeaders(keys), ...options.headers } }))),
-);
-
-/** An account with a double opt-in type whose opt-in sender is `sender`'s; the type's id. */
-async function optInType(keys: Account, senderId: number): Promise<number> {
-  const added = await types(keys, 'POST', 'contacts-type/add', { body: multipart({ name: 'Newsletter', double_opt_in: 1, opt_in_sender_id: senderId }) });
-  expect(added).toEqual({ status: 200, body: { status: 'success', message: 'Added Successfully' } });
-  return 1;
-}
-
-let serial = 0;
-function address(name: string): string {
-  serial++;
-  return `${name}-${serial}-${Date.now()}@recovery.example`;
-}
-
-async function addContact(keys: Account, contactTypeId: number, email: string): Promise<void> {
-  const result = await callContacts(keys, 'POST', 'contacts/add', { body: multipart({ contact_type_id: contactTypeId, email, first_name: 'Ada', country: place.usa }) });
-  expect(result).toEqual({ status: 200, body: { status: 'success', message: 'Contact Added Successfully' } });
 }
 
 /** The account's mailer job as the scheduler holds it: when it is due, or undefined when none is booked. */

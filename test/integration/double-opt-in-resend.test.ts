@@ -3,7 +3,6 @@
 // budget and waiting for an unverified sender like any confirmation mail; a mail still owed stays the
 // one; one resend per contact an hour (429 with Retry-After); the refusals and their messages.
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { handler as contactTypesHandler } from '../../functions/contact-types/handler';
 import { handler as contactsHandler } from '../../functions/contacts/handler';
 import { handler as publicPages } from '../../functions/public-pages/handler';
 import { runOptInMails } from '../../shared/audience/opt-in-mailer';
@@ -23,10 +22,12 @@ import { currentTime, resetClock, setClock } from '../../shared/time';
 import { newAccount } from '../support/accounts';
 import { addType, callContacts } from '../support/contacts';
 import { apiEvent, authHeaders, multipart, parsed, timestampPattern, urlencoded, type Keys } from '../support/events';
-import { settlingJobs } from '../support/jobs';
 import { browserUserAgent } from '../support/recipient-pages';
 import { place, uniqueAddress } from '../support/senders';
 import { mailsTo, startSendingEnvironment, unverifiedSender, verifiedSender, type SendingEnvironment, type SinkMail } from '../support/sending';
+import { addOptInContact as addContact, contactOf, contactTypesCall as types, optInAddress, optInType } from '../support/opt-in';
+
+const address = (name: string) => optInAddress(name, 'resend.example');
 
 type Account = Keys & { account_id: number };
 
@@ -51,10 +52,6 @@ function passTime(ms: number): void {
   clockAheadMs += ms;
 }
 
-const types = settlingJobs(async (keys: Keys, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) =>
-  parsed(await contactTypesHandler(apiEvent({ method, path, ...options, headers: { ...authHeaders(keys), ...options.headers } }))),
-);
-
 /** The raw answer of a resend (its headers too), form-encoded as contacts/update takes its fields. */
 async function resendRaw(keys: Keys | undefined, fields: Record<string, string | number>, encoding: 'multipart' | 'urlencoded' = 'multipart'): Promise<APIGatewayProxyStructuredResultV2> {
   return contactsHandler(
@@ -71,33 +68,6 @@ const refused = (message: string) => ({ status: 422, body: { status: 'failed', e
 const alreadyConfirmed = refused('The contact has already confirmed its subscription.');
 const noSender = refused("The contact's type has no opt-in sender to send the confirmation mail from.");
 const tooSoon = { status: 429, body: { status: 'failed', errors: 'Please wait before requesting another confirmation mail for this contact.' } };
-
-/** A double opt-in type through the API; its id. */
-async function optInType(keys: Account, senderId: number, name = 'Newsletter'): Promise<number> {
-  expect(await types(keys, 'POST', 'contacts-type/add', { body: multipart({ name, double_opt_in: 1, opt_in_sender_id: senderId }) })).toEqual({
-    status: 200,
-    body: { status: 'success', message: 'Added Successfully' },
-  });
-  const list = await types(keys, 'GET', 'contacts-type');
-  return Number((list.body.message as { contactTypes: { id: number; name: string }[] }).contactTypes.find((type) => type.name === name)?.id);
-}
-
-let serial = 0;
-function address(name: string): string {
-  serial++;
-  return `${name}-${serial}-${Date.now()}@resend.example`;
-}
-
-async function addContact(keys: Account, contactTypeId: number, email: string): Promise<number> {
-  const result = await callContacts(keys, 'POST', 'contacts/add', { body: multipart({ contact_type_id: contactTypeId, email, first_name: 'Ada', country: place.usa }) });
-  expect(result).toEqual({ status: 200, body: { status: 'success', message: 'Contact Added Successfully' } });
-  const list = await callContacts(keys, 'GET', 'contacts/list', { query: { limit: 100 } });
-  return Number((list.body.message as { contacts: { id: number; email: string }[] }).contacts.find((contact) => contact.email === email)?.id);
-}
-
-async function contactOf(keys: Account, id: number): Promise<Record<string, unknown>> {
-  return ((await callContacts(keys, 'GET', 'contacts/details', { query: { contact_id: id } })).body.message as { contact: Record<string, unknown> }).contact;
-}
 
 function tokenIn(mail: SinkMail): string {
   const link = (/href="([^"]*public\/opt-in\/confirm[^"]*)"/.exec(String(mail.body.html))?.[1] as string).replace(/&amp;/g, '&');

@@ -3,7 +3,6 @@
 // sender (waiting while the sender is unverified and past the hourly budget), the page whose button
 // (a POST; a GET confirms nothing) confirms it, and sends and automations that skip it until then.
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { handler as contactTypesHandler } from '../../functions/contact-types/handler';
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { handler as optInHandler } from '../../functions/opt-in-mail/handler';
 import { handler as publicPages } from '../../functions/public-pages/handler';
@@ -22,12 +21,15 @@ import type { Sender } from '../../shared/senders/repository';
 import { getItem, queryAll } from '../../shared/table/records';
 import { addStep, automationWorld, call as automations, createAutomation } from '../support/automations';
 import { callContacts } from '../support/contacts';
-import { apiEvent, authHeaders, json, multipart, parsed, timestampPattern, type Keys } from '../support/events';
+import { apiEvent, json, multipart, timestampPattern, type Keys } from '../support/events';
 import { newAccount } from '../support/accounts';
 import { settlingJobs } from '../support/jobs';
 import { browserUserAgent } from '../support/recipient-pages';
 import { place, uniqueAddress } from '../support/senders';
 import { mailsTo, readySend, startSendingEnvironment, unverifiedSender, verifiedSender, type SendingEnvironment, type SinkMail } from '../support/sending';
+import { addOptInContact as addContact, contactOf, contactTypesCall as types, optInAddress, optInType } from '../support/opt-in';
+
+const address = (name: string) => optInAddress(name, 'optin.example');
 
 type Account = Keys & { account_id: number };
 
@@ -41,36 +43,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env.stop();
 });
-
-const types = settlingJobs(async (keys: Keys, method: string, path: string, options: Omit<Parameters<typeof apiEvent>[0], 'method' | 'path'> = {}) =>
-  parsed(await contactTypesHandler(apiEvent({ method, path, ...options, headers: { ...authHeaders(keys), ...options.headers } }))),
-);
-
-/** A double opt-in type through the API; its id. */
-async function optInType(keys: Account, senderId: number, name = 'Newsletter'): Promise<number> {
-  const added = await types(keys, 'POST', 'contacts-type/add', { body: multipart({ name, double_opt_in: 1, opt_in_sender_id: senderId }) });
-  expect(added).toEqual({ status: 200, body: { status: 'success', message: 'Added Successfully' } });
-  const list = await types(keys, 'GET', 'contacts-type');
-  return Number((list.body.message as { contactTypes: { id: number; name: string }[] }).contactTypes.find((type) => type.name === name)?.id);
-}
-
-let serial = 0;
-function address(name: string): string {
-  serial++;
-  return `${name}-${serial}-${Date.now()}@optin.example`;
-}
-
-async function addContact(keys: Account, contactTypeId: number, email: string): Promise<number> {
-  const result = await callContacts(keys, 'POST', 'contacts/add', { body: multipart({ contact_type_id: contactTypeId, email, first_name: 'Ada', country: place.usa }) });
-  expect(result).toEqual({ status: 200, body: { status: 'success', message: 'Contact Added Successfully' } });
-  const list = await callContacts(keys, 'GET', 'contacts/list', { query: { limit: 100 } });
-  return Number((list.body.message as { contacts: { id: number; email: string }[] }).contacts.find((contact) => contact.email === email)?.id);
-}
-
-async function contactOf(keys: Account, id: number): Promise<Record<string, unknown>> {
-  const result = await callContacts(keys, 'GET', 'contacts/details', { query: { contact_id: id } });
-  return (result.body.message as { contact: Record<string, unknown> }).contact;
-}
 
 function linkIn(mail: SinkMail): string {
   return (/href="([^"]*public\/opt-in\/confirm[^"]*)"/.exec(String(mail.body.html))?.[1] as string).replace(/&amp;/g, '&');

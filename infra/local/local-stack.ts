@@ -10,7 +10,8 @@ import { createAccount, findCredential, type NewAccount } from '../../shared/acc
 import { addOutsideIdentity } from '../../shared/identities/local-identities';
 import { serviceSenderDomain } from '../../shared/identities/service-domain';
 import { seedReferenceData } from '../../shared/reference-data/repository';
-import { configureLocalQueue, stopLocalQueues, type LocalQueueSettings } from '../../shared/queue/local-queue';
+import { configureLocalQueue, stopLocalQueues } from '../../shared/queue/local-queue';
+import { type LocalQueueSettings } from '../../shared/queue/local-queue-settings';
 import { ensureTable, startLocalDynamo, type LocalDynamo } from './dynamodb';
 import { startGateway, type Gateway } from './gateway';
 import { assertPortsFree, findFreePort, stackPortClaims } from './ports';

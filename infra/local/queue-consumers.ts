@@ -2,7 +2,8 @@
 // first batch arrives, as Lambda's SQS event source mapping would invoke it.
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { registerLocalConsumer, type QueueConsumer } from '../../shared/queue/local-queue';
+import { registerLocalConsumer } from '../../shared/queue/local-queue';
+import { type QueueConsumer } from '../../shared/queue/local-queue-settings';
 import { queueConsumers, queueNames, type QueueName } from '../../shared/queue/queues';
 import { loadFunctionHandler } from './function-modules';
 import { lambdaContext } from './lambda-context';

@@ -8,45 +8,15 @@
 // Like an SQS fair queue, messages carry a message group (the account), and the groups with the fewest
 // messages in flight are served first (fair-groups.ts).
 // Over 300 lines on purpose: every rule above reads and writes one queue's state (waiting, in flight,
-// receive counts, timers), kept in one class so no rule can see it half-changed.
+// receive counts, timers), kept in one module so no rule can see it half-changed; its settings and
+// their defaults are in local-queue-settings.ts.
 import { randomUUID } from 'node:crypto';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { standIn } from '../aws-call-watch';
-import { log } from '../log';
 import { FairGroups } from './fair-groups';
 import { openQueueJournal, type QueueJournal } from './local-queue-journal';
 import { toRecord, type LocalMessage } from './local-message';
-import { maxReceiveCount, queueBatchingWindowSeconds, queueBatchSizes, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
-
-/** A queue's consumer: a Lambda handler for SQS events, answering partial batch failures. */
-export type QueueConsumer = (event: SQSEvent) => Promise<SQSBatchResponse | void>;
-
-export interface LocalQueueSettings {
-  /** Messages per event at most; a queue with a smaller batch size of its own (queueBatchSizes) keeps it. */
-  batchSize: number;
-  /**
-   * The longest a queue waits to fill a batch (ms); a queue with a shorter batching window of its own
-   * (queueBatchingWindowSeconds) keeps it, and one without any never waits. Tests shorten it.
-   */
-  maxBatchingWindowMs: number;
-  /** Receives before a message moves to the dead-letter list (the redrive policy's maxReceiveCount). */
-  maxReceiveCount: number;
-  /** How long a failed message stays invisible before it is delivered again (the visibility timeout). */
-  redeliveryDelayMs: number;
-  /** Batches of one queue in flight at once (the event source mapping's maximum concurrency). */
-  concurrency: number;
-  /** Where each queue keeps its journal; in memory only when unset. */
-  directory?: string;
-  log: (line: string) => void;
-}
-
-export interface DeadLetter {
-  messageId: string;
-  body: string;
-  receiveCount: number;
-  reason: string;
-  at: Date;
-}
+import { localQueueDefaults, type DeadLetter, type LocalQueueSettings, type QueueConsumer } from './local-queue-settings';
+import { queueBatchingWindowSeconds, queueBatchSizes, queueMaxReceiveCounts, queueNames, type QueueName } from './queues';
 
 /** Messages not yet visible: sent with a delay, or failed and waiting for their redelivery. */
 interface Waiting {
@@ -67,16 +37,6 @@ interface QueueState {
   pumpScheduled: boolean;
   deadLetters: DeadLetter[];
 }
-
-/** The rules the queue starts with (`npm start` keeps them). */
-export const localQueueDefaults: Readonly<LocalQueueSettings> = {
-  batchSize: Math.max(...Object.values(queueBatchSizes)),
-  maxBatchingWindowMs: Number.POSITIVE_INFINITY,
-  maxReceiveCount,
-  redeliveryDelayMs: 2_000,
-  concurrency: 2,
-  log: (line) => log.warn(line),
-};
 
 let settings: LocalQueueSettings = { ...localQueueDefaults };
 const states = new Map<QueueName, QueueState>();

@@ -11,7 +11,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { findFreePort } from '../../infra/local/ports';
-import { localQueueDefaults } from '../../shared/queue/local-queue';
+import { localQueueDefaults } from '../../shared/queue/local-queue-settings';
 import { queueBatchSizes } from '../../shared/queue/queues';
 import { newDataDir, sleep, waitFor } from '../support/local-stack';
 import type { SinkMail } from '../support/sending';

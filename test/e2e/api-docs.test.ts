@@ -1,19 +1,16 @@
 // The API docs in a real browser (headless Chromium) against the whole local stack: /api/docs renders
 // the viewer from files the API serves itself, on the document at /api/openapi.json, with operations
 // and their fields shown, nothing fetched from anywhere else and nothing refused by its CSP.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { chromiumArgs, chromiumPath } from '../support/chromium';
+import { launchChromium } from '../support/chromium';
 
 let stack: TestStack;
 let browser: Browser;
 
 beforeAll(async () => {
-  // Without Chromium this test must fail, never pass by skipping (`npm test` checks for it first).
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium is not installed at ${chromiumPath}: install Debian's chromium package (apt-get install chromium) to run this test`);
   stack = await startTestStack();
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

@@ -2,9 +2,8 @@
 // to a double opt-in type gets its confirmation mail only once the opt-in sender is verified, a
 // single send meanwhile mails the confirmed contact and skips it, opening the mail's link confirms
 // nothing, and after the button is pressed the next send mails it.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
-import { chromiumArgs, chromiumPath } from '../support/chromium';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import type { SinkMail } from '../support/sending';
 
@@ -61,10 +60,8 @@ async function sendTo(typeIds: number[], senderId: number, groupId: number, subj
 }
 
 beforeAll(async () => {
-  // CI installs Debian's chromium (.ci/run); without it this test must fail, never pass by skipping.
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium is not installed at ${chromiumPath}: install Debian's chromium package (apt-get install chromium) to run this test`);
   stack = await startTestStack();
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

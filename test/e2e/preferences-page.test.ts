@@ -1,11 +1,10 @@
 // The recipient pages in a real browser (Debian's headless Chromium) against the whole local stack:
 // the preferences page's forms work without JavaScript, and what a click changes shows in the API.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { openPixelUrl, preferencesUrl, recipientToken } from '../../shared/public-links/recipient-links';
 import type { SendRef } from '../../shared/ledger/send-ref';
-import { chromiumArgs, chromiumPath } from '../support/chromium';
+import { launchChromium } from '../support/chromium';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { storedSingleSend } from '../support/recipient-pages';
 import { contactFields, type SinkMail } from '../support/sending';
@@ -47,10 +46,8 @@ let newsletter: number;
 let ref: SendRef & { kind: 'single-send' };
 
 beforeAll(async () => {
-  // CI installs Debian's chromium (.ci/run); without it this test must fail, never pass by skipping.
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium is not installed at ${chromiumPath}: install Debian's chromium package (apt-get install chromium) to run this test`);
   stack = await startTestStack();
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
+  browser = await launchChromium();
   for (const [name, display] of [['Newsletter', '1'], ['Product updates', '1'], ['Billing notices', '0']] as const) {
     await api('unsubscribes-groups/save', { method: 'POST', form: { group_name: name, description: `Our ${name.toLowerCase()}.`, is_display: display } });
   }

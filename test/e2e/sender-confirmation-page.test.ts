@@ -1,9 +1,8 @@
 // The sender confirmation page in a real browser (Debian's headless Chromium) against the whole
 // local stack: the link in the verification mail opens a page whose button, not the link, confirms
 // the address, and the API shows the sender verified only after the click.
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { chromiumArgs, chromiumPath } from '../support/chromium';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { senderInput, uniqueAddress, type StoredMail } from '../support/senders';
 
@@ -40,10 +39,8 @@ async function confirmationLinkTo(address: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  // CI installs Debian's chromium (.ci/run); without it this test must fail, never pass by skipping.
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium is not installed at ${chromiumPath}: install Debian's chromium package (apt-get install chromium) to run this test`);
   stack = await startTestStack();
-  browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
+  browser = await launchChromium();
 }, 120_000);
 
 beforeEach(async () => {

@@ -214,9 +214,19 @@ export function itemKind(key: string): string {
     .replace(/\d+/g, 'N');
 }
 
-/** Write units per mail by item kind (whole transactions charged), most first. */
-export function writesByKind(meter: CapacityMeter, mails: number, top = 12): Record<string, number> {
+/** Units per mail by item kind (even share of each transaction or batch), most first. */
+function unitsByKind(meter: CapacityMeter, mails: number, top: number, units: (item: ItemCapacity) => number): Record<string, number> {
   const kinds = new Map<string, number>();
-  for (const item of meter.items()) kinds.set(itemKind(item.key), (kinds.get(itemKind(item.key)) ?? 0) + item.writeShare);
-  return Object.fromEntries([...kinds].sort(([, a], [, b]) => b - a).slice(0, top).map(([kind, units]) => [kind, per(units, mails)]));
+  for (const item of meter.items()) kinds.set(itemKind(item.key), (kinds.get(itemKind(item.key)) ?? 0) + units(item));
+  return Object.fromEntries([...kinds].filter(([, value]) => value > 0).sort(([, a], [, b]) => b - a).slice(0, top).map(([kind, value]) => [kind, per(value, mails)]));
+}
+
+/** Write units per mail by item kind, most first. */
+export function writesByKind(meter: CapacityMeter, mails: number, top = 12): Record<string, number> {
+  return unitsByKind(meter, mails, top, (item) => item.writeShare);
+}
+
+/** Read units per mail by item kind (a Query's units spread over the items it returned), most first. */
+export function readsByKind(meter: CapacityMeter, mails: number, top = 12): Record<string, number> {
+  return unitsByKind(meter, mails, top, (item) => item.readShare);
 }

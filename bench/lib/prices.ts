@@ -1,6 +1,7 @@
 // Published on-demand prices the bench turns measured use into money with: us-east-1, as AWS's
 // pricing pages give them (DynamoDB's after its 2024-11-01 on-demand reduction), read 2026-11-28.
 // SES's own price ($0.10 per 1,000 mails) is left out: the cost is what this service adds to it.
+import { functionArchitecture } from '../../infra/stack/lambda-bundling';
 
 export const pricesAsOf = { region: 'us-east-1', read: '2026-11-28' } as const;
 
@@ -9,8 +10,8 @@ export const prices = {
   dynamoWriteUnit: 0.625 / 1e6,
   /** DynamoDB on-demand, per read request unit (4 KB read strongly consistent; half that eventually). */
   dynamoReadUnit: 0.125 / 1e6,
-  /** Lambda (x86), per GB-second of billed duration. */
-  lambdaGbSecond: 0.0000166667,
+  /** Lambda, per GB-second of billed duration, by the architecture the functions are deployed on. */
+  lambdaGbSecond: { arm64: 0.0000133334, x86_64: 0.0000166667 },
   /** Lambda, per request. */
   lambdaRequest: 0.2 / 1e6,
   /** SQS standard queue, per request (a batch of up to 10 messages is one request). */
@@ -34,12 +35,15 @@ export interface CostPerMillion {
   total: number;
 }
 
+/** The GB-second price of the architecture the stack deploys every function on (infra/stack/lambda-bundling.ts). */
+const lambdaGbSecond = prices.lambdaGbSecond[functionArchitecture.name === 'arm64' ? 'arm64' : 'x86_64'];
+
 const cents = (dollars: number) => Math.round(dollars * 100) / 100;
 
 /** Dollars per million mails beyond SES's own price, from what one measured send used. */
 export function costPerMillion(use: MeasuredUse): CostPerMillion {
   const scale = 1e6 / use.mails;
-  const lambda = use.invocations.reduce((sum, fn) => sum + (fn.milliseconds / 1000) * (fn.memoryMb / 1024) * prices.lambdaGbSecond + fn.invocations * prices.lambdaRequest, 0);
+  const lambda = use.invocations.reduce((sum, fn) => sum + (fn.milliseconds / 1000) * (fn.memoryMb / 1024) * lambdaGbSecond + fn.invocations * prices.lambdaRequest, 0);
   const parts = {
     dynamodb_writes: use.writeUnits * prices.dynamoWriteUnit * scale,
     dynamodb_reads: use.readUnits * prices.dynamoReadUnit * scale,

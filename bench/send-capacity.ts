@@ -104,7 +104,7 @@ async function main(): Promise<void> {
       .reduce((sum, fn) => sum + (fn.name === queueConsumers['ses-events'] ? 2 * fn.invocations + recipients : 3 * fn.invocations), 0);
     const totals = meter.totals();
     const cost = costPerMillion({ mails: recipients, writeUnits: totals.writeUnits, readUnits: totals.readUnits, invocations: functions, sqsRequests });
-    console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), read_units_per_mail_by_kind: readsByKind(meter, recipients), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
+    console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), read_units_per_mail_by_kind: readsByKind(meter, recipients), local_stand_ins_left_out: meter.standIns(), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
     if (send.triggered !== recipients || tally.addresses.size !== recipients) process.exitCode = 1;
   } finally {
     drain.stop();

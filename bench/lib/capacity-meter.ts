@@ -39,6 +39,23 @@ export interface ItemCapacity {
   writes: number;
 }
 
+/**
+ * Partitions of the local stand-ins for AWS services that keep their state in the table: the SES
+ * tenant stand-in (read by the local SES sink on every SendEmail naming a tenant) and the local
+ * scheduler's jobs. Deployed, that state is SES's and EventBridge Scheduler's, never a DynamoDB unit of
+ * the service's, so the meter leaves their calls out of every figure and tallies them apart.
+ */
+const standInPartitions = [/^LOCAL-TENANT$/, /^SCHEDULE(#|$)/];
+
+const isStandInPartition = (value: unknown) => typeof value === 'string' && standInPartitions.some((pattern) => pattern.test(value));
+
+/** Whether a call is a local stand-in's own: every key it names is in a stand-in partition, or it queries one. */
+function standInCall(operation: string, input: Input, parts: { keys: string[] }[]): boolean {
+  if (operation === 'Query') return Object.values((input.ExpressionAttributeValues ?? {}) as Input).some((value) => isStandInPartition(text(value)));
+  const keys = parts.flatMap((part) => part.keys);
+  return keys.length > 0 && keys.every((key) => isStandInPartition(key.split('|')[1]));
+}
+
 const readOperations = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems']);
 
 /** A key attribute as the call carries it: plain (document client) or marshalled (`{S: '...'}`). */
@@ -97,6 +114,8 @@ export interface CapacityMeter {
   /** The units of one item (`indexName` for its index entry); zeros when it took none. */
   item(key: { pk: string; sk: string }, indexName?: string): ItemCapacity;
   totals(): { writeUnits: number; readUnits: number; calls: number };
+  /** The local stand-ins' own units (SES tenants, the scheduler's jobs), left out of every other figure. */
+  standIns(): { writeUnits: number; readUnits: number; calls: number };
   /** Run `work` unmetered (a bench's own reads of what it watches). */
   unmetered<T>(work: () => Promise<T>): Promise<T>;
   /** Switch the meter off; what it counted stays readable. */
@@ -111,6 +130,7 @@ export function startCapacityMeter(client: { middlewareStack: unknown } = db()):
   const name = `capacityMeter${++meters}`;
   const items = new Map<string, ItemCapacity>();
   const totals = { writeUnits: 0, readUnits: 0, calls: 0 };
+  const standIns = { writeUnits: 0, readUnits: 0, calls: 0 };
   const quiet = new AsyncLocalStorage<boolean>();
   let tableName = '';
   const entry = (key: string): ItemCapacity => {
@@ -142,8 +162,14 @@ export function startCapacityMeter(client: { middlewareStack: unknown } = db()):
       const consumed = output.ConsumedCapacity as Consumed | Consumed[] | undefined;
       const read = readOperations.has(operation);
       const whole = operation.startsWith('Transact');
+      const parts = itemsOf(operation, input, output);
+      if (standInCall(operation, input, parts)) {
+        standIns.calls++;
+        for (const units of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) standIns[read ? 'readUnits' : 'writeUnits'] += units.CapacityUnits ?? 0;
+        return result;
+      }
       totals.calls++;
-      for (const part of itemsOf(operation, input, output)) {
+      for (const part of parts) {
         tableName ||= part.table;
         const units = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []).find((c) => c.TableName === part.table);
         if (!units) continue;
@@ -165,6 +191,7 @@ export function startCapacityMeter(client: { middlewareStack: unknown } = db()):
     items: () => [...items.values()],
     item: (key, indexName) => ({ ...entry(`${indexName ?? tableName}|${key.pk}|${key.sk}`) }),
     totals: () => ({ ...totals }),
+    standIns: () => ({ ...standIns }),
     unmetered: (work) => quiet.run(true, work),
     stop: () => stack.remove(name),
   };

@@ -6,7 +6,7 @@ import type { OutgoingMail } from '../mail/mailer';
 import { clickLinkBuilder, hiddenClickUrl } from '../rendering/click-tracking';
 import { renderMail } from '../rendering/render';
 import { oneClickUnsubscribeUrl, openPixelUrl, preferencesUrl, recipientToken } from '../public-links/recipient-links';
-import { abVariantTag, encodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
+import { abVariantTag, encodeSendRef, markerLayoutTag, markersByAddress, sendRefTag, type SendRef } from '../ledger/send-ref';
 import type { DeliveryRecipient } from './delivery-message';
 import type { SendContent } from './send-content';
 import { sendingSettings } from './settings';
@@ -38,7 +38,11 @@ export function recipientMail(ref: SendRef, content: SendContent, recipient: Del
     text: mail.text,
     headers: mail.headers,
     configurationSetName: sendingSettings().configurationSetName,
-    tags: [{ name: sendRefTag, value: encodeSendRef(ref) }, ...(content.testVariant === undefined ? [] : [{ name: abVariantTag, value: String(content.testVariant) }])],
+    tags: [
+      { name: sendRefTag, value: encodeSendRef(ref) },
+      { name: markerLayoutTag, value: markersByAddress },
+      ...(content.testVariant === undefined ? [] : [{ name: abVariantTag, value: String(content.testVariant) }]),
+    ],
     ...(content.tenantName ? { tenantName: content.tenantName } : {}),
   };
 }

@@ -63,6 +63,7 @@ async function countGroup(group: DeliveryGroup): Promise<void> {
   await recordDeliveries(
     group.ref,
     group.events.flatMap(({ feedback }) => feedback.recipients),
+    { countedBefore: group.events.some(({ feedback }) => feedback.countedBefore) },
   );
   // Then the account's webhooks hear of every event, a repeated one too, as when each event was
   // applied alone (emitting never throws; it queues nothing when none subscribes). One after another:

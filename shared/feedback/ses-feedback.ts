@@ -8,7 +8,7 @@ import type { EventBridgeEvent } from 'aws-lambda';
 import { addBouncedAddress } from '../suppressions/bounces';
 import { isClickLink, isTrackedTarget } from '../rendering/click-tracking';
 import { checkReputation } from './reputation';
-import { abVariantTag, decodeSendRef, sendRefTag, type SendRef } from '../ledger/send-ref';
+import { abVariantTag, decodeSendRef, markerLayoutTag, markersByAddress, sendRefTag, type SendRef } from '../ledger/send-ref';
 import { botClickRule } from '../statistics/engagement-rules';
 import { recordBotClick, recordClickOf, recordSendEvent } from '../statistics/event-counts';
 import { onFirstEngagement } from '../audience/engagement-events';
@@ -31,7 +31,13 @@ export type SesEventBridgeEvent = EventBridgeEvent<string, SesEventRecord>;
 
 /** What one SES event means for us. */
 export type Feedback =
-  | { kind: 'delivered'; ref: SendRef; recipients: string[] }
+  | {
+      kind: 'delivered';
+      ref: SendRef;
+      recipients: string[];
+      /** The mail went before its markers were kept by address: its delivery may have been counted in the layout before. */
+      countedBefore?: true;
+    }
   | { kind: 'hard-bounce'; ref: SendRef; recipients: string[]; detail: string | null }
   | { kind: 'complaint'; ref: SendRef; recipients: string[]; detail: string | null }
   /** `machine`: a bot's click (statistics/engagement-rules.ts); absent for a person's. `variant`: the A/B test subject of a test share's mail. */
@@ -61,7 +67,12 @@ export function feedbackOf(record: SesEventRecord): Feedback {
   }
   switch (type) {
     case 'Delivery':
-      return { kind: 'delivered', ref, recipients: record.delivery?.recipients ?? record.mail?.destination ?? [] };
+      return {
+        kind: 'delivered',
+        ref,
+        recipients: record.delivery?.recipients ?? record.mail?.destination ?? [],
+        ...(record.mail?.tags?.[markerLayoutTag]?.[0] === markersByAddress ? {} : { countedBefore: true as const }),
+      };
     case 'Bounce':
       // Transient bounces (mailbox full, auto-replies) are SES's to retry, not a reason to suppress.
       if (record.bounce?.bounceType !== 'Permanent') return { kind: 'ignored', reason: `${record.bounce?.bounceType ?? 'unknown'} bounce` };

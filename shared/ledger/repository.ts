@@ -257,12 +257,13 @@ export function legacyMarkerKey(ref: SendRef, email: string, event: string): Key
  * Claim an event marker; false when the event was already counted for this recipient. Kept as long
  * as the ledger entry (a delivered marker is also the contact activity's `delivered`), unless
  * `keepSeconds` says otherwise. A first claim also looks whether the marker was stored before the
- * ledger was kept by address (the mail went before): then the event was counted already.
+ * ledger was kept by address (the mail went before): then the event was counted already. `lookBefore:
+ * false` skips that look (half a read unit) for an event of a mail sent since, which nothing counted there.
  */
-export async function claimEventMarker(key: Key, options: { keepSeconds?: number } = {}): Promise<boolean> {
+export async function claimEventMarker(key: Key, options: { keepSeconds?: number; lookBefore?: boolean } = {}): Promise<boolean> {
   const expires = options.keepSeconds === undefined ? expiresAt() : Math.floor(currentTime().getTime() / 1000) + options.keepSeconds;
   if (!(await putNewItem({ ...key, entity: 'send-event-marker', counted_at: isoTimestamp(), expires_at: expires }))) return false;
-  const before = legacyKeyOfMarker(key);
+  const before = options.lookBefore === false ? undefined : legacyKeyOfMarker(key);
   return before === undefined || (await getItem(before, { consistent: false, projection: ['pk'] })) === undefined;
 }
 

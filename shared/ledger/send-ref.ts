@@ -11,6 +11,14 @@ export const sendRefTag = 'send_ref';
 /** The SES message tag of a mail of an A/B test's share: its subject's index (SES's click events bring it back). */
 export const abVariantTag = 'ab_variant';
 
+/**
+ * The SES message tag saying where the mail's event markers are kept: `address`, in the address's
+ * partition (ledger/keys.ts). Its events can have been counted only there, so counting them needs no
+ * look at the layout before; an event of a mail without it may have been counted in that layout.
+ */
+export const markerLayoutTag = 'markers';
+export const markersByAddress = 'address';
+
 // SES message tag values allow only [A-Za-z0-9_.@-]: '.' separates the parts, and a utr never holds one.
 const separator = '.';
 const partPattern = /^[A-Za-z0-9_@-]+$/;

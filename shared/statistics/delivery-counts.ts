@@ -18,12 +18,13 @@ export interface DeliveriesCounted {
 /**
  * Count the deliveries to `recipients` of what `ref` names. When a claim or the count fails, the
  * markers claimed are given back before it throws, so the same events can be counted again whole; a
- * crash between the claims and the count loses those counts, never doubles one.
+ * crash between the claims and the count loses those counts, never doubles one. `countedBefore: false`
+ * (the mails' SES tag says their markers are kept by address) skips the look for a marker stored before.
  */
-export async function recordDeliveries(ref: SendRef, recipients: readonly string[]): Promise<DeliveriesCounted> {
+export async function recordDeliveries(ref: SendRef, recipients: readonly string[], options: { countedBefore?: boolean } = {}): Promise<DeliveriesCounted> {
   const markers = uniqueKeys(recipients.map((email) => eventMarkerKey(ref, email, 'delivered')));
   // The delivered marker is also the contact activity's `delivered`: kept as long as the activity.
-  const first = await claimMarkers(markers, { keepSeconds: activityRetentionSeconds });
+  const first = await claimMarkers(markers, { keepSeconds: activityRetentionSeconds, lookBefore: options.countedBefore ?? true });
   const claimed = markers.filter((_, i) => first[i]);
   if (claimed.length === 0) return { first: 0, counted: false };
   let counted: boolean;

@@ -143,7 +143,7 @@ export function recordBotClick(ref: SendRef): Promise<boolean> {
 }
 
 /** Claim markers concurrently: which were first. On a failure, those claimed are given back. */
-export async function claimMarkers(markers: readonly Key[], options: { keepSeconds?: number } = {}): Promise<boolean[]> {
+export async function claimMarkers(markers: readonly Key[], options: { keepSeconds?: number; lookBefore?: boolean } = {}): Promise<boolean[]> {
   const outcomes = await Promise.allSettled(markers.map((marker) => claimEventMarker(marker, options)));
   const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   const first = outcomes.map((outcome) => outcome.status === 'fulfilled' && outcome.value);

@@ -3,6 +3,8 @@
 // such an entry holds, an event of such a mail is not counted once more, the engagement segments and
 // the resend read them, and the contact's activity still lists the mail with its delivery.
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
+import { recipientMail } from '../../shared/delivery/recipient-mail';
+import { handleSesEvents } from '../../shared/feedback/ses-event-batch';
 import { addContact } from '../../shared/audience/contact-service';
 import { addContactType } from '../../shared/contact-types/repository';
 import { recordActivity } from '../../shared/contacts/activity';
@@ -78,6 +80,34 @@ test("an event of a mail sent before the upgrade is not counted once more where 
   expect(await recordSendEvent(ref, 'bounce', reader)).toBe(true);
 
   expect(await getSingleSend(keys.account_id, send.utr)).toMatchObject({ delivered: 0, unique_opens: 0, total_opens: 1, bounces: 1 });
+});
+
+test('a delivery event is looked up in the layout before only when its mail lacks the tag of markers kept by address, which every mail sent now carries', async () => {
+  const { keys, send, ref, emails } = await runningSend();
+  const [reader, other] = emails as [string, string];
+  const content = { subject: 'Spring sale', preheader: '', designHtml: '<p>Hello</p>', fromEmail: 'news@example.com', replyTo: null, senderName: '', senderAddress: 'Main St 1', unsubscribeGroupId: null };
+  const tags = recipientMail(ref, content, { email: reader, contactId: 1, fields: {} }).tags;
+  expect(tags).toEqual([{ name: 'send_ref', value: encodeSendRef(ref) }, { name: 'markers', value: 'address' }]);
+
+  // A marker stored before stops the count of an event of an untagged mail (sent before the upgrade);
+  // a tagged mail's event never looks there (none of its events was counted there).
+  await storedMarker(ref, reader, 'delivered');
+  await storedMarker(ref, other, 'delivered');
+  const delivered = (to: string, mailTags: Record<string, string[]>) => ({
+    version: '0',
+    id: `event-${Math.random()}`,
+    'detail-type': 'Email Delivered',
+    source: 'aws.ses',
+    account: '000000000000',
+    time: isoTimestamp(),
+    region: 'us-east-1',
+    resources: [],
+    detail: { eventType: 'Delivery', mail: { messageId: `ses-${Math.random()}`, destination: [to], tags: { send_ref: [encodeSendRef(ref)], ...mailTags } }, delivery: { recipients: [to] } },
+  });
+  expect(await handleSesEvents(sqsEvent([delivered(reader, {})]))).toEqual({ batchItemFailures: [] });
+  expect((await getSingleSend(keys.account_id, send.utr)).delivered).toBe(0);
+  expect(await handleSesEvents(sqsEvent([delivered(other, { markers: ['address'] })]))).toEqual({ batchItemFailures: [] });
+  expect((await getSingleSend(keys.account_id, send.utr)).delivered).toBe(1);
 });
 
 test('engagement conditions and the contact activity read a mail sent before the upgrade', async () => {

@@ -22,8 +22,10 @@ describe('SES feedback', () => {
     expect(() => sesRecordOf({})).toThrow("Not an SES event: source 'undefined'");
   });
 
-  test('a delivery names its recipients', () => {
-    expect(feedbackOf({ eventType: 'Delivery', mail, delivery: { recipients: ['ada@example.com'] } })).toEqual({ kind: 'delivered', ref, recipients: ['ada@example.com'] });
+  test('a delivery names its recipients, and whether its mail went before markers were kept by address (no `markers` tag)', () => {
+    const tagged = { ...mail, tags: { ...mail.tags, markers: ['address'] } };
+    expect(feedbackOf({ eventType: 'Delivery', mail: tagged, delivery: { recipients: ['ada@example.com'] } })).toEqual({ kind: 'delivered', ref, recipients: ['ada@example.com'] });
+    expect(feedbackOf({ eventType: 'Delivery', mail, delivery: { recipients: ['ada@example.com'] } })).toEqual({ kind: 'delivered', ref, recipients: ['ada@example.com'], countedBefore: true });
   });
 
   test('a permanent bounce is a hard bounce; a transient one is ignored', () => {

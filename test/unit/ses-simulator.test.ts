@@ -16,7 +16,8 @@ function mailTo(...destination: string[]): SimulatedMail {
     source: 'Acme News <news@acme.example>',
     destination,
     subject: 'Hello',
-    emailTags: [{ Name: 'send_ref', Value: encodeSendRef(ref) }],
+    // As the deliverer tags every mail (shared/delivery/recipient-mail.ts).
+    emailTags: [{ Name: 'send_ref', Value: encodeSendRef(ref) }, { Name: 'markers', Value: 'address' }],
     configurationSetName: 'email-service',
     sentAt,
   };
@@ -68,6 +69,7 @@ describe('simulated SES events', () => {
           'ses:from-domain': ['acme.example'],
           'ses:caller-identity': ['local'],
           send_ref: [encodeSendRef(ref)],
+          markers: ['address'],
         },
       },
       bounce: {

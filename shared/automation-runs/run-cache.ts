@@ -1,11 +1,19 @@
 // What one run of the step runner reads once and reuses: automations, their steps, step contents,
-// country names and the accounts' SES tenants.
+// country names and the accounts' SES tenants; and the one look a second at each automation it mails.
 import { getAutomation, type Automation } from '../automations/repository';
 import { listAutomationSteps, type AutomationStepSummary } from '../automations/steps';
 import { RecordNotFound } from '../table/errors';
 import { findCountry } from '../reference-data/repository';
 import { stepContent, type StepMail } from './step-content';
 import { ensureAccountTenant, type AccountTenant } from '../tenancy/tenant-service';
+import { automationIsLive } from '../automations/reputation-pause';
+import { watchForPause } from '../delivery/deliver';
+
+/** Whether the automation being mailed was paused meanwhile; `stop()` when done with it. */
+export interface PauseWatch {
+  paused: () => boolean;
+  stop: () => void;
+}
 
 /** What one run reads once and reuses: automations, their steps, step contents, country names. */
 export class RunCache {
@@ -14,6 +22,34 @@ export class RunCache {
   private contents = new Map<string, Promise<StepMail>>();
   private countries = new Map<string, Promise<string | undefined>>();
   private tenants = new Map<number, Promise<AccountTenant | undefined>>();
+  private pauseWatches = new Map<string, { watch: PauseWatch; users: number }>();
+
+  /**
+   * Watch whether the automation was paused while it is mailed: one look a second however many of
+   * its due pages are mailed side by side (a run reads up to 16 partitions at once, and a watch for
+   * each read the automation 16 times a second). The look stops when the last user stops.
+   */
+  pauseWatch(accountId: number, utr: string): PauseWatch {
+    const key = `${accountId}#${utr}`;
+    let shared = this.pauseWatches.get(key);
+    if (!shared) {
+      shared = { watch: watchForPause(async () => (await automationIsLive(accountId, utr)) === false), users: 0 };
+      this.pauseWatches.set(key, shared);
+    }
+    const entry = shared;
+    entry.users++;
+    let stopped = false;
+    return {
+      paused: entry.watch.paused,
+      stop: () => {
+        if (stopped) return;
+        stopped = true;
+        if (--entry.users > 0) return;
+        entry.watch.stop();
+        this.pauseWatches.delete(key);
+      },
+    };
+  }
 
   /** The account's SES tenant, made when missing and its status read once per run. */
   tenant(accountId: number): Promise<AccountTenant | undefined> {

@@ -8,7 +8,6 @@
 import { automationStatus, exitCriteria, type Automation, type AutomationTarget } from '../automations/repository';
 import type { AutomationStepSummary } from '../automations/steps';
 import { RunCache } from './run-cache';
-import { automationIsLive } from '../automations/reputation-pause';
 import type { ContactRecord } from '../contacts/record';
 import { chunked, inParallel } from '../table/concurrency';
 import { advanceEnrolment, deleteEnrolments, endEnrolment, keepDue, parkEnrolment, withdrawEnrolment } from '../automations/enrolments';
@@ -16,7 +15,7 @@ import type { Enrolment } from '../automations/enrolment-record';
 import { dueEnrolmentsPage, dueShardNumbers, lastDrainedHour, markedDueHours, rememberDrainedHour } from '../automations/due-index';
 import { suppressedAmong } from '../suppressions/repository';
 import { describeError, log } from '../log';
-import { deliverToRecipients, watchForPause } from '../delivery/deliver';
+import { deliverToRecipients } from '../delivery/deliver';
 import type { DeliveryRecipient } from '../delivery/delivery-message';
 import { contactFields } from '../contacts/merge-fields';
 import type { SendRef } from '../ledger/send-ref';
@@ -155,7 +154,7 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
   const after = steps.find((candidate) => candidate.id > step.id);
   // Paused while its step is mailed (for its reputation by ses-events, or by its owner): the mailing
   // stops within about a second; what it did not reach stays due, and the next run parks it.
-  const watch = watchForPause(async () => (await automationIsLive(accountId, automation.utr)) === false);
+  const watch = cache.pauseWatch(accountId, automation.utr);
   const goOn = () => run.keepGoing() && !watch.paused();
   await inParallel(chunked(present, deliveryBatch), parallelDeliveries, async (batch) => {
     if (!goOn()) {

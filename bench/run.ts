@@ -10,10 +10,11 @@
 //   3 bundle size (as deployed: esbuild, minified, SDK clients bundled, the X-Ray SDK in the tracing
 //     layer) and cold import+init (median of fresh processes) beside a bare-SDK baseline per function
 //       BENCH_COLD_RUNS (20), BENCH_COLD_BEFORE (a checkout of an earlier commit to compare with)
-//   4 bench/single-send-10k.ts (twice, to show memory flat) and bench/automation-steps.ts as child
-//     processes; the send beside the store's conditional-put rate and the sink's rate, same run
-//       BENCH_SEND_RECIPIENTS (2000), BENCH_SEND_RECIPIENTS_LARGE (8000), BENCH_LIMIT_PUTS (4000),
-//       BENCH_STEP_ENROLMENTS (2000)
+//   4 bench/single-send-10k.ts (at two sizes, to show memory flat; BENCH_SEND_RUNS sends each, their
+//     medians) and bench/automation-steps.ts as child processes; each send beside the store's
+//     conditional-put rate, the sink's rate and the ledger's own claim and mark, as a share of its ceiling
+//       BENCH_SEND_RECIPIENTS (2000), BENCH_SEND_RECIPIENTS_LARGE (8000), BENCH_SEND_RUNS (3),
+//       BENCH_LIMIT_PUTS (4000), BENCH_STEP_ENROLMENTS (2000)
 //   5 CSV import rows/s through contacts/upload-csv + contacts/import-status, beside the store's
 //     transaction rate measured around it
 //       BENCH_CSV_ROWS (5000)

@@ -1,83 +1,60 @@
 // Measures how long the local stack (`npm start`'s runtime, in process) takes to dispatch and deliver
 // one immediate single send to 10,000 contacts: from the API's create call to the send's status 3,
 // with every mail in the SES sink. Run: `npx tsx bench/single-send-10k.ts [recipients]`.
-// Before the send, on the same DynamoDB Local, it measures the store's raw rate of conditional puts
-// at the send path's concurrency: the send's rate is reported as a share of it. The SES sink runs in
-// a process of its own (bench/lib/sink-child.ts), so this process's one thread does the pipeline's
-// work only, as a deliverer's does where the sink is SES.
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdtempSync, rmSync } from 'node:fs';
+// The send is made `BENCH_SEND_RUNS` times (3) to the same contacts, and each run is reported as a
+// share of yardsticks taken on the same DynamoDB Local right before and right after it (the store's
+// conditional-put rate, the sink's, and the ledger's own claim and mark: bench/lib/send-yardsticks.ts);
+// the figures are the runs' medians. The SES sink runs in a process of its own
+// (bench/lib/sink-child.ts), so this process's one thread does the pipeline's work only, as a
+// deliverer's does where the sink is SES. `BENCH_CPU_PROFILE=<dir>` writes a CPU profile of the first send.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalStack } from '../infra/local/local-stack';
 import { startSinkProcess } from './lib/sink-process';
 import type { OutgoingMail } from '../shared/mail/mailer';
-import { renderMail } from '../shared/rendering/render';
+import { recipientMail } from '../shared/delivery/recipient-mail';
+import { withAccountTenant } from '../shared/tenants/sending-tenant';
 import { findDesignTemplate } from '../shared/templates/repository';
-import { conditionalPutRate, ledgerPairRate, sinkRate } from './lib/store-limits';
-import { cpuMeter, perUnit } from './lib/cpu-meter';
+import { measureYardsticks } from './lib/send-yardsticks';
+import { measuredSend, sendRun, startProfile, type SendRun } from './lib/measured-send';
 import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
+import { median } from './lib/report';
 import { sendingSettings } from '../shared/delivery/settings';
-import { db } from '../shared/table/client';
 import { addContactType } from '../shared/contact-types/repository';
-import { getSingleSend } from '../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
 
 const recipients = Number(process.argv[2] ?? 10_000);
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
-const ratio = (value: number) => Math.round(value * 1000) / 1000;
 /** Delivery batches in flight at once (the local queue's concurrency, as the event source mapping's). */
 const queueConcurrency = 2;
-/** Puts timed for the store's limit (after a warm-up of a quarter as many). */
+/** Puts timed for the store's limit (after a warm-up of a quarter as many); half as many mails and ledger pairs. */
 const limitPuts = Number(process.env.BENCH_LIMIT_PUTS ?? 4_000);
+/** Sends measured; each figure is their median. */
+const sendRuns = Number(process.env.BENCH_SEND_RUNS ?? 3);
+const profileDir = process.env.BENCH_CPU_PROFILE;
 
-/** A mail like the send's: the same library design, rendered for one reader. */
-function sampleMail(): OutgoingMail {
+const medianOf = (runs: SendRun[], figure: (run: SendRun) => number) => Math.round(median(runs.map(figure)) * 1000) / 1000;
+
+/**
+ * A mail as the send's are, for the SES yardstick: the same library design rendered for one reader by
+ * the deliverer's own composer (tracked links, tags, the account's tenant), so the yardstick's SES
+ * call carries what the send's do, and only the rendering is left to count as the send's own work.
+ */
+async function sampleMail(accountId: number): Promise<OutgoingMail> {
   const design = findDesignTemplate(2);
   if (!design) throw new Error('library design 2 is missing');
-  const link = 'https://mail.example.com/api/public/preferences?token=abc.def';
-  const mail = renderMail({
-    designHtml: design.html_code,
+  const content = await withAccountTenant(accountId, {
     subject: 'Hello Bench',
     preheader: 'Bench run',
-    fields: { first_name: 'Bench', last_name: 'Reader', email: 'bench@example.com', full_name: 'Bench Reader' },
+    designHtml: design.html_code,
+    fromEmail: 'bench@acme.example',
+    replyTo: 'support@acme.example',
     senderName: 'Bench News',
     senderAddress: '1 Main Street',
-    links: { preferences: link, oneClickUnsubscribe: link, openPixel: link },
+    unsubscribeGroupId: 1,
   });
-  return { from: 'Bench News <bench@acme.example>', to: ['bench@example.com'], subject: mail.subject, html: mail.html, text: mail.text, headers: mail.headers };
-}
-
-/** Marks the bench's own calls (creating and watching the send), which are not the pipeline's. */
-const benchOwn = new AsyncLocalStorage<boolean>();
-
-/** The pipeline's DynamoDB requests by command until `stop()`, from middleware on the document client. */
-function countRequests(): { counts: Map<string, number>; stop: () => void } {
-  const counts = new Map<string, number>();
-  const counting = { on: true };
-  db().middlewareStack.add(
-    (next, context) => (args) => {
-      if (counting.on && !benchOwn.getStore()) {
-        const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
-        counts.set(name, (counts.get(name) ?? 0) + 1);
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchCountRequests' },
-  );
-  return { counts, stop: () => (counting.on = false) };
-}
-
-/** The highest heap in use while `sampling` runs, sampled every 50 ms. */
-function heapPeak(): { stop: () => number } {
-  let peak = process.memoryUsage().heapUsed;
-  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 50);
-  return {
-    stop: () => {
-      clearInterval(timer);
-      return Math.max(peak, process.memoryUsage().heapUsed);
-    },
-  };
+  return recipientMail({ kind: 'single-send', accountId, utr: 'bench-yardstick' }, content, { email: 'bench@example.com', contactId: 1, fields: { first_name: 'Bench', last_name: 'Reader', full_name: 'Bench Reader' } });
 }
 
 async function main(): Promise<void> {
@@ -105,112 +82,58 @@ async function main(): Promise<void> {
     const group = await addUnsubscribeGroup(accountId, { group_name: 'Bench', description: 'Bench', is_display: 1 });
     const setupMs = Date.now() - setupStarted;
 
-    // The yardsticks, on the same warm DynamoDB Local and sink, before the send and again after it
-    // (a neighbour's load then weighs on both sides of the ratio): one conditional put per recipient
-    // (the ledger claim) at as many in flight as the deliverers keep, and one SendEmail to the sink.
+    // The yardsticks, on the same warm DynamoDB Local and sink, before the first send and after each
+    // (a neighbour's load then weighs on both sides of each send's ratios): one conditional put per
+    // recipient (the ledger claim), one SendEmail to the sink, and the ledger's claim and mark, at as
+    // many in flight as the deliverers keep.
     const concurrency = sendingSettings().deliveryConcurrency * queueConcurrency;
-    const putLimit = async () => {
-      const meter = cpuMeter(stack.ports.dynamodb, sinkProcess.pid);
-      const rate = await conditionalPutRate(limitPuts, concurrency);
-      return { rate, cpu: perUnit(meter.stop(), rate.requests * 1.25) };
-    };
-    const sinkLimit = async () => {
-      const meter = cpuMeter(stack.ports.dynamodb, sinkProcess.pid);
-      const rate = await sinkRate(limitPuts / 2, concurrency, sampleMail());
-      const cpu = perUnit(meter.stop(), rate.requests * 1.25);
-      return { rate, cpu };
-    };
-    const putsBefore = await putLimit();
-    const sinkBefore = await sinkLimit();
-    // The floor of the send path's own work per recipient: one SES call and one ledger claim and mark.
-    const pairMeter = cpuMeter(stack.ports.dynamodb, sinkProcess.pid);
-    const pairs = await ledgerPairRate(limitPuts / 2, 2);
-    const pairCpu = perUnit(pairMeter.stop(), pairs.requests * 12);
-
-    // Measured: create through the API -> scheduler -> dispatcher -> queue -> deliverer -> sink -> status 3.
-    sinkProcess.drain(/^bench-\d{6}@example\.com$/, 50);
-    global.gc?.();
-    const heapBefore = process.memoryUsage().heapUsed;
-    const heap = heapPeak();
-    const requests = countRequests();
-    const meter = cpuMeter(stack.ports.dynamodb, sinkProcess.pid);
-    const started = Date.now();
-    const form = new URLSearchParams({
-      template_id: '2',
-      sender_id: String(sender.id),
-      unsubscribe_group_id: String(group.id),
-      single_send_name: 'Bench',
-      subject: 'Hello ((first_name))',
-      preheader: 'Bench run',
-      'recipient_id[0]': `contacts_${type.id}`,
-      schedule_type: '0',
-    });
-    const created = await benchOwn.run(true, () => fetch(`${stack.urls.api}single/send/create`, { method: 'POST', headers, body: form }));
-    const { message } = (await created.json()) as { message: { utr: string } };
-    let firstMailMs: number | undefined;
-    let lastMailMs: number | undefined;
-    for (;;) {
-      // The bench's own reads of the send are not counted as the pipeline's.
-      const send = await benchOwn.run(true, () => getSingleSend(accountId, message.utr));
-      const tally = sinkProcess.tally;
-      if (firstMailMs === undefined && tally.firstAt !== null) firstMailMs = tally.firstAt - started;
-      if (lastMailMs === undefined && tally.addresses >= recipients) lastMailMs = tally.lastAt! - started;
-      if (send.status === 3) break;
-      if (Date.now() - started > 30 * 60_000) throw new Error(`not complete after 30 minutes: ${JSON.stringify(send)}`);
-      await new Promise((done) => setTimeout(done, 100));
+    const mail = await sampleMail(accountId);
+    const yardsticks = () => measureYardsticks(stack.ports.dynamodb, sinkProcess.pid, concurrency, limitPuts, mail);
+    let before = await yardsticks();
+    const runs: SendRun[] = [];
+    for (let run = 1; run <= sendRuns; run++) {
+      const profile = run === 1 && profileDir ? await startProfile() : undefined;
+      const send = await measuredSend(stack, sinkProcess, recipients, headers, accountId, { typeId: type.id, senderId: sender.id, groupId: group.id });
+      if (profile) writeFileSync(join(profileDir!, `send-${recipients}.cpuprofile`), JSON.stringify(await profile.stop()));
+      const after = await yardsticks();
+      runs.push(sendRun(send, before, after));
+      before = after;
     }
-    const totalMs = Date.now() - started;
-    const sendCpu = perUnit(meter.stop(), recipients);
-    const peakHeap = heap.stop();
-    requests.stop();
-    const inSink = await sinkProcess.stopDrain();
-    // The last mail may have landed after the send's status turned 3 was last polled for it.
-    lastMailMs ??= inSink.lastAt === null ? undefined : inSink.lastAt - started;
-    const requestTotal = [...requests.counts.values()].reduce((sum, n) => sum + n, 0);
-    const putsAfter = await putLimit();
-    const sinkAfter = await sinkLimit();
-    const send = await getSingleSend(accountId, message.utr);
-    const mailsPerSecond = recipients / (totalMs / 1000);
-    const windowRate = recipients / (((lastMailMs ?? totalMs) - (firstMailMs ?? 0)) / 1000);
-    const putRate = (putsBefore.rate.requestsPerSecond + putsAfter.rate.requestsPerSecond) / 2;
-    const sinkMailRate = Math.round((sinkBefore.rate.requestsPerSecond + sinkAfter.rate.requestsPerSecond) / 2);
-    // CPU of all three processes per put and per recipient: on a machine whose cores others share,
-    // the wall-clock rates swing with their load between the put runs and the send, CPU time much less.
-    // Their ratio is the share the send would reach where the machine's CPU is the limit.
-    const cpuTotal = (cpu: { node_cpu_ms: number; jvm_cpu_ms: number | null; sink_cpu_ms: number | null }) => cpu.node_cpu_ms + (cpu.jvm_cpu_ms ?? 0) + (cpu.sink_cpu_ms ?? 0);
+    const put = runs.map((run) => run.put_limit);
     const result = {
       recipients,
+      runs: runs.length,
       setup_seconds: seconds(setupMs),
-      first_mail_seconds: seconds(firstMailMs ?? totalMs),
-      last_mail_seconds: seconds(lastMailMs ?? totalMs),
-      complete_seconds: seconds(totalMs),
-      mails_per_second: Math.round(mailsPerSecond),
-      // From the first mail in the sink to the last: the pipeline's steady rate, without the start
-      // (API, scheduler poll, first page) and the end (settling, completing, the bench's 100 ms poll).
-      sink_window_seconds: seconds((lastMailMs ?? totalMs) - (firstMailMs ?? 0)),
-      sink_window_mails_per_second: Math.round(windowRate),
-      conditional_put_limit: { puts_per_second: putRate, before: putsBefore.rate.requestsPerSecond, after: putsAfter.rate.requestsPerSecond, concurrency, puts: limitPuts, cpu_per_put: putsBefore.cpu },
-      sink_limit: { mails_per_second: sinkMailRate, before: sinkBefore.rate.requestsPerSecond, after: sinkAfter.rate.requestsPerSecond, concurrency, mails: limitPuts / 2, cpu_per_mail: sinkBefore.cpu },
-      share_of_put_limit: ratio(mailsPerSecond / putRate),
-      window_share_of_put_limit: ratio(windowRate / putRate),
-      cpu_share_of_put_limit: ratio(cpuTotal(putsBefore.cpu) / cpuTotal(sendCpu)),
-      cpu_per_recipient: sendCpu,
-      // The highest share the send could reach where CPU is the limit, if a recipient cost nothing but
-      // its SES call and its ledger claim and mark (no render, reads, queue or counting).
-      ledger_pair: { pairs_per_second: pairs.itemsPerSecond, cpu_per_pair: pairCpu },
-      floor_cpu_share_of_put_limit: ratio(cpuTotal(putsBefore.cpu) / (cpuTotal(sinkBefore.cpu) + cpuTotal(pairCpu))),
-      dynamodb_requests_per_recipient: Math.round((requestTotal / recipients) * 1000) / 1000,
-      dynamodb_requests: Object.fromEntries([...requests.counts].sort((a, b) => b[1] - a[1])),
-      heap_before_send_mb: Math.round(heapBefore / 2 ** 20),
-      peak_heap_during_send_mb: Math.round(peakHeap / 2 ** 20),
-      triggered: send.triggered,
-      delivered: send.delivered,
-      distinct_addresses_in_sink: inSink.addresses,
-      sink_mails: inSink.mails,
-      status: send.status,
+      // Each figure the median of the runs'.
+      mails_per_second: medianOf(runs, (run) => run.mails_per_second),
+      sink_window_mails_per_second: medianOf(runs, (run) => run.sink_window_mails_per_second),
+      conditional_put_limit: { puts_per_second: median(put.map((limit) => limit.puts_per_second)), cpu_ms_per_put: median(put.map((limit) => limit.cpu_ms)), concurrency, puts: limitPuts },
+      sink_limit: { mails_per_second: medianOf(runs, (run) => run.sink_mails_per_second), cpu_ms_per_mail: medianOf(runs, (run) => run.sink_cpu_ms), concurrency, mails: limitPuts / 2 },
+      ledger_pair: { pairs_per_second: medianOf(runs, (run) => run.ledger_pair.pairs_per_second), cpu_ms_per_pair: medianOf(runs, (run) => run.ledger_pair.cpu_ms) },
+      ledger_pair_in_transactions: {
+        pairs_per_second: medianOf(runs, (run) => run.ledger_pair_in_transactions.pairs_per_second),
+        cpu_ms_per_pair: medianOf(runs, (run) => run.ledger_pair_in_transactions.cpu_ms),
+      },
+      share_of_put_limit: medianOf(runs, (run) => run.share_of_put_limit),
+      window_share_of_put_limit: medianOf(runs, (run) => run.window_share_of_put_limit),
+      cpu_share_of_put_limit: medianOf(runs, (run) => run.cpu_share_of_put_limit),
+      floor_cpu_share_of_put_limit: medianOf(runs, (run) => run.ceiling),
+      floor_cpu_share_in_transactions: medianOf(runs, (run) => run.ceiling_in_transactions),
+      share_of_ceiling: medianOf(runs, (run) => run.share_of_ceiling),
+      share_of_ceiling_in_transactions: medianOf(runs, (run) => run.share_of_ceiling_in_transactions),
+      cpu_share_of_ceiling: medianOf(runs, (run) => run.cpu_share_of_ceiling),
+      cpu_per_recipient: {
+        node_cpu_ms: medianOf(runs, (run) => run.cpu_per_recipient.node_cpu_ms),
+        jvm_cpu_ms: medianOf(runs, (run) => run.cpu_per_recipient.jvm_cpu_ms ?? 0),
+        sink_cpu_ms: medianOf(runs, (run) => run.cpu_per_recipient.sink_cpu_ms ?? 0),
+      },
+      dynamodb_requests_per_recipient: medianOf(runs, (run) => run.dynamodb_requests_per_recipient),
+      // The highest of the runs: memory must not grow from one send to the next either.
+      peak_heap_during_send_mb: Math.max(...runs.map((run) => run.peak_heap_during_send_mb)),
+      each_run: runs,
     };
     console.log(JSON.stringify(result, null, 2));
-    if (send.triggered !== recipients || inSink.addresses !== recipients) process.exitCode = 1;
+    if (runs.some((run) => run.triggered !== recipients || run.distinct_addresses_in_sink !== recipients)) process.exitCode = 1;
   } finally {
     await stack.stop();
     await sinkProcess.stop();

@@ -27,6 +27,8 @@ export const settings = {
   coldRuns: num('BENCH_COLD_RUNS', 20),
   sendRecipients: num('BENCH_SEND_RECIPIENTS', 2_000),
   sendRecipientsLarge: num('BENCH_SEND_RECIPIENTS_LARGE', 8_000),
+  /** Sends per size in scenario 4 (bench/single-send-10k.ts reads it too); its figures are their medians. */
+  sendRuns: num('BENCH_SEND_RUNS', 3),
   stepEnrolments: num('BENCH_STEP_ENROLMENTS', 2_000),
   csvRows: num('BENCH_CSV_ROWS', 5_000),
   upsertContacts: num('BENCH_UPSERT_CONTACTS', 10_000),

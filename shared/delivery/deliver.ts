@@ -48,6 +48,8 @@ export interface DeliveryOptions {
    * counts the batch once, when it settles. Without it (automation steps) the mails are counted here.
    */
   batch?: LedgerHolder;
+  /** No entry of this send is stored in the ledger's layout before (its dispatch began after the change): that layout is not read. */
+  ledgerByAddress?: boolean;
 }
 
 export interface DeliveryOutcome {
@@ -134,7 +136,7 @@ export async function deliverToRecipients(
   const distinct = [...new Map(recipients.map((recipient) => [normalized(recipient.email), recipient])).values()];
   const addresses = distinct.map((recipient) => recipient.email);
   // The ledger first: a recipient this batch already mailed counts as mailed even if suppressed since.
-  const [inLedger, suppressed] = await Promise.all([ledgerEntriesAmong(ref, addresses), suppressedNow(ref, content, addresses)]);
+  const [inLedger, suppressed] = await Promise.all([ledgerEntriesAmong(ref, addresses, { before: options.ledgerByAddress !== true }), suppressedNow(ref, content, addresses)]);
   const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0, throttled: false };
   const countMailed = () => {
     outcome.sent++;

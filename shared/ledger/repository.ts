@@ -138,13 +138,16 @@ const keyText = (key: Key) => `${key.pk}|${key.sk}`;
 /**
  * The entries the ledger holds among `emails` for this send, by lower-cased address. A look before
  * anyone waits for the rate limiter (eventually consistent: the conditional writes still decide).
- * An entry stored before the ledger was kept by address counts as well (it is never claimed again).
+ * An entry stored before the ledger was kept by address counts as well (it is never claimed again),
+ * unless `before: false` says none can be there (half a read unit a recipient: every key read is billed).
  * `emails` must be distinct once lower-cased.
  */
-export async function ledgerEntriesAmong(ref: SendRef, emails: readonly string[]): Promise<Map<string, LedgerEntry>> {
+export async function ledgerEntriesAmong(ref: SendRef, emails: readonly string[], options: { before?: boolean } = {}): Promise<Map<string, LedgerEntry>> {
   const refText = encodeSendRef(ref);
+  const lookBefore = options.before !== false;
   const keys = emails.map((email) => ({ email: email.toLowerCase(), now: sendLedgerKey(ref.accountId, refText, email), before: legacySendLedgerKey(ref.accountId, refText, email) }));
-  const found = new Map((await batchGetAll(keys.flatMap((key) => [key.now, key.before]), { concurrency: 4 })).map((item) => [keyText({ pk: String(item.pk), sk: String(item.sk) }), item]));
+  const wanted = keys.flatMap((key) => (lookBefore ? [key.now, key.before] : [key.now]));
+  const found = new Map((await batchGetAll(wanted, { concurrency: 4 })).map((item) => [keyText({ pk: String(item.pk), sk: String(item.sk) }), item]));
   const entries = new Map<string, LedgerEntry>();
   for (const key of keys) {
     const item = found.get(keyText(key.now)) ?? found.get(keyText(key.before));

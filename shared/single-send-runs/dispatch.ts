@@ -204,7 +204,13 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
     if (batches.length > 0) {
       await sendMessages(
         'deliveries',
-        batches.map((batch, index) => deliveryMessageBody({ ref, recipients: batch.recipients, batchId: `${state.page}.${index}`, ...(batch.variant === undefined ? {} : { variant: batch.variant }) })),
+        batches.map((batch, index) => deliveryMessageBody({
+            ref,
+            recipients: batch.recipients,
+            batchId: `${state.page}.${index}`,
+            ...(batch.variant === undefined ? {} : { variant: batch.variant }),
+            ...(state.ledgerByAddress ? { ledgerByAddress: true as const } : {}),
+          })),
         // One message group per account: SQS serves accounts fairly, so a big send does not starve the others.
         { group: String(accountId) },
       );

@@ -45,4 +45,9 @@ export interface DispatchState {
   stallResumes: number;
   /** Only on a send with an A/B subject test. */
   ab?: AbProgress;
+  /**
+   * The dispatch began after the delivery ledger was kept by address: no ledger entry of this send is
+   * stored in the layout before, so its deliverers never look there.
+   */
+  ledgerByAddress: boolean;
 }

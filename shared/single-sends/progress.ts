@@ -102,6 +102,7 @@ export async function startDispatch(accountId: number, utr: string, options: { a
           started_at: isoTimestamp(),
           progress_at: currentTime().toISOString(),
           stall_resumes: 0,
+          ledger_by_address: true,
           // An A/B test first counts the audience its share is taken from.
           ...(options.abTest ? { ab_phase: 'counting', ab_counted: 0 } : {}),
           // On the stall watch until it completes or fails.
@@ -135,6 +136,7 @@ export async function getDispatchState(accountId: number, utr: string): Promise<
     completedAt: typeof item.completed_at === 'string' ? item.completed_at : null,
     progressAt: String(item.progress_at ?? item.started_at ?? ''),
     stallResumes: Number(item.stall_resumes ?? 0),
+    ledgerByAddress: item.ledger_by_address === true,
     ...(typeof item.ab_phase === 'string' ? { ab: abProgressOf(item) } : {}),
   };
 }

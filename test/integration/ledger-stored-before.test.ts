@@ -69,6 +69,18 @@ test('a batch delivered again after the upgrade mails nobody an entry stored bef
   expect(await getDispatchState(keys.account_id, send.utr)).toMatchObject({ settledBatches: 1, sent: 2, skipped: 0 });
 });
 
+test('a batch of a send dispatched since the upgrade says so, and its deliverer does not look in the layout before (none of its entries can be there)', async () => {
+  const { keys, send, ref, emails } = await runningSend();
+  expect(await getDispatchState(keys.account_id, send.utr)).toMatchObject({ ledgerByAddress: true });
+  // An entry in the layout before, which only a send dispatched before the upgrade could have.
+  await storedLedgerEntry(ref, emails[0] as string, '0.0');
+  const message = { ref, recipients: emails.map((email, i) => ({ email, contactId: i + 1, fields: {} })), batchId: '0.0', ledgerByAddress: true };
+
+  expect(await deliverHandler(sqsEvent([message], 1))).toEqual({ batchItemFailures: [] });
+
+  expect((await mailsTo(env.sink, emails)).map((mail) => mail.destination.to[0]).sort()).toEqual([...emails].sort());
+});
+
 test("an event of a mail sent before the upgrade is not counted once more where it was counted then", async () => {
   const { keys, send, ref, emails } = await runningSend();
   const [reader] = emails as [string];

@@ -162,6 +162,11 @@ export function requestsOfCall(stack: DeployedStack, call: CountedCall): IamRequ
         request('iam:PassRole', env(fn, 'SCHEDULER_ROLE_ARN', call), { 'iam:PassedToService': 'scheduler.amazonaws.com' }),
       ];
     }
+    case 's3': {
+      // The local bucket stands in for the archive the function is told of (SES_EVENT_BUCKET), read by key.
+      if (call.operation !== 'GetObject') throw new UnmappedCall(`${fn.name} makes S3 ${call.operation} (${call.file}): map it in ${__filename}`);
+      return [request('s3:GetObject', `arn:aws:s3:::${env(fn, 'SES_EVENT_BUCKET', call)}/${input.Key}`)];
+    }
     case 'secretsmanager': {
       // The local keys stand in for the secrets by name (shared/config.ts): each is read through the ARN its variable holds.
       const arnVariable = input.SecretId === 'webhook-secret-key' ? webhookSecretKeySecretArnEnvName : tokenSigningKeySecretArnEnvName;

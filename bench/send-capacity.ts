@@ -8,19 +8,20 @@
 // in the last 30 days, to show what keeping it current adds to the send's path; `=both` also saves,
 // once the send exists, one `not in single send` it, whose build and rebuild at the send's completion
 // (background jobs) the meter then counts too).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meterInvocations } from '../infra/local/function-modules';
 import { startLocalStack } from '../infra/local/local-stack';
 import { functionMemoryMb } from '../infra/stack/service-functions';
+import { deliveryBufferSeconds } from '../infra/ses-delivery-stream';
 import { queueConsumers } from '../shared/queue/queues';
 import { addContactType } from '../shared/contact-types/repository';
 import { singleSendKey } from '../shared/single-sends/keys';
 import { getSingleSend } from '../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
 import { readsByKind, sendCapacity, startCapacityMeter, writesByKind } from './lib/capacity-meter';
-import { costPerMillion, pricesAsOf } from './lib/prices';
+import { costPerMillion, firehoseBilledBytes, pricesAsOf } from './lib/prices';
 import { drainSink } from './lib/sink-drain';
 import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 
@@ -35,6 +36,13 @@ async function saveSegment(api: string, headers: Record<string, string>, contact
   if (answer.status !== 200) throw new Error(`segment/save answered ${answer.status}: ${await answer.text()}`);
 }
 
+/** The delivery stream's objects under the local object store (every bucket): how many, and each record's bytes. */
+function archivedObjects(root: string): { objects: number; recordBytes: number[] } {
+  const files = readdirSync(root, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  const recordBytes = files.flatMap((file) => readFileSync(join(file.parentPath, file.name), 'utf8').split('\n').filter((line) => line !== '').map((line) => Buffer.byteLength(line)));
+  return { objects: files.length, recordBytes };
+}
+
 /** A newsletter design of about `bytes` bytes, personalised at the top. */
 function largeDesign(bytes: number): string {
   const paragraph = '<p style="margin:0 0 12px 0;font-family:Arial,sans-serif;color:#333">Spring brings new arrivals to the shop, and readers like you get them first.</p>\n';
@@ -45,7 +53,8 @@ async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   process.env.ACCOUNT_RATE_LIMIT ??= '1000000';
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true });
+  // Deliveries buffered for the deployed stream's interval: its objects, and what each costs, as deployed.
+  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true, deliveryBufferMs: deliveryBufferSeconds * 1000 });
   // The mails are tallied and dropped as they land: the sink's memory stays flat.
   const drain = drainSink(/^capacity-\d{6}@example\.com$/, 250);
   try {
@@ -95,16 +104,20 @@ async function main(): Promise<void> {
     const capacity = sendCapacity(meter, recipients, singleSendKey(accountId, message.utr));
     // Each function's invocations, their wall time (overlapping ones apart, as separate containers
     // would be billed) and its deployed memory; SQS requests at most one SendMessageBatch, one
-    // ReceiveMessage and one DeleteMessageBatch per batch a queue consumer took, except that the
-    // EventBridge rule puts SES's events on their queue one SendMessage each (one Delivery a mail here).
+    // ReceiveMessage and one DeleteMessageBatch per batch a queue consumer took. The ses-events queue
+    // is sent to by EventBridge, one SendMessage per message: one per object of the delivery stream
+    // (every mail here is delivered, so no bounce or complaint goes straight to the queue).
     const functions = [...invocations.read()].map(([name, tally]) => ({ name, invocations: tally.invocations, milliseconds: Math.round(tally.milliseconds), memoryMb: functionMemoryMb(name) }));
+    const archive = archivedObjects(join(dataDir, 'objects'));
     const consumers = new Set(Object.values(queueConsumers));
     const sqsRequests = functions
       .filter((fn) => consumers.has(fn.name))
-      .reduce((sum, fn) => sum + (fn.name === queueConsumers['ses-events'] ? 2 * fn.invocations + recipients : 3 * fn.invocations), 0);
+      .reduce((sum, fn) => sum + (fn.name === queueConsumers['ses-events'] ? 2 * fn.invocations + archive.objects : 3 * fn.invocations), 0);
     const totals = meter.totals();
-    const cost = costPerMillion({ mails: recipients, writeUnits: totals.writeUnits, readUnits: totals.readUnits, invocations: functions, sqsRequests });
-    console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), read_units_per_mail_by_kind: readsByKind(meter, recipients), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
+    // Each object is one S3 PUT (the stream's) and one GET (ses-events'); each record billed by Firehose rounded up to 5 KB.
+    const cost = costPerMillion({ mails: recipients, writeUnits: totals.writeUnits, readUnits: totals.readUnits, invocations: functions, sqsRequests, firehoseBilledBytes: firehoseBilledBytes(archive.recordBytes), s3Puts: archive.objects, s3Gets: archive.objects });
+    const deliveryStream = { objects: archive.objects, records: archive.recordBytes.length, record_bytes_mean: Math.round(archive.recordBytes.reduce((sum, bytes) => sum + bytes, 0) / Math.max(1, archive.recordBytes.length)) };
+    console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), read_units_per_mail_by_kind: readsByKind(meter, recipients), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, delivery_stream: deliveryStream, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
     if (send.triggered !== recipients || tally.addresses.size !== recipients) process.exitCode = 1;
   } finally {
     drain.stop();

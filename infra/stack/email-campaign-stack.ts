@@ -84,6 +84,7 @@ export class EmailCampaignStack extends Stack {
       stage: settings.stage,
       senderDomain: settings.senderDomain,
       consumerTimeout,
+      allowDestroy: settings.allowDestroy,
     });
     this.functions = new ServiceFunctions(this, 'Functions', {
       stage: settings.stage,

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import server from 'aws-ses-v2-local';
-import { config, optionalEnv, resetConfig } from '../../shared/config';
+import { localSesEventBucket, optionalEnv, resetConfig } from '../../shared/config';
 import { enqueueLocal, localQueueIdle } from '../../shared/queue/local-queue';
 import { serializeBodies } from '../../shared/queue/queues';
 import { deliveryBufferBytes, deliveryEventsPrefix, localDeliveryBufferMs } from '../ses-delivery-stream';
@@ -157,8 +157,9 @@ function keepMailIn(directory: string): () => void {
  * The object store's directory (OBJECT_STORE_DIR), where the ses-events function reads the stream's
  * objects; one is made, for as long as the sink runs, when the environment names none.
  */
+// Read by name, not through config(): the local stack starts the sink before the table's settings exist.
 function objectRoot(): { root: string; remove: () => void } {
-  const named = config().objectStoreDirectory;
+  const named = optionalEnv('OBJECT_STORE_DIR');
   if (named !== undefined) return { root: named, remove: () => undefined };
   const root = mkdtempSync(join(tmpdir(), 'email-service-objects-'));
   process.env.OBJECT_STORE_DIR = root;
@@ -180,7 +181,7 @@ function deliveryStream(options: SesSinkOptions, log: (line: string) => void): {
     const stream = startLocalFirehose({
       ...(options.directory === undefined ? {} : { directory: join(options.directory, 'delivery-stream') }),
       objectRoot: objects.root,
-      bucket: config().sesEventBucket,
+      bucket: optionalEnv('SES_EVENT_BUCKET') ?? localSesEventBucket,
       prefix: deliveryEventsPrefix,
       streamName: 'ses-delivery-events',
       bufferBytes: deliveryBufferBytes,

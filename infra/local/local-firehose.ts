@@ -62,7 +62,10 @@ export interface LocalFirehose {
   release(): void;
   /** Resolves once every record accepted so far is in an object whose event was announced. */
   idle(): Promise<void>;
-  /** Flush what is buffered (when released) and stop. */
+  /**
+   * Stop without flushing: records kept in the directory are flushed by the next start (those of a
+   * stream in memory are dropped, as everything of an in-memory stack is at a stop).
+   */
   stop(): void;
 }
 
@@ -180,7 +183,6 @@ export function startLocalFirehose(options: LocalFirehoseOptions): LocalFirehose
     idle: () => (buffer.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
     stop() {
       if (stopped) return;
-      flush();
       stopped = true;
       clearTimeout(timer);
       if (fd !== undefined) closeSync(fd);

@@ -301,7 +301,8 @@ export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
     stop: () =>
       (stopped ??= new Promise<void>((done) => {
         listener.close(() => {
-          // The mail taken before the stop still brings its events, into the queue's journal when it keeps one.
+          // The mail taken before the stop still brings its events: bounces into the queue's journal when
+          // it keeps one, deliveries into the stream's, flushed by the next start.
           void (feed?.stop() ?? Promise.resolve()).finally(() => {
             stopKeeping();
             done();

@@ -323,6 +323,16 @@ describe('event functions and what feeds them', () => {
           ],
         },
       ]);
+      // A record waiting 15 minutes (S3 refusing the stream for many retries) alarms.
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Firehose',
+        MetricName: 'DeliveryToS3.DataFreshness',
+        Dimensions: [{ Name: 'DeliveryStreamName', Value: resolve(deliveryStream.stream.deliveryStreamName) }],
+        Statistic: 'Maximum',
+        Threshold: 15 * 60,
+        EvaluationPeriods: 2,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
       // Nothing else grants the stream's role anything, and EventBridge's role may only put records on this stream.
       expect(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } })).toEqual({});
       const rule = Object.values(template.findResources('AWS::Events::Rule', { Properties: { EventPattern: { 'detail-type': ['Email Delivered'] } } }))[0] as { Properties: { Targets: { RoleArn: { 'Fn::GetAtt': [string, string] } }[] } };

@@ -5,13 +5,13 @@
 //   shared/http, shared/auth      the request pipeline
 //   capabilities                  work that spans entities: delivery, orchestration, feedback, ...
 //   entities                      one folder per entity: keys, record, repository, pure rules
-//   foundation                    table primitives, validation, rendering, ports (queue, scheduler,
+//   foundation                    table primitives, validation, rendering, ports (queue, scheduler, object store,
 //                                 mail), configuration, logging, time, tokens, errors
 // A repository never triggers sending, enrolment, scheduling or queueing: entity folders cannot
 // import the ports that act (queue, scheduling, mail); capabilities call them.
 
 /** Foundation folders of shared/ (the root files of shared/ are foundation too). */
-const foundation = '(table|validation|rendering|csv|queue|scheduling|mail)';
+const foundation = '(table|validation|rendering|csv|queue|scheduling|mail|object-store)';
 
 /** Entity folders: keys, record shapes, repositories and domain rules. */
 const entities = '(accounts|contacts|contact-types|custom-fields|segments|suppressions|notification-recipients|senders|templates|single-sends|automations|reference-data|webhooks|identities|tenants|jobs|idempotency|system-mail|rate-limits|ledger)';

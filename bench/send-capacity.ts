@@ -13,14 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meterInvocations } from '../infra/local/function-modules';
 import { startLocalStack } from '../infra/local/local-stack';
-import { functionMemoryMb } from '../infra/stack/service-functions';
-import { queueConsumers } from '../shared/queue/queues';
+import { deliveryBufferSeconds } from '../infra/ses-delivery-stream';
 import { addContactType } from '../shared/contact-types/repository';
 import { singleSendKey } from '../shared/single-sends/keys';
 import { getSingleSend } from '../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
 import { readsByKind, sendCapacity, startCapacityMeter, writesByKind } from './lib/capacity-meter';
-import { costPerMillion, pricesAsOf } from './lib/prices';
+import { largeDesign } from './lib/designs';
+import { pricesAsOf } from './lib/prices';
+import { priceRun } from './lib/run-cost';
 import { drainSink } from './lib/sink-drain';
 import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 
@@ -35,17 +36,12 @@ async function saveSegment(api: string, headers: Record<string, string>, contact
   if (answer.status !== 200) throw new Error(`segment/save answered ${answer.status}: ${await answer.text()}`);
 }
 
-/** A newsletter design of about `bytes` bytes, personalised at the top. */
-function largeDesign(bytes: number): string {
-  const paragraph = '<p style="margin:0 0 12px 0;font-family:Arial,sans-serif;color:#333">Spring brings new arrivals to the shop, and readers like you get them first.</p>\n';
-  return `<!DOCTYPE html><html><head><title>News</title></head><body><p>Dear ((full_name)),</p>\n${paragraph.repeat(Math.ceil(bytes / paragraph.length))}</body></html>`;
-}
-
 async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   process.env.ACCOUNT_RATE_LIMIT ??= '1000000';
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true });
+  // Deliveries buffered for the deployed stream's interval: its objects, and what each costs, as deployed.
+  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true, deliveryBufferMs: deliveryBufferSeconds * 1000 });
   // The mails are tallied and dropped as they land: the sink's memory stays flat.
   const drain = drainSink(/^capacity-\d{6}@example\.com$/, 250);
   try {
@@ -93,18 +89,8 @@ async function main(): Promise<void> {
     const tally = drain.stop();
     const send = await getSingleSend(accountId, message.utr);
     const capacity = sendCapacity(meter, recipients, singleSendKey(accountId, message.utr));
-    // Each function's invocations, their wall time (overlapping ones apart, as separate containers
-    // would be billed) and its deployed memory; SQS requests at most one SendMessageBatch, one
-    // ReceiveMessage and one DeleteMessageBatch per batch a queue consumer took, except that the
-    // EventBridge rule puts SES's events on their queue one SendMessage each (one Delivery a mail here).
-    const functions = [...invocations.read()].map(([name, tally]) => ({ name, invocations: tally.invocations, milliseconds: Math.round(tally.milliseconds), memoryMb: functionMemoryMb(name) }));
-    const consumers = new Set(Object.values(queueConsumers));
-    const sqsRequests = functions
-      .filter((fn) => consumers.has(fn.name))
-      .reduce((sum, fn) => sum + (fn.name === queueConsumers['ses-events'] ? 2 * fn.invocations + recipients : 3 * fn.invocations), 0);
-    const totals = meter.totals();
-    const cost = costPerMillion({ mails: recipients, writeUnits: totals.writeUnits, readUnits: totals.readUnits, invocations: functions, sqsRequests });
-    console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), read_units_per_mail_by_kind: readsByKind(meter, recipients), local_stand_ins_left_out: meter.standIns(), cost_per_million_mails_usd: cost, prices: pricesAsOf, functions, sqs_requests: sqsRequests, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
+    const priced = priceRun(meter, invocations.read(), dataDir, recipients);
+    console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), read_units_per_mail_by_kind: readsByKind(meter, recipients), local_stand_ins_left_out: meter.standIns(), ...priced, prices: pricesAsOf, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
     if (send.triggered !== recipients || tally.addresses.size !== recipients) process.exitCode = 1;
   } finally {
     drain.stop();

@@ -14,7 +14,8 @@ import type { Context } from 'aws-lambda';
 import { loadFunctionHandler, meterInvocations } from '../infra/local/function-modules';
 import { lambdaContext } from '../infra/local/lambda-context';
 import { startLocalStack } from '../infra/local/local-stack';
-import { automationStepsFunction, functionMemoryMb } from '../infra/stack/service-functions';
+import { automationStepsFunction } from '../infra/stack/service-functions';
+import { deliveryBufferSeconds } from '../infra/ses-delivery-stream';
 import type { RunSummary } from '../shared/automation-runs/runner';
 import { automationStepDesignKey } from '../shared/automations/keys';
 import { addAutomation, getAutomation, setAutomationLive } from '../shared/automations/repository';
@@ -22,12 +23,12 @@ import { enrolContacts } from '../shared/automations/enrolments';
 import { addAutomationStep } from '../shared/automations/steps';
 import { addContactType } from '../shared/contact-types/repository';
 import { forEachContactOfType } from '../shared/contacts/repository';
-import { queueConsumers } from '../shared/queue/queues';
 import { seedReferenceData } from '../shared/reference-data/repository';
 import { addUnsubscribeGroup } from '../shared/suppressions/unsubscribe-groups';
 import { currentTime } from '../shared/time';
 import { readsByKind, sendCapacity, startCapacityMeter, writesByKind } from './lib/capacity-meter';
-import { costPerMillion, pricesAsOf } from './lib/prices';
+import { pricesAsOf } from './lib/prices';
+import { priceRun } from './lib/run-cost';
 import { drainSink } from './lib/sink-drain';
 import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 import { largeDesign } from './lib/designs';
@@ -38,7 +39,7 @@ const designBytes = Number(process.env.BENCH_CAPACITY_DESIGN_KB ?? 300) * 1000;
 async function main(): Promise<void> {
   process.env.LOG_LEVEL = 'silent';
   const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true });
+  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true, deliveryBufferMs: deliveryBufferSeconds * 1000 });
   const drain = drainSink(/^step-\d{6}@example\.com$/, 250);
   try {
     await seedReferenceData();
@@ -81,11 +82,7 @@ async function main(): Promise<void> {
     invocations.stop();
     const tally = drain.stop();
     const capacity = sendCapacity(meter, sent, automationStepDesignKey(accountId, automation.utr, step.id));
-    const functions = [...invocations.read()].map(([name, tally]) => ({ name, invocations: tally.invocations, milliseconds: Math.round(tally.milliseconds), memoryMb: functionMemoryMb(name) }));
-    // The runner mails without a queue; SES's events reach ses-events as in bench/send-capacity.ts.
-    const sqsRequests = functions.filter((fn) => fn.name === queueConsumers['ses-events']).reduce((sum, fn) => sum + 2 * fn.invocations + sent, 0);
-    const totals = meter.totals();
-    const cost = costPerMillion({ mails: sent, writeUnits: totals.writeUnits, readUnits: totals.readUnits, invocations: functions, sqsRequests });
+    const priced = priceRun(meter, invocations.read(), dataDir, sent);
     console.log(
       JSON.stringify(
         {
@@ -93,10 +90,8 @@ async function main(): Promise<void> {
           write_units_per_mail_by_kind: writesByKind(meter, sent),
           read_units_per_mail_by_kind: readsByKind(meter, sent),
           local_stand_ins_left_out: meter.standIns(),
-          cost_per_million_mails_usd: cost,
+          ...priced,
           prices: pricesAsOf,
-          functions,
-          sqs_requests: sqsRequests,
           design_kb: Math.round(designBytes / 1000),
           seconds: Math.round((Date.now() - started) / 100) / 10,
           enrolments,

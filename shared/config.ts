@@ -14,6 +14,13 @@ export interface Config {
   dynamoEndpoint: string | undefined;
   /** Set only locally: the SES sink's endpoint. */
   sesEndpoint: string | undefined;
+  /** Set only locally: the directory the object-store port keeps each bucket's objects in (shared/object-store/). */
+  objectStoreDirectory: string | undefined;
+  /**
+   * The bucket SES's delivery events are archived in by the delivery stream (infra/stack/ses-delivery-archive.ts);
+   * ses-events reads objects of this bucket only.
+   */
+  sesEventBucket: string;
   /** How long an SES call may go without an answer before it is abandoned (its outcome is then unknown). */
   sesRequestTimeoutMs: number;
   /** The API root as clients see it, ending in `/api/`. */
@@ -100,6 +107,9 @@ function credentialCacheMs(): number {
   return value;
 }
 
+/** The local stand-in of the bucket SES's delivery events are archived in (infra/local/local-firehose.ts). */
+export const localSesEventBucket = 'local-ses-delivery-events';
+
 /** Requests per second per account: room for any integration, a small share of the stage's outer throttle. */
 export const defaultAccountRateLimit = 50;
 /** Requests per minute per recipient link: far more than a person clicks, little for a loop. */
@@ -127,6 +137,7 @@ function readConfig(): Config {
     tableName: required('TABLE_NAME'),
     dynamoEndpoint: optional('DYNAMODB_ENDPOINT'),
     sesEndpoint: optional('SES_ENDPOINT'),
+    objectStoreDirectory: optional('OBJECT_STORE_DIR'),
     sesRequestTimeoutMs: positiveNumberEnv('SES_REQUEST_TIMEOUT_MS', 10_000, { integer: true }),
     publicBaseUrl: optional('PUBLIC_BASE_URL') ?? 'http://localhost:3000/api/',
     credentialCacheMs: credentialCacheMs(),
@@ -158,6 +169,9 @@ function readConfig(): Config {
     },
     get systemFromEmail() {
       return runtime === 'aws' ? required('SYSTEM_FROM_EMAIL') : (optional('SYSTEM_FROM_EMAIL') ?? 'no-reply@localhost');
+    },
+    get sesEventBucket() {
+      return runtime === 'aws' ? required('SES_EVENT_BUCKET') : (optional('SES_EVENT_BUCKET') ?? localSesEventBucket);
     },
     get senderVerificationTemplate() {
       return runtime === 'aws' ? required('SENDER_VERIFICATION_TEMPLATE') : (optional('SENDER_VERIFICATION_TEMPLATE') ?? 'local-sender-verification');

@@ -1,5 +1,7 @@
 // Published on-demand prices the bench turns measured use into money with: us-east-1, as AWS's
 // pricing pages give them (DynamoDB's after its 2024-11-01 on-demand reduction), read 2026-11-28.
+// EventBridge adds nothing: events of AWS services (SES's, S3's) on the default bus are free, and so
+// is their delivery to targets.
 // SES's own price ($0.10 per 1,000 mails) is left out: the cost is what this service adds to it.
 import { functionArchitecture } from '../../infra/stack/lambda-bundling';
 
@@ -16,7 +18,20 @@ export const prices = {
   lambdaRequest: 0.2 / 1e6,
   /** SQS standard queue, per request (a batch of up to 10 messages is one request). */
   sqsRequest: 0.4 / 1e6,
+  /** Amazon Data Firehose Direct PUT ingestion, per GB, each record rounded up to `firehoseRecordBytes`. */
+  firehoseIngestionGb: 0.029,
+  /** The size Firehose rounds each ingested record up to (a multiple of 5 KB). */
+  firehoseRecordBytes: 5 * 1024,
+  /** S3 Standard, per PUT request (the stream's object). */
+  s3Put: 0.005 / 1000,
+  /** S3 Standard, per GET request (ses-events reading the object). */
+  s3Get: 0.0004 / 1000,
 } as const;
+
+/** The bytes Firehose bills for records of these sizes: each rounded up to the next 5 KB. */
+export function firehoseBilledBytes(recordBytes: readonly number[]): number {
+  return recordBytes.reduce((sum, bytes) => sum + Math.max(1, Math.ceil(bytes / prices.firehoseRecordBytes)) * prices.firehoseRecordBytes, 0);
+}
 
 export interface MeasuredUse {
   mails: number;
@@ -25,6 +40,11 @@ export interface MeasuredUse {
   /** Per function: invocations, their summed wall time and the function's memory. */
   invocations: { name: string; invocations: number; milliseconds: number; memoryMb: number }[];
   sqsRequests: number;
+  /** Bytes Firehose bills for the records it took (firehoseBilledBytes). */
+  firehoseBilledBytes: number;
+  /** S3 PUTs (one per object the stream wrote) and GETs (one per object read). */
+  s3Puts: number;
+  s3Gets: number;
 }
 
 export interface CostPerMillion {
@@ -32,6 +52,8 @@ export interface CostPerMillion {
   dynamodb_reads: number;
   lambda: number;
   sqs: number;
+  firehose: number;
+  s3: number;
   total: number;
 }
 
@@ -49,12 +71,16 @@ export function costPerMillion(use: MeasuredUse): CostPerMillion {
     dynamodb_reads: use.readUnits * prices.dynamoReadUnit * scale,
     lambda: lambda * scale,
     sqs: use.sqsRequests * prices.sqsRequest * scale,
+    firehose: (use.firehoseBilledBytes / 1024 ** 3) * prices.firehoseIngestionGb * scale,
+    s3: (use.s3Puts * prices.s3Put + use.s3Gets * prices.s3Get) * scale,
   };
   return {
     dynamodb_writes: cents(parts.dynamodb_writes),
     dynamodb_reads: cents(parts.dynamodb_reads),
     lambda: cents(parts.lambda),
     sqs: cents(parts.sqs),
-    total: cents(parts.dynamodb_writes + parts.dynamodb_reads + parts.lambda + parts.sqs),
+    firehose: cents(parts.firehose),
+    s3: cents(parts.s3),
+    total: cents(Object.values(parts).reduce((sum, part) => sum + part, 0)),
   };
 }

@@ -36,7 +36,8 @@ export interface LocalStackOptions {
   sesEndpoint?: string;
   /**
    * Where the stack keeps what must survive a stop or a crash (default `.data`): DynamoDB Local's
-   * files, the queue's journals (`queues/`), the sink's mail (`ses-sink/`), and its JSON files.
+   * files, the queue's journals (`queues/`), the sink's mail and the delivery stream's records
+   * (`ses-sink/`), the buckets' objects (`objects/`), and its JSON files.
    */
   dataDir?: string;
   /**
@@ -57,6 +58,8 @@ export interface LocalStackOptions {
   publicClientLimit?: number;
   scheduler?: Omit<SchedulerPollerOptions, 'log'>;
   queue?: Partial<Omit<LocalQueueSettings, 'log'>>;
+  /** The delivery stream's buffering interval (infra/ses-delivery-stream.ts: `localDeliveryBufferMs` unless set). */
+  deliveryBufferMs?: number;
 }
 
 /** `$DATA_DIR/local-endpoints.json`: how scripts find the running stack. */
@@ -160,10 +163,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   try {
     useLocalJavaSettings();
+    // The buckets' objects (the delivery stream's) are files here, for the stand-in that writes them
+    // and the function that reads them (shared/object-store/).
+    process.env.OBJECT_STORE_DIR = join(dataDir, 'objects');
+    resetConfig();
     const dynamoStart = startLocalDynamo({ port: dynamoPort, dataDir: options.inMemory ? undefined : dataDir });
     const sinkStart: Promise<Pick<SesSink, 'endpoint' | 'stop' | 'publishKeptEvents'>> = external
       ? Promise.resolve({ endpoint: external.origin, stop: async () => undefined, publishKeptEvents: () => undefined })
-      : startSesSink({ port: sesPort, directory: options.inMemory ? undefined : join(dataDir, 'ses-sink') });
+      : startSesSink({
+          port: sesPort,
+          directory: options.inMemory ? undefined : join(dataDir, 'ses-sink'),
+          ...(options.deliveryBufferMs === undefined ? {} : { deliveryBufferMs: options.deliveryBufferMs }),
+        });
     const [dynamoResult, sinkResult] = await Promise.allSettled([dynamoStart, sinkStart]);
     if (dynamoResult.status === 'fulfilled') {
       const dynamo: LocalDynamo = dynamoResult.value;

@@ -1,11 +1,13 @@
-// Carries the local sink's SES events to the ses-events queue as the deployed EventBridge rule does
+// Carries the local sink's SES events where the deployed EventBridge rules put them
 // (infra/stack/event-wiring.ts): after SendEmail answered, one at a time in the order they were
-// published, each event whole as a message's body; the queue hands them to the ses-events function in
-// batches, as deployed. An event the target refuses is tried again (EventBridge retries a target),
+// published, each event whole. Deliveries go to the delivery stream (local-firehose.ts), whose objects
+// S3 announces on the ses-events queue; the other events go to that queue, each a message's body. The
+// queue hands them to the ses-events function in batches, as deployed. An event the target refuses is tried again (EventBridge retries a target),
 // then parked (the rule's dead-letter queue; here it is logged whole). Deployed, the retries wait
 // seconds to minutes; locally they wait `retryDelaysMs`.
 import { enqueueLocal } from '../../shared/queue/local-queue';
 import { serializeBodies, type QueueName } from '../../shared/queue/queues';
+import type { LocalFirehose } from './local-firehose';
 import type { SesEventBridgeEvent } from './ses-simulator';
 
 /** Hands one event on; a rejection means it did not arrive. */
@@ -18,6 +20,17 @@ export const sesEventsQueue: QueueName = 'ses-events';
 export const toSesEventsQueue: SesEventTarget = async (event) => {
   enqueueLocal(sesEventsQueue, serializeBodies(sesEventsQueue, [event]));
 };
+
+/** The detail type the delivery stream's rule matches (the rest stay on the queue's rule). */
+export const streamedDetailType = 'Email Delivered';
+
+/** The deployed rules' split: deliveries to the stream (kept once this resolves), every other event to the queue. */
+export function toSesEventTargets(stream: Pick<LocalFirehose, 'put'>): SesEventTarget {
+  return async (event) => {
+    if (event['detail-type'] === streamedDetailType) stream.put([JSON.stringify(event)]);
+    else await toSesEventsQueue(event);
+  };
+}
 
 export interface SesEventFeedOptions {
   target: SesEventTarget;

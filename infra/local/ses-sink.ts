@@ -4,20 +4,24 @@
 // answer goes out, and a start loads the file, so `/store` still holds the mail from before a restart
 // or a crash and a send interrupted by one can be checked from the outside.
 //
-// Every mail it accepts brings the events SES would publish for it, in SES's shape, to the ses-events
-// queue the deployed stack routes them to (and the queue to the ses-events function), once SendEmail
-// has answered: a Delivery for an ordinary address, and SES's mailbox simulator outcomes for
+// Every mail it accepts brings the events SES would publish for it, in SES's shape, where the deployed
+// stack routes them, once SendEmail has answered (deliveries through the delivery stream's stand-in,
+// local-firehose.ts, the others straight to the ses-events queue, whose consumer is ses-events): a Delivery for an ordinary address, and SES's mailbox simulator outcomes for
 // `bounce@simulator.amazonses.com` and the other simulator addresses (see ses-simulator.ts). Given a
 // directory, it keeps those events there too until the queue has them (ses-event-journal.ts): those
 // a crash left behind go out after the restart.
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import server from 'aws-ses-v2-local';
-import { optionalEnv } from '../../shared/config';
-import { localQueueIdle } from '../../shared/queue/local-queue';
-import { sesEventsQueue, startSesEventFeed, toSesEventsQueue, type SesEventFeed, type SesEventTarget } from './ses-event-feed';
+import { localSesEventBucket, optionalEnv, resetConfig } from '../../shared/config';
+import { enqueueLocal, localQueueIdle } from '../../shared/queue/local-queue';
+import { serializeBodies } from '../../shared/queue/queues';
+import { deliveryBufferBytes, deliveryEventsPrefix, localDeliveryBufferMs } from '../ses-delivery-stream';
+import { startLocalFirehose, type LocalFirehose } from './local-firehose';
+import { sesEventsQueue, startSesEventFeed, toSesEventTargets, type SesEventFeed, type SesEventTarget } from './ses-event-feed';
 import { openSesEventJournal, type SesEventJournal } from './ses-event-journal';
 import { eventBridgeEvent, simulatedEvents, type SimulatedMail, type SimulatorOrigin } from './ses-simulator';
 import { refusePausedTenants } from './ses-tenant-pause';
@@ -59,6 +63,11 @@ export interface SesSinkOptions {
   events?: SesEventTarget | false;
   /** Waits before retrying an event its target refused (default 200 ms, then 1 s). */
   eventRetryDelaysMs?: readonly number[];
+  /**
+   * The delivery stream's buffering interval with the default target (`localDeliveryBufferMs` unless
+   * set); its buffering size is the deployed one.
+   */
+  deliveryBufferMs?: number;
   log?: (line: string) => void;
 }
 
@@ -144,21 +153,83 @@ function keepMailIn(directory: string): () => void {
   };
 }
 
+/**
+ * The object store's directory (OBJECT_STORE_DIR), where the ses-events function reads the stream's
+ * objects; one is made, for as long as the sink runs, when the environment names none.
+ */
+// Read by name, not through config(): the local stack starts the sink before the table's settings exist.
+function objectRoot(): { root: string; remove: () => void } {
+  const named = optionalEnv('OBJECT_STORE_DIR');
+  if (named !== undefined) return { root: named, remove: () => undefined };
+  const root = mkdtempSync(join(tmpdir(), 'email-service-objects-'));
+  process.env.OBJECT_STORE_DIR = root;
+  resetConfig();
+  return {
+    root,
+    remove: () => {
+      rmSync(root, { recursive: true, force: true });
+      if (process.env.OBJECT_STORE_DIR === root) delete process.env.OBJECT_STORE_DIR;
+      resetConfig();
+    },
+  };
+}
+
+/** The delivery stream's stand-in: its objects announced on the local ses-events queue, as S3 and EventBridge do deployed. */
+function deliveryStream(options: SesSinkOptions, log: (line: string) => void): { stream: LocalFirehose; close: () => void } {
+  const objects = objectRoot();
+  try {
+    const stream = startLocalFirehose({
+      ...(options.directory === undefined ? {} : { directory: join(options.directory, 'delivery-stream') }),
+      objectRoot: objects.root,
+      bucket: optionalEnv('SES_EVENT_BUCKET') ?? localSesEventBucket,
+      prefix: deliveryEventsPrefix,
+      streamName: 'ses-delivery-events',
+      bufferBytes: deliveryBufferBytes,
+      intervalMs: options.deliveryBufferMs ?? localDeliveryBufferMs,
+      region: optionalEnv('AWS_REGION') ?? 'us-east-1',
+      announce: (event) => enqueueLocal(sesEventsQueue, serializeBodies(sesEventsQueue, [event])),
+      // Records kept before a crash wait, like the sink's kept events, until the queue keeps its journal.
+      held: options.directory !== undefined,
+      log,
+    });
+    return {
+      stream,
+      close: () => {
+        stream.stop();
+        objects.remove();
+      },
+    };
+  } catch (error) {
+    objects.remove();
+    throw error;
+  }
+}
+
 export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? ((line: string) => console.error(line));
-  const target = options.events ?? toSesEventsQueue;
-  // The default target's work ends when the queue's consumer has applied the events.
-  const applied = options.events === undefined ? () => localQueueIdle(sesEventsQueue) : async () => undefined;
   const stopKeepingMail = options.directory === undefined ? () => undefined : keepMailIn(options.directory);
   let journal: SesEventJournal | undefined;
+  let delivery: ReturnType<typeof deliveryStream> | undefined;
   try {
-    journal = target === false || options.directory === undefined ? undefined : openSesEventJournal(options.directory);
+    journal = options.events === false || options.directory === undefined ? undefined : openSesEventJournal(options.directory);
+    delivery = options.events === undefined ? deliveryStream(options, log) : undefined;
   } catch (error) {
+    journal?.close();
     stopKeepingMail();
     throw error;
   }
+  const target: SesEventTarget | false = options.events ?? toSesEventTargets((delivery as { stream: LocalFirehose }).stream);
+  // The default target's work ends when the stream has flushed and the queue's consumer has applied the events.
+  const applied =
+    delivery === undefined
+      ? async () => undefined
+      : async () => {
+          await delivery.stream.idle();
+          await localQueueIdle(sesEventsQueue);
+        };
   const stopKeeping = () => {
+    delivery?.close();
     journal?.close();
     stopKeepingMail();
   };
@@ -224,12 +295,14 @@ export async function startSesSink(options: SesSinkOptions): Promise<SesSink> {
       if (keptPublished || !feed || !journal) return;
       keptPublished = true;
       feed.publish(journal.unsettled);
+      delivery?.stream.release();
     },
     // Once, however often it is called: the local stack stops it while its queue closes, and again on the way out.
     stop: () =>
       (stopped ??= new Promise<void>((done) => {
         listener.close(() => {
-          // The mail taken before the stop still brings its events, into the queue's journal when it keeps one.
+          // The mail taken before the stop still brings its events: bounces into the queue's journal when
+          // it keeps one, deliveries into the stream's, flushed by the next start.
           void (feed?.stop() ?? Promise.resolve()).finally(() => {
             stopKeeping();
             done();

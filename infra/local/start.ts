@@ -1,6 +1,8 @@
 // `npm start`: the whole service on this machine. Reads PORT, DATA_DIR, DYNAMODB_PORT, SES_PORT,
-// TABLE_NAME and PUBLIC_CLIENT_LIMIT, prints where everything is and the demo keys, and stops everything on Ctrl+C.
-import { optionalEnv } from '../../shared/config';
+// TABLE_NAME, PUBLIC_CLIENT_LIMIT and DELIVERY_STREAM_INTERVAL_MS (the delivery stream's buffering
+// interval: 5 s unless set; 30000 behaves as deployed), prints where everything is and the demo keys, and stops everything on Ctrl+C.
+import { optionalEnv, positiveNumberEnv } from '../../shared/config';
+import { localDeliveryBufferMs } from '../ses-delivery-stream';
 import type { LocalStack } from './local-stack';
 import { assertPortsFree, stackPortClaims } from './ports';
 
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
     dataDir: optionalEnv('DATA_DIR') ?? '.data',
     tableName: optionalEnv('TABLE_NAME'),
     quiet: optionalEnv('QUIET') === '1',
+    deliveryBufferMs: positiveNumberEnv('DELIVERY_STREAM_INTERVAL_MS', localDeliveryBufferMs, { integer: true }),
   });
   running.stack = stack;
   if (running.stopRequested) return void stopAndExit(stack);

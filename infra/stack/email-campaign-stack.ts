@@ -84,6 +84,7 @@ export class EmailCampaignStack extends Stack {
       stage: settings.stage,
       senderDomain: settings.senderDomain,
       consumerTimeout,
+      allowDestroy: settings.allowDestroy,
     });
     this.functions = new ServiceFunctions(this, 'Functions', {
       stage: settings.stage,
@@ -145,6 +146,7 @@ export class EmailCampaignStack extends Stack {
         feedback: this.events.feedbackDeadLetters,
         'scheduled-runs': this.events.scheduledRunDeadLetters,
       },
+      deliveryStream: this.events.deliveryStream.stream,
       alarmEmail: settings.alarmEmail,
     });
     justifyFindings({ functions: this.functions, platform: this.platform, events: this.events, verificationTemplate, publicLinks: this.publicLinks });

@@ -1,6 +1,7 @@
 // How events reach the event functions: each queue feeds its consumer (partial batch failures, a
 // concurrency cap per queue, the deliverers' keeping SES under its rate), EventBridge Scheduler fires the scheduler targets,
-// and the SES configuration set's events reach the feedback function through EventBridge and its queue, in batches.
+// and the SES configuration set's events reach the feedback function through EventBridge and its queue, in batches:
+// bounces, complaints and clicks one message each, deliveries in objects of the delivery stream (ses-delivery-archive.ts).
 import { Duration } from 'aws-cdk-lib';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction, SqsQueue } from 'aws-cdk-lib/aws-events-targets';
@@ -17,6 +18,7 @@ import { sendWatchdogIntervalMinutes, type EventTarget } from '../../shared/sche
 import { identityRefreshIntervalMinutes } from '../../shared/sender-verification/refresh-service';
 import { queueConsumerCap } from './concurrency';
 import { needsOf } from './function-needs';
+import { ruleRetries, SesDeliveryStream } from './ses-delivery-archive';
 import type { Platform } from './platform';
 import { identityRefreshFunction, sesEventsFunction, type ServiceFunctions } from './service-functions';
 
@@ -32,8 +34,9 @@ export const recurringSchedules: Partial<Record<EventTarget, string>> = {
  */
 export const sesEvents = [EmailSendingEvent.DELIVERY, EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT, EmailSendingEvent.CLICK];
 
-// The detail types EventBridge gives those events.
-const sesDetailTypes = ['Email Delivered', 'Email Bounced', 'Email Complaint Received', 'Email Clicked'];
+// The detail types EventBridge gives those events: deliveries (one a mail) go to the delivery stream,
+// the rest (rare, and a suppression must apply at once) to the queue one by one.
+const sesQueuedDetailTypes = ['Email Bounced', 'Email Complaint Received', 'Email Clicked'];
 
 export interface EventWiringProps {
   platform: Platform;
@@ -57,6 +60,8 @@ export class EventWiring extends Construct {
    */
   readonly scheduledRunDeadLetters: Queue;
   readonly sesEventsRule: Rule;
+  /** SES's delivery events, archived in batches whose objects reach the same queue. */
+  readonly deliveryStream: SesDeliveryStream;
 
   constructor(scope: Construct, id: string, props: EventWiringProps) {
     super(scope, id);
@@ -139,23 +144,24 @@ export class EventWiring extends Construct {
     // The rule invoked the function directly before its events went through the queue: an invocation
     // Lambda still retries after that change, or one an operator makes by hand, parks its failure here too.
     feedback.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(this.feedbackDeadLetters) });
-    // Through a queue, so the function takes them in batches: each send's deliveries counted in one
-    // write per batch, one invocation for up to a batch of events (docs/benchmarks.md: Cost per million mails).
+    // Through a queue, so the function takes them in batches, one invocation for up to a batch of
+    // events (docs/benchmarks.md: Cost per million mails).
     this.sesEventsRule = new Rule(this, 'SesEvents', {
-      description: 'SES events of the configuration set to the feedback function\'s queue',
+      description: 'SES bounce, complaint and click events of the configuration set to the feedback function\'s queue',
       eventPattern: {
         source: ['aws.ses'],
-        detailType: sesDetailTypes,
+        detailType: sesQueuedDetailTypes,
         detail: { mail: { tags: { 'ses:configuration-set': [platform.configurationSetName] } } },
       },
-      targets: [
-        new SqsQueue(platform.queueOf('ses-events').queue, {
-          deadLetterQueue: this.feedbackDeadLetters,
-          // EventBridge's own limits: a queue that refuses for a day is an outage the alarms report long before.
-          retryAttempts: 185,
-          maxEventAge: Duration.hours(24),
-        }),
-      ],
+      // EventBridge's own limits: a queue that refuses for a day is an outage the alarms report long before.
+      targets: [new SqsQueue(platform.queueOf('ses-events').queue, { deadLetterQueue: this.feedbackDeadLetters, ...ruleRetries })],
+    });
+    // Deliveries, one a mail, in objects of a few hundred: a queue message per object, not per mail.
+    this.deliveryStream = new SesDeliveryStream(this, 'SesDeliveries', {
+      bucket: platform.sesEventArchive,
+      configurationSetName: platform.configurationSetName,
+      queue: platform.queueOf('ses-events').queue,
+      deadLetters: this.feedbackDeadLetters,
     });
   }
 }

@@ -55,6 +55,11 @@ export interface FunctionNeeds {
   signingKey?: false;
   /** Seals or opens webhook secrets (shared/webhooks/secret.ts): it is given the webhook secret key. */
   webhookKey?: boolean;
+  /**
+   * Reads the objects the delivery stream archives SES's delivery events in (shared/object-store/,
+   * shared/feedback/delivery-archive.ts): GetObject on the archive bucket's prefix, nothing else of S3.
+   */
+  sesEventArchive?: boolean;
 }
 
 // Checked against the code by test/infra/function-needs.test.ts (the ports its imports reach) and
@@ -149,7 +154,16 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // recipients not on the suppression lists (BatchGetItem) as system mail.
   // A person's first click moves the contact in the account's engagement segments (a transaction of
   // its recipient items and a counter) and enrols those that joined (an immediate step run).
-  'ses-events': { table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem', 'ConditionCheckItem'], mail: true, systemMail: true, schedules: true, enqueue: ['webhooks', 'jobs'] },
+  // Deliveries come in objects of the delivery stream's archive; objects a batch has no time left for
+  // go back on its own queue as fresh messages.
+  'ses-events': {
+    table: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'BatchGetItem', 'ConditionCheckItem'],
+    mail: true,
+    systemMail: true,
+    schedules: true,
+    enqueue: ['webhooks', 'jobs', 'ses-events'],
+    sesEventArchive: true,
+  },
   // Like the dispatcher, it makes and reads the account's SES tenant (a paused one keeps the steps due).
   'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, accountMail: true, schedules: true, tenants: 'manage' },
   // Books a stalled send's dispatch job, and cancels the job of a send it ends. A silent send's

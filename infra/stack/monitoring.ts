@@ -19,6 +19,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IDeliveryStream } from 'aws-cdk-lib/aws-kinesisfirehose';
 import { Construct } from 'constructs';
 import { identityQuotaWarningShare, sesIdentityQuota } from '../../shared/identities/identity-count';
 import { metricsNamespace, type MetricName } from '../../shared/metrics';
@@ -57,8 +58,16 @@ export interface MonitoringProps {
   queues: ReadonlyMap<QueueName, IQueue>;
   deliveryQueue: IQueue;
   deadLetterQueues: Record<string, IQueue>;
+  /** The delivery stream of SES's delivery events: alarms when a record waits too long for its object. */
+  deliveryStream?: IDeliveryStream;
   alarmEmail: string | undefined;
 }
+
+/**
+ * How old the oldest record of the delivery stream may get before it alarms: the stream writes every
+ * 30 s, so 15 minutes means S3 has refused it for many retries (its records are still kept, 24 hours).
+ */
+export const deliveryStreamFreshnessSeconds = 15 * 60;
 
 export class Monitoring extends Construct {
   readonly alarmTopic: Topic;
@@ -107,6 +116,16 @@ export class Monitoring extends Construct {
         2,
       );
     }
+    const freshness = props.deliveryStream?.metric('DeliveryToS3.DataFreshness', { period: fiveMinutes, statistic: 'Maximum' });
+    if (freshness) {
+      alarm(
+        'ses-delivery-stream-freshness',
+        freshness,
+        deliveryStreamFreshnessSeconds,
+        'SES delivery events wait in the delivery stream: it cannot write to the archive bucket, and delivered counts lag (docs/operations.md: SES delivery events on S3)',
+        2,
+      );
+    }
     const sesReputation = (name: string) => new Metric({ namespace: 'AWS/SES', metricName: name, period: Duration.hours(1), statistic: 'Maximum' });
     alarm('ses-bounce-rate', sesReputation('Reputation.BounceRate'), bounceRateThreshold, 'SES bounce rate is near the level at which AWS reviews or pauses sending');
     alarm('ses-complaint-rate', sesReputation('Reputation.ComplaintRate'), complaintRateThreshold, 'SES complaint rate is at the level at which AWS reviews sending');
@@ -140,6 +159,7 @@ export class Monitoring extends Construct {
         right: [props.deliveryQueue.metricApproximateAgeOfOldestMessage(), serviceMetric('DeliveryQueueAgeSeconds', 'Maximum')],
       }),
       new GraphWidget({ title: 'Import queue: oldest message waited (s)', left: [serviceMetric('ImportQueueAgeSeconds', 'Maximum')] }),
+      ...(freshness ? [new GraphWidget({ title: 'SES delivery stream: oldest record waited (s)', left: [freshness] })] : []),
       new GraphWidget({ title: 'Stalled sends', left: [serviceMetric('SendsStalled'), serviceMetric('SendsFailed')] }),
       new GraphWidget({ title: 'SES identities in use; tenants refused', left: [identitiesInUse], right: [tenantLimit] }),
       new GraphWidget({ title: 'Dead letters', left: Object.values(props.deadLetterQueues).map((queue) => queue.metricApproximateNumberOfMessagesVisible()) }),

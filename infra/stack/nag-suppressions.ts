@@ -1,6 +1,7 @@
 // The cdk-nag AwsSolutions findings this stack accepts, each on the narrowest construct and finding
 // with its reason; anything else fails `cdk synth` and test/infra/nag.test.ts.
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations, type CfnElement } from 'aws-cdk-lib';
+import { deliveryEventsPrefix } from '../ses-delivery-stream';
 import type { IConstruct } from 'constructs';
 import type { EventWiring } from './event-wiring';
 import { needsOf } from './function-needs';
@@ -114,6 +115,7 @@ export function acknowledgements({ functions, platform, events, verificationTemp
       },
     ]);
   }
+  accepted.push(...deliveryArchiveAcknowledgements({ functions, platform, events }));
   if (verificationTemplate) {
     accepted.push([
       verificationTemplate.providerRole,
@@ -127,6 +129,46 @@ export function acknowledgements({ functions, platform, events, verificationTemp
     ]);
   }
   if (publicLinks) accepted.push(...publicLinksAcknowledgements(publicLinks));
+  return accepted;
+}
+
+/** The SES delivery events archive: its bucket, and the two roles that reach objects under its prefix. */
+function deliveryArchiveAcknowledgements({ functions, platform, events }: Pick<NagScopes, 'functions' | 'platform' | 'events'>): [IConstruct, Acknowledgement][] {
+  const bucket = platform.sesEventArchive;
+  const objects = `AwsSolutions-IAM5[Resource::<${Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnElement)}.Arn>/${deliveryEventsPrefix}*]`;
+  const accepted: [IConstruct, Acknowledgement][] = [
+    [
+      bucket,
+      {
+        id: 'AwsSolutions-S1',
+        reason:
+          'A transient archive of SES delivery events, written only by the stack\'s delivery stream and read only by its ' +
+          'feedback function, each object expiring within days; server access logs would need a bucket of their own and ' +
+          'record nothing those two roles\' CloudTrail entries and the stream\'s metrics do not.',
+      },
+    ],
+    [
+      events.deliveryStream.role,
+      {
+        id: objects,
+        reason:
+          'Firehose names each object at delivery time (a UTC date path and a random suffix under the prefix), so the ' +
+          'grant is PutObject and AbortMultipartUpload on the stream\'s prefix of the stack\'s archive bucket, and nothing else.',
+      },
+    ],
+  ];
+  for (const [name, fn] of functions.byName) {
+    if (!needsOf(name).sesEventArchive) continue;
+    accepted.push([
+      fn.role as IConstruct,
+      {
+        id: objects,
+        reason:
+          'The feedback function reads each object S3 announces, named by the delivery stream at run time; the grant is ' +
+          'GetObject on the stream\'s prefix of the stack\'s archive bucket, and nothing else.',
+      },
+    ]);
+  }
   return accepted;
 }
 

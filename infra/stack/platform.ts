@@ -1,7 +1,7 @@
 // What the functions use besides the table: the queues (each with a dead-letter queue), the
 // scheduler group and the role schedules run as, SES (the sender domain's identity and the
-// configuration set whose events come back), the token-signing key's secret, and the secret of the
-// key webhook secrets are sealed with.
+// configuration set whose events come back), the bucket its delivery events are archived in, the
+// token-signing key's secret, and the secret of the key webhook secrets are sealed with.
 import { Aws, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { CfnScheduleGroup } from 'aws-cdk-lib/aws-scheduler';
@@ -9,8 +9,10 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { maxReceiveCount, maxReceiveCountOf, queueNames, type QueueName } from '../../shared/queue/queues';
 import { constructId } from './lambda-bundling';
+import { createSesEventArchive } from './ses-delivery-archive';
 
 export { maxReceiveCount };
 
@@ -31,6 +33,8 @@ export interface PlatformProps {
   senderDomain: string;
   /** Longest run of each queue's consumer; the queue hides a received message six times as long. */
   consumerTimeout: (queue: QueueName) => Duration;
+  /** A stage that may be destroyed takes its archive bucket with it. */
+  allowDestroy: boolean;
 }
 
 export interface QueuePair {
@@ -48,6 +52,8 @@ export class Platform extends Construct {
   readonly configurationSetName: string;
   readonly configurationSetArn: string;
   readonly senderIdentity: EmailIdentity;
+  /** Where the delivery stream archives SES's delivery events (ses-delivery-archive.ts); ses-events reads its objects. */
+  readonly sesEventArchive: Bucket;
   readonly tokenSigningKey: Secret;
   /** Seals the webhooks' signing secrets in the table; only the functions that seal and open them read it. */
   readonly webhookSecretKey: Secret;
@@ -99,6 +105,8 @@ export class Platform extends Construct {
       identity: Identity.domain(props.senderDomain),
       configurationSet: this.configurationSet,
     });
+
+    this.sesEventArchive = createSesEventArchive(this, 'SesEventArchive', props.allowDestroy);
 
     this.tokenSigningKey = new Secret(this, 'TokenSigningKey', {
       description: 'Key (or key set, for rotation: see docs/operations.md) of the sealed tokens in links and list cursors',

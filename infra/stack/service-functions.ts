@@ -23,6 +23,7 @@ import { tracingLayer } from './tracing-layer';
 import { senderVerificationTemplateName, verificationTemplateArn } from './verification-template';
 import { apiDocsDirectoryName, writeApiDocsFiles } from '../openapi/api-docs-files';
 import { functionTimeoutSeconds } from '../function-timeouts';
+import { deliveryEventsPrefix } from '../ses-delivery-stream';
 
 /** The HTTP family that serves the API docs (its files are packaged beside its code). */
 export const apiDocsFamily = 'api-docs';
@@ -326,6 +327,11 @@ export class ServiceFunctions extends Construct {
           conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
         }),
       );
+    }
+    if (needs.sesEventArchive) {
+      // The archive's objects, by the name S3's event gives: only under the stream's prefix, read only.
+      fn.addEnvironment('SES_EVENT_BUCKET', platform.sesEventArchive.bucketName);
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [platform.sesEventArchive.arnForObjects(`${deliveryEventsPrefix}*`)] }));
     }
     for (const queue of needs.enqueue ?? []) {
       const { queue: target } = platform.queueOf(queue);

@@ -2,12 +2,17 @@
 // counted together (one counter write per send and batch: statistics/delivery-counts.ts), every other
 // event one by one, and only the records whose work failed go back to the queue (partial batch
 // response). A send's deliveries fail together: their markers were given back, so they count again whole.
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+// A message is either one SES event (bounces, complaints, clicks: EventBridge puts each on the queue)
+// or S3's announcement of an object of delivery events the delivery stream archived (delivery-archive.ts).
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { log } from '../log';
 import { consumeRecords } from '../queue/consumer';
+import { sendMessages } from '../queue/queue';
+import { remainingOf, timeLeft } from '../time-left';
 import { encodeSendRef, type SendRef } from '../ledger/send-ref';
 import { recordDeliveries } from '../statistics/delivery-counts';
 import { emitWebhookEvent } from '../webhook-delivery/events';
+import { applyArchive, archiveOf, isObjectCreated, type DeliveryArchive } from './delivery-archive';
 import { applyFeedback, feedbackOf, sesRecordOf, webhookEventOf, type EventFeedback, type Feedback, type SesEventBridgeEvent, type SesEventRecord } from './ses-feedback';
 
 /** One SES event of a batch, named by its message id. */
@@ -74,10 +79,16 @@ async function countGroup(group: DeliveryGroup): Promise<void> {
 }
 
 /**
- * The ses-events function: a batch from its queue (the EventBridge event of each SES event in each
- * message's body), or one EventBridge event invoked directly, as the rule did before the queue; such
- * an invocation Lambda still held for a retry when the stack changed arrives in that shape, and
- * throws when it fails so Lambda retries it.
+ * Time kept in hand after the last archived object: the batch's own SES events (up to a batch of
+ * bounces and clicks, a few writes each) and the answer.
+ */
+export const archiveReserveMs = 5_000;
+
+/**
+ * The ses-events function: a batch from its queue (the EventBridge event of each SES event, or of
+ * each archived object of deliveries, in each message's body), or one EventBridge event invoked
+ * directly, as the rule did before the queue; such an invocation Lambda still held for a retry when
+ * the stack changed arrives in that shape, and throws when it fails so Lambda retries it.
  */
 export async function handleSesEvents(event: SQSEvent | SesEventBridgeEvent, context?: Partial<Context>): Promise<SQSBatchResponse | undefined> {
   if (!('Records' in event)) {
@@ -87,16 +98,51 @@ export async function handleSesEvents(event: SQSEvent | SesEventBridgeEvent, con
   }
   const failures = new Map<string, unknown>();
   const events: SesBatchEvent[] = [];
+  const archives: { record: SQSRecord; archive: DeliveryArchive }[] = [];
   for (const record of event.Records) {
     try {
-      events.push({ id: record.messageId, record: sesRecordOf(JSON.parse(record.body) as Partial<SesEventBridgeEvent>) });
+      const body = JSON.parse(record.body) as unknown;
+      if (isObjectCreated(body)) archives.push({ record, archive: archiveOf(body) });
+      else events.push({ id: record.messageId, record: sesRecordOf(body as Partial<SesEventBridgeEvent>) });
     } catch (error) {
       // Never readable: it dead-letters after its receives.
       failures.set(record.messageId, error);
     }
   }
+  // The archived deliveries first, so a bounce or complaint below is judged against rates with them in.
+  for (const [id, error] of await applyArchives(archives, context)) failures.set(id, error);
   for (const [id, error] of await applySesEvents(events)) failures.set(id, error);
   return consumeRecords('ses-events', event, context, 'SES event', async (record) => {
     if (failures.has(record.messageId)) throw failures.get(record.messageId);
   });
+}
+
+/**
+ * Apply each object one after another while the next fits in the time left (as long as the longest
+ * so far); the objects that do not go back on the queue as fresh messages, so a batch of many objects
+ * never runs into the timeout nor spends its messages' receives. Resolves to each failure by message id.
+ */
+async function applyArchives(archives: readonly { record: SQSRecord; archive: DeliveryArchive }[], context: Partial<Context> | undefined): Promise<Map<string, unknown>> {
+  const failures = new Map<string, unknown>();
+  const fits = timeLeft(remainingOf(context), { reserveMs: archiveReserveMs, longestStepTimes: 1 });
+  for (const [index, { record, archive }] of archives.entries()) {
+    if (index > 0 && !fits()) {
+      const later = archives.slice(index).map(({ record: left }) => left);
+      try {
+        await sendMessages('ses-events', later.map((left) => JSON.parse(left.body) as unknown));
+        log.info('SES event archives handed over to fresh messages', { objects: later.length });
+      } catch (error) {
+        for (const left of later) failures.set(left.messageId, error);
+      }
+      break;
+    }
+    try {
+      const applied = await applyArchive(archive, applySesEvents);
+      log.info('SES event archive applied', { key: archive.key, events: applied });
+    } catch (error) {
+      // Logged with its message id by the consumer; the message comes back, and the whole object with it.
+      failures.set(record.messageId, error);
+    }
+  }
+  return failures;
 }

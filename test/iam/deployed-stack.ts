@@ -124,6 +124,16 @@ export class DeployedStack {
     return statements.length > 0 ? { Statement: statements } : undefined;
   }
 
+  /** The resource policy of the bucket an S3 ARN (the bucket's or an object's) is in. */
+  bucketPolicy(arn: string): PolicyDocument | undefined {
+    const bucket = /^arn:aws:s3:::([^/]+)/.exec(arn)?.[1];
+    const statements = this.values.idsOf('AWS::S3::BucketPolicy').flatMap((id) => {
+      const properties = this.values.resolve(this.values.resource(id).Properties) as { Bucket: string; PolicyDocument: PolicyDocument };
+      return properties.Bucket === bucket ? properties.PolicyDocument.Statement : [];
+    });
+    return statements.length > 0 ? { Statement: statements } : undefined;
+  }
+
   /** Resources of a type, resolved. */
   resourcesOf(type: string): { id: string; properties: Record<string, unknown> }[] {
     return this.values.idsOf(type).map((id) => ({ id, properties: this.values.resolve(this.values.resource(id).Properties ?? {}) as Record<string, unknown> }));

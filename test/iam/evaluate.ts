@@ -13,6 +13,7 @@ function resourcePolicyOf(stack: DeployedStack, request: IamRequest): PolicyDocu
   if (request.action === 'sts:AssumeRole') return stack.trustPolicy(stack.roleIdOfArn(request.resource));
   if (request.resource.startsWith('arn:aws:lambda:')) return stack.functionPolicy(request.resource);
   if (request.resource.startsWith('arn:aws:sqs:')) return stack.queuePolicy(request.resource);
+  if (request.resource.startsWith('arn:aws:s3:::')) return stack.bucketPolicy(request.resource);
   return undefined;
 }
 

@@ -162,6 +162,11 @@ export function requestsOfCall(stack: DeployedStack, call: CountedCall): IamRequ
         request('iam:PassRole', env(fn, 'SCHEDULER_ROLE_ARN', call), { 'iam:PassedToService': 'scheduler.amazonaws.com' }),
       ];
     }
+    case 's3': {
+      // The local bucket stands in for the archive the function is told of (SES_EVENT_BUCKET), read by key.
+      if (call.operation !== 'GetObject') throw new UnmappedCall(`${fn.name} makes S3 ${call.operation} (${call.file}): map it in ${__filename}`);
+      return [request('s3:GetObject', `arn:aws:s3:::${env(fn, 'SES_EVENT_BUCKET', call)}/${input.Key}`)];
+    }
     case 'secretsmanager': {
       // The local keys stand in for the secrets by name (shared/config.ts): each is read through the ARN its variable holds.
       const arnVariable = input.SecretId === 'webhook-secret-key' ? webhookSecretKeySecretArnEnvName : tokenSigningKeySecretArnEnvName;
@@ -208,11 +213,31 @@ export function serviceRequests(stack: DeployedStack, calls: CountedCall[]): Iam
     const context = { 'aws:SourceArn': ruleArn, 'aws:SourceAccount': account };
     const events: Principal = { kind: 'service', service: 'events.amazonaws.com' };
     for (const target of properties.Targets as { Arn: string; RoleArn?: string; DeadLetterConfig?: { Arn: string } }[]) {
-      if (target.RoleArn) throw new Error(`Rule ${id} targets ${target.Arn} with a role: teach ${__filename} to check it`);
-      const action = target.Arn.startsWith('arn:aws:sqs:') ? 'sqs:SendMessage' : 'lambda:InvokeFunction';
-      requests.push({ principal: events, action, resource: target.Arn, context, cause: `rule ${id}` });
+      if (target.RoleArn) {
+        // A target EventBridge reaches as a role (a delivery stream): it assumes the role, which puts the records.
+        if (!target.Arn.startsWith('arn:aws:firehose:')) throw new Error(`Rule ${id} targets ${target.Arn} with a role: teach ${__filename} to check it`);
+        const roleId = stack.roleIdOfArn(target.RoleArn);
+        requests.push({ principal: events, action: 'sts:AssumeRole', resource: target.RoleArn, context: { 'aws:SourceAccount': account }, cause: `rule ${id}` });
+        for (const action of ['firehose:PutRecord', 'firehose:PutRecordBatch']) requests.push({ principal: { kind: 'role', roleId, name: `rule ${id}'s role` }, action, resource: target.Arn, context: {}, cause: `rule ${id}` });
+      } else {
+        const action = target.Arn.startsWith('arn:aws:sqs:') ? 'sqs:SendMessage' : 'lambda:InvokeFunction';
+        requests.push({ principal: events, action, resource: target.Arn, context, cause: `rule ${id}` });
+      }
       if (target.DeadLetterConfig) requests.push({ principal: events, action: 'sqs:SendMessage', resource: target.DeadLetterConfig.Arn, context, cause: `rule ${id}'s dead-letter queue` });
     }
+  }
+  // Firehose, as each delivery stream's role, writes an object under the stream's prefix (named by the UTC hour).
+  for (const { id, properties } of stack.resourcesOf('AWS::KinesisFirehose::DeliveryStream')) {
+    const destination = properties.ExtendedS3DestinationConfiguration as { RoleARN: string; BucketARN: string; Prefix?: string } | undefined;
+    if (!destination) throw new Error(`Delivery stream ${id} has no S3 destination: teach ${__filename} its requests`);
+    const roleId = stack.roleIdOfArn(destination.RoleARN);
+    const principal: Principal = { kind: 'role', roleId, name: `delivery stream ${id}'s role` };
+    const object = `${destination.BucketARN}/${destination.Prefix ?? ''}2026/01/01/00/stream-1-2026-01-01-00-00-00-0123`;
+    requests.push(
+      { principal: { kind: 'service', service: 'firehose.amazonaws.com' }, action: 'sts:AssumeRole', resource: destination.RoleARN, context: { 'aws:SourceAccount': account }, cause: `delivery stream ${id}` },
+      ...['s3:PutObject', 's3:AbortMultipartUpload'].map((action) => ({ principal, action, resource: object, context: {}, cause: `delivery stream ${id}` })),
+      ...['s3:GetBucketLocation', 's3:ListBucketMultipartUploads'].map((action) => ({ principal, action, resource: destination.BucketARN, context: {}, cause: `delivery stream ${id}` })),
+    );
   }
   // API Gateway invokes each route's function.
   const integrations = new Map(stack.resourcesOf('AWS::ApiGatewayV2::Integration').map(({ id, properties }) => [id, String(properties.IntegrationUri)]));

@@ -79,6 +79,10 @@ export class TemplateValues {
         return `int-${logicalId}`;
       case 'AWS::Lambda::LayerVersion':
         return `arn:${partition}:lambda:${region}:${account}:layer:${logicalId}:1`;
+      case 'AWS::S3::Bucket':
+        return this.physicalName(logicalId, 'BucketName').toLowerCase();
+      case 'AWS::KinesisFirehose::DeliveryStream':
+        return this.physicalName(logicalId, 'DeliveryStreamName');
       default:
         throw new Error(`Ref to ${Type} (${logicalId}): teach ${__filename} its value`);
     }
@@ -107,6 +111,10 @@ export class TemplateValues {
         return `arn:${partition}:events:${region}:${account}:rule/${this.ref(logicalId)}`;
       case 'AWS::ApiGatewayV2::Api.ApiEndpoint':
         return `https://${this.ref(logicalId)}.execute-api.${region}.amazonaws.com`;
+      case 'AWS::S3::Bucket.Arn':
+        return `arn:${partition}:s3:::${this.ref(logicalId)}`;
+      case 'AWS::KinesisFirehose::DeliveryStream.Arn':
+        return `arn:${partition}:firehose:${region}:${account}:deliverystream/${this.ref(logicalId)}`;
       case 'AWS::Scheduler::ScheduleGroup.Arn':
         return `arn:${partition}:scheduler:${region}:${account}:schedule-group/${this.ref(logicalId)}`;
       default:

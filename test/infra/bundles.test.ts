@@ -24,6 +24,14 @@ const allFunctions = [...httpFamilies, ...eventFunctionNames()];
  */
 const targetBytes = 480 * 1024;
 
+/**
+ * The one function over it: ses-events reads the delivery stream's objects of SES delivery events
+ * (shared/object-store/) with the S3 client, about 147 KB of its 622 KB that no bundle can shed (the
+ * schema of every S3 operation in one module, 66 KB; the XML protocol; checksums). Its cold starts are
+ * few (a handful of containers kept warm by batches every few seconds) and on no request's path.
+ */
+const ownLimits: Readonly<Record<string, number>> = { 'ses-events': 640 * 1024 };
+
 /** A string each SDK client's bundled code carries (its endpoint ruleset's signing name or target prefix). */
 const clientMarkers = {
   dynamodb: 'DynamoDB_20120810',
@@ -177,9 +185,11 @@ describe('function bundles', () => {
     expect(bundleOf('api-docs').includes('SwaggerUIBundle')).toBe(false);
   });
 
-  test.each(allFunctions)('%s stays under 480 KB minified', (name) => {
+  test.each(allFunctions)('%s stays under 480 KB minified (ses-events: 640 KB, with the S3 client)', (name) => {
     const bytes = statSync(join(assetDirectory(name), 'index.js')).size;
     sizes.set(name, bytes);
-    expect(bytes).toBeLessThanOrEqual(targetBytes);
+    expect({ name, within: bytes <= (ownLimits[name] ?? targetBytes) }).toEqual({ name, within: true });
+    // Only the function that reads objects carries the S3 client.
+    expect({ name, s3: bundleOf(name).includes('S3Client') }).toEqual({ name, s3: name === 'ses-events' });
   });
 });

@@ -13,7 +13,7 @@ import { queueConsumerCap, sesEventsReservationFor } from '../../infra/stack/con
 import { queueAgeThresholds } from '../../infra/stack/monitoring';
 import { maxReceiveCount } from '../../infra/stack/platform';
 import { queueBatchingWindowSeconds, queueBatchSizes, queueConsumers, queueNames } from '../../shared/queue/queues';
-import { functionProperties, synthesize, type Synthesized } from './support';
+import { functionProperties, grantsFor, synthesize, type Synthesized } from './support';
 
 describe('event functions and what feeds them', () => {
   let synthesized: Synthesized;
@@ -223,24 +223,39 @@ describe('event functions and what feeds them', () => {
       });
     });
 
-    test('an EventBridge rule puts the configuration set\'s events on the ses-events queue, keeping what it cannot put', () => {
+    test('EventBridge rules put the configuration set\'s bounces, complaints and clicks on the ses-events queue and its deliveries on the delivery stream, keeping what they cannot put', () => {
       const { queue } = synthesized.stack.platform.queueOf('ses-events');
       const parked = resolve(synthesized.stack.events.feedbackDeadLetters.queueArn);
+      const { deliveryStream } = synthesized.stack.events;
+      const retries = { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 };
+      const tags = [
+        { Key: 'service', Value: 'email-campaign' },
+        { Key: 'stage', Value: 'dev' },
+      ];
       const rules = Object.values(template.findResources('AWS::Events::Rule', { Properties: { EventPattern: { source: ['aws.ses'] } } }));
       expect(rules.map((rule) => (rule as { Properties: unknown }).Properties)).toEqual([
         {
-          Description: "SES events of the configuration set to the feedback function's queue",
+          Description: "SES bounce, complaint and click events of the configuration set to the feedback function's queue",
           State: 'ENABLED',
           EventPattern: {
             source: ['aws.ses'],
-            'detail-type': ['Email Delivered', 'Email Bounced', 'Email Complaint Received', 'Email Clicked'],
+            'detail-type': ['Email Bounced', 'Email Complaint Received', 'Email Clicked'],
             detail: { mail: { tags: { 'ses:configuration-set': ['email-campaign-dev'] } } },
           },
-          Tags: [
-            { Key: 'service', Value: 'email-campaign' },
-            { Key: 'stage', Value: 'dev' },
-          ],
-          Targets: [{ Id: 'Target0', Arn: resolve(queue.queueArn), DeadLetterConfig: { Arn: parked }, RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 } }],
+          Tags: tags,
+          Targets: [{ Id: 'Target0', Arn: resolve(queue.queueArn), DeadLetterConfig: { Arn: parked }, RetryPolicy: retries }],
+        },
+        {
+          Description: 'SES delivery events of the configuration set to the delivery stream, archived in batches',
+          State: 'ENABLED',
+          EventPattern: {
+            source: ['aws.ses'],
+            'detail-type': ['Email Delivered'],
+            detail: { mail: { tags: { 'ses:configuration-set': ['email-campaign-dev'] } } },
+          },
+          Tags: tags,
+          // The whole event is the record (no Input), put as a role that may put records on this stream only.
+          Targets: [{ Id: 'Target0', Arn: resolve(deliveryStream.stream.deliveryStreamArn), RoleArn: expect.anything(), DeadLetterConfig: { Arn: parked }, RetryPolicy: retries }],
         },
       ]);
       // Only this rule may put messages on the queue (and on the queue that keeps what it could not put).
@@ -270,6 +285,120 @@ describe('event functions and what feeds them', () => {
         MaximumRetryAttempts: 2,
         DestinationConfig: { OnFailure: { Destination: parked } },
       });
+    });
+
+    test('the delivery stream buffers 1 MiB or 30 s, one event a line, into the archive bucket under its prefix, writing as a role that may only put objects there', () => {
+      const bucket = synthesized.stack.platform.sesEventArchive;
+      const { deliveryStream } = synthesized.stack.events;
+      const streams = Object.values(template.findResources('AWS::KinesisFirehose::DeliveryStream')).map((stream) => (stream as { Properties: unknown }).Properties);
+      expect(streams).toEqual([
+        {
+          DeliveryStreamType: 'DirectPut',
+          DeliveryStreamEncryptionConfigurationInput: { KeyType: 'AWS_OWNED_CMK' },
+          ExtendedS3DestinationConfiguration: {
+            BucketARN: resolve(bucket.bucketArn),
+            RoleARN: resolve(deliveryStream.role.roleArn),
+            Prefix: 'ses-delivery-events/',
+            BufferingHints: { IntervalInSeconds: 30, SizeInMBs: 1 },
+            CompressionFormat: 'UNCOMPRESSED',
+            ProcessingConfiguration: { Enabled: true, Processors: [{ Type: 'AppendDelimiterToRecord', Parameters: [] }] },
+          },
+          Tags: [
+            { Key: 'service', Value: 'email-campaign' },
+            { Key: 'stage', Value: 'dev' },
+          ],
+        },
+      ]);
+      const roleId = (resolve(deliveryStream.role.roleArn) as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      const role = template.toJSON().Resources[roleId] as { Properties: { AssumeRolePolicyDocument: unknown; Policies: { PolicyDocument: unknown }[] } };
+      expect(role.Properties.AssumeRolePolicyDocument).toMatchObject({
+        Statement: [{ Action: 'sts:AssumeRole', Principal: { Service: 'firehose.amazonaws.com' }, Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } } }],
+      });
+      expect(role.Properties.Policies.map((policy) => policy.PolicyDocument)).toEqual([
+        {
+          Version: '2012-10-17',
+          Statement: [
+            { Effect: 'Allow', Action: ['s3:AbortMultipartUpload', 's3:PutObject'], Resource: { 'Fn::Join': ['', [resolve(bucket.bucketArn), '/ses-delivery-events/*']] } },
+            { Effect: 'Allow', Action: ['s3:GetBucketLocation', 's3:ListBucketMultipartUploads'], Resource: resolve(bucket.bucketArn) },
+          ],
+        },
+      ]);
+      // A record waiting 15 minutes (S3 refusing the stream for many retries) alarms.
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Firehose',
+        MetricName: 'DeliveryToS3.DataFreshness',
+        Dimensions: [{ Name: 'DeliveryStreamName', Value: resolve(deliveryStream.stream.deliveryStreamName) }],
+        Statistic: 'Maximum',
+        Threshold: 15 * 60,
+        EvaluationPeriods: 2,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+      // Nothing else grants the stream's role anything, and EventBridge's role may only put records on this stream.
+      expect(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } })).toEqual({});
+      const rule = Object.values(template.findResources('AWS::Events::Rule', { Properties: { EventPattern: { 'detail-type': ['Email Delivered'] } } }))[0] as { Properties: { Targets: { RoleArn: { 'Fn::GetAtt': [string, string] } }[] } };
+      const eventsRole = rule.Properties.Targets[0]?.RoleArn['Fn::GetAtt'][0];
+      const eventsPolicies = Object.values(template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: eventsRole }] } })) as { Properties: { PolicyDocument: { Statement: unknown[] } } }[];
+      expect(eventsPolicies.map((policy) => policy.Properties.PolicyDocument.Statement)).toEqual([
+        [{ Effect: 'Allow', Action: ['firehose:PutRecord', 'firehose:PutRecordBatch'], Resource: resolve(deliveryStream.stream.deliveryStreamArn) }],
+      ]);
+    });
+
+    test('the archive bucket is encrypted, private, TLS only, announces its objects to EventBridge itself and forgets them after 7 days', () => {
+      const bucket = synthesized.stack.platform.sesEventArchive;
+      const bucketId = (resolve(bucket.bucketArn) as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      expect((template.toJSON().Resources[bucketId] as { Properties: unknown }).Properties).toEqual({
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+        LifecycleConfiguration: { Rules: [{ Status: 'Enabled', ExpirationInDays: 7, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }] },
+        // The L1 property: no custom resource sets it.
+        NotificationConfiguration: { EventBridgeConfiguration: { EventBridgeEnabled: true } },
+        Tags: [
+          { Key: 'service', Value: 'email-campaign' },
+          { Key: 'stage', Value: 'dev' },
+        ],
+      });
+      expect(template.findResources('Custom::S3BucketNotifications')).toEqual({});
+      template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: bucketId },
+        PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+      });
+    });
+
+    test('a rule puts S3\'s announcement of each archived object on the ses-events queue, as the SES events rule does, and ses-events may read those objects only', () => {
+      const bucket = synthesized.stack.platform.sesEventArchive;
+      const { queue } = synthesized.stack.platform.queueOf('ses-events');
+      const parked = resolve(synthesized.stack.events.feedbackDeadLetters.queueArn);
+      const rules = Object.values(template.findResources('AWS::Events::Rule', { Properties: { EventPattern: { source: ['aws.s3'] } } })).map((rule) => (rule as { Properties: unknown }).Properties);
+      expect(rules).toEqual([
+        {
+          Description: "Objects of the SES delivery events archive to the feedback function's queue",
+          State: 'ENABLED',
+          EventPattern: {
+            source: ['aws.s3'],
+            'detail-type': ['Object Created'],
+            detail: { bucket: { name: [resolve(bucket.bucketName)] }, object: { key: [{ prefix: 'ses-delivery-events/' }] } },
+          },
+          Tags: [
+            { Key: 'service', Value: 'email-campaign' },
+            { Key: 'stage', Value: 'dev' },
+          ],
+          Targets: [{ Id: 'Target0', Arn: resolve(queue.queueArn), DeadLetterConfig: { Arn: parked }, RetryPolicy: { MaximumRetryAttempts: 185, MaximumEventAgeInSeconds: 24 * 3600 } }],
+        },
+      ]);
+      template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [resolve(queue.queueUrl)],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': resolve(synthesized.stack.events.deliveryStream.objectsRule.ruleArn) } } }),
+          ]),
+        },
+      });
+      expect(functionProperties(synthesized, 'ses-events').Environment.Variables.SES_EVENT_BUCKET).toEqual(resolve(bucket.bucketName));
+      expect(grantsFor(synthesized, 'ses-events', 's3:')).toEqual({ 's3:GetObject': [JSON.stringify({ 'Fn::Join': ['', [resolve(bucket.bucketArn), '/ses-delivery-events/*']] })] });
+      // No other function may touch the archive.
+      for (const name of synthesized.stack.functions.byName.keys()) {
+        if (name !== 'ses-events') expect({ name, s3: grantsFor(synthesized, name, 's3:') }).toEqual({ name, s3: {} });
+      }
     });
 
     test('the ses-events queue is encrypted, keeps SES events 14 days, dead-letters after 5 receives and alarms when an event waits 15 minutes', () => {

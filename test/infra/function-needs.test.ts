@@ -8,7 +8,7 @@ import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';
 
 /** The repository module each need is the gateway of. */
-const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules' | 'enqueue' | 'systemMail' | 'identities' | 'identityCount' | 'suppressionList' | 'webhookKey', RegExp> = {
+const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules' | 'enqueue' | 'systemMail' | 'identities' | 'identityCount' | 'suppressionList' | 'webhookKey' | 'sesEventArchive', RegExp> = {
   mail: /^shared\/mail\/mailer\.ts$/,
   // Where an account's mail gets its From: the account's sender (recipientMail, and the double opt-in
   // confirmation mail from its type's opt-in sender).
@@ -22,6 +22,7 @@ const gateways: Record<'mail' | 'accountMail' | 'schedules' | 'cancelsSchedules'
   enqueue: /^shared\/queue\/aws-queue\.ts$/,
   systemMail: /^(shared\/(single-send-runs\/send-summary|feedback\/reputation-notice)|functions\/senders\/verification)\.ts$/,
   webhookKey: /^shared\/webhooks\/secret\.ts$/,
+  sesEventArchive: /^shared\/object-store\/s3-object-store\.ts$/,
 };
 
 // Imports that reach a gateway without calling it (none at present: ses-events, which once reached the

@@ -56,10 +56,29 @@ describe('IAM check', () => {
     expect(() => requestsOfCall(stack, call('public-pages', 'sqs', 'SendMessageBatch', { Queue: 'deliveries' }))).toThrow(/no QUEUE_URL_DELIVERIES/);
   });
 
+  test('the feedback function may read the delivery archive\'s objects under the stream\'s prefix, and nothing else of S3', async () => {
+    const bucket = stack.functionOf('ses-events').environment.SES_EVENT_BUCKET as string;
+    const key = 'ses-delivery-events/2026/11/28/17/ses-delivery-events-1-2026-11-28-17-00-00-0123';
+    expect(await outcomes(call('ses-events', 's3', 'GetObject', { Bucket: 'local-ses-delivery-events', Key: key }))).toEqual([`s3:GetObject arn:aws:s3:::${bucket}/${key} Allowed`]);
+    expect(await outcomes(call('ses-events', 's3', 'GetObject', { Bucket: 'local-ses-delivery-events', Key: 'elsewhere/object' }))).toEqual([`s3:GetObject arn:aws:s3:::${bucket}/elsewhere/object ImplicitlyDenied`]);
+    // No other function is told of the archive, so none could name it.
+    expect(() => requestsOfCall(stack, call('send-deliver', 's3', 'GetObject', { Bucket: 'local-ses-delivery-events', Key: key }))).toThrow(/no SES_EVENT_BUCKET/);
+  });
+
   test('every request AWS services make for the stack is allowed: schedules, rules, routes, queues, logs', async () => {
     const requests = serviceRequests(stack, [call('send-dispatch', 'scheduler', 'CreateSchedule', { Name: 'single-send-1', Target: 'send-dispatch' })]);
     const principals = new Set(requests.map((request) => (request.principal.kind === 'service' ? request.principal.service : 'role')));
-    expect([...principals].sort()).toEqual(['apigateway.amazonaws.com', 'events.amazonaws.com', 'role', 'scheduler.amazonaws.com']);
+    expect([...principals].sort()).toEqual(['apigateway.amazonaws.com', 'events.amazonaws.com', 'firehose.amazonaws.com', 'role', 'scheduler.amazonaws.com']);
+    // EventBridge puts SES's deliveries on the stream as its rule's role; the stream writes as its own.
+    const streamed = requests.filter((request) => request.action.startsWith('firehose:') || (request.action.startsWith('s3:') && request.principal.kind === 'role'));
+    expect(streamed.map((request) => `${request.principal.kind === 'role' ? request.principal.name.replace(/ \S+'s role$/, '') : ''} ${request.action}`).sort()).toEqual([
+      'delivery stream s3:AbortMultipartUpload',
+      'delivery stream s3:GetBucketLocation',
+      'delivery stream s3:ListBucketMultipartUploads',
+      'delivery stream s3:PutObject',
+      'rule firehose:PutRecord',
+      'rule firehose:PutRecordBatch',
+    ]);
     const denied: string[] = [];
     for (const request of requests) {
       const outcome = await evaluate(stack, request);

@@ -32,17 +32,20 @@ describe('cdk-nag AwsSolutions', () => {
     const { stack } = checkedApp();
     const accepted = acknowledgements({ functions: stack.functions, platform: stack.platform, events: stack.events });
     expect(new Set(accepted.map(([, { id }]) => id.replace(/\[.*$/, '')))).toEqual(
-      new Set(['AwsSolutions-SMG4', 'AwsSolutions-SQS3', 'AwsSolutions-IAM5']),
+      new Set(['AwsSolutions-SMG4', 'AwsSolutions-SQS3', 'AwsSolutions-IAM5', 'AwsSolutions-S1']),
     );
     for (const [, { id, reason }] of accepted) {
       expect(id).toMatch(/^AwsSolutions-[A-Z]+\d+(\[.+\])?$/);
       expect(reason.length).toBeGreaterThan(60);
     }
     // Wildcards are accepted only for X-Ray and SES's DeleteSuppressedDestination (no resource-level
-    // permissions), the schedule group's schedules, the SES identities customers register at run time and
-// the SES tenants made per account at run time.
+    // permissions), the schedule group's schedules, the SES identities customers register at run time,
+    // the SES tenants made per account at run time and the objects of the delivery events archive.
     const wildcards = accepted.filter(([, { id }]) => id.startsWith('AwsSolutions-IAM5')).map(([, { id }]) => id);
-    for (const id of wildcards) expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|arn:.*:schedule\/email-campaign-dev\/\*|arn:.*:ses:.*:(identity|tenant)\/\*)\]$/);
+    for (const id of wildcards) expect(id).toMatch(/^AwsSolutions-IAM5\[Resource::(\*|arn:.*:schedule\/email-campaign-dev\/\*|arn:.*:ses:.*:(identity|tenant)\/\*|<PlatformSesEventArchive[0-9A-F]{8}\.Arn>\/ses-delivery-events\/\*)\]$/);
+    // The archive's objects: only its stream's role and the feedback function's.
+    const archiveGrants = accepted.filter(([, { id }]) => id.includes('ses-delivery-events/*')).map(([construct]) => construct);
+    expect(archiveGrants).toEqual([stack.events.deliveryStream.role, stack.functions.byName.get('ses-events')?.role]);
     // The '*' reason of a role granted the suppression list says so; only the suppressions function's does.
     const namingSuppressionList = accepted.filter(([, { id, reason }]) => id === 'AwsSolutions-IAM5[Resource::*]' && reason.includes('ses:DeleteSuppressedDestination'));
     expect(namingSuppressionList.map(([construct]) => construct)).toEqual([stack.functions.byName.get('suppressions')?.role]);

@@ -43,6 +43,8 @@ export async function startTestStack(options: { dataDir?: string } & Omit<LocalS
     // SES's events gathered for 250 ms instead of the deployed 5 s: a test waiting for `delivered`
     // waits for the flow, not the window (the window itself is tested in queue-local.test.ts).
     queue: { maxBatchingWindowMs: 250, ...options.queue },
+    // And deliveries buffered by the delivery stream for 250 ms instead of 30 s, for the same reason.
+    deliveryBufferMs: options.deliveryBufferMs ?? 250,
     dataDir,
   });
   return {

@@ -55,7 +55,8 @@ export interface StoredMail {
  */
 export async function startMailSink(): Promise<SesSink> {
   configureLocalQueue({ maxBatchingWindowMs: testBatchingWindowMs });
-  const sink = await startSesSink({ port: 0 });
+  // Deliveries through the delivery stream's stand-in, buffered as briefly as the queue gathers them.
+  const sink = await startSesSink({ port: 0, deliveryBufferMs: testBatchingWindowMs });
   process.env.SES_ENDPOINT = sink.endpoint;
   resetConfig();
   return sink;

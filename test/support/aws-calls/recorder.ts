@@ -1,6 +1,6 @@
 // Records every AWS call a function's handler makes while the integration and e2e tests run (with
 // AWS_CALLS_DIR set): SDK middleware on each client the shared code builds, and the reports of the
-// local stand-ins of SQS, Scheduler, SES identities and tenants, and the signing key's secret. Each
+// local stand-ins of SQS, Scheduler, SES identities and tenants, S3 objects, and the signing key's secret. Each
 // test file appends its distinct calls, counted, to a file of its jest worker under AWS_CALLS_DIR
 // when it ends (recording-environment.js);
 // test/iam/check-recorded-calls.ts checks them against the stack's IAM policies.
@@ -18,6 +18,7 @@ const services: Record<string, AwsService> = {
   SQSClient: 'sqs',
   SchedulerClient: 'scheduler',
   SecretsManagerClient: 'secretsmanager',
+  S3Client: 's3',
 };
 
 type Input = Record<string, unknown>;
@@ -64,6 +65,8 @@ function targetOf(service: AwsService, input: Input): Input {
       return { Name: input.Name, GroupName: input.GroupName };
     case 'secretsmanager':
       return { SecretId: input.SecretId };
+    case 's3':
+      return { Bucket: input.Bucket, Key: input.Key };
   }
 }
 

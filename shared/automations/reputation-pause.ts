@@ -39,17 +39,17 @@ export async function getAutomationReputationView(accountId: number, automationU
   if (!isUuidUtr(automationUtr)) return undefined;
   const item = await getItem(automationKey(accountId, automationUtr), {
     consistent: true,
-    projection: ['pk', 'status', 'closing', 'total_delivered', 'total_bounces', reasonAttribute, baseAttribute],
+    projection: ['pk', 'status', 'closing', 'total_triggered', 'total_delivered', 'total_bounces', reasonAttribute, baseAttribute],
   });
   if (!item || item.closing !== undefined) return undefined;
   const status = Number(item.status);
   // The item's own totals are those counted before they had shards: summed with the shards'.
   const [totals, complaints] = await Promise.all([automationTotalsOf(accountId, [{ ...item, utr: automationUtr }], true), complaintsOf(accountId, automationUtr)]);
-  const { total_delivered: delivered, total_bounces: bounces } = totals.get(automationUtr) ?? { total_delivered: 0, total_bounces: 0 };
+  const { total_triggered: triggered, total_delivered: delivered, total_bounces: bounces } = totals.get(automationUtr) ?? { total_triggered: 0, total_delivered: 0, total_bounces: 0 };
   return {
     live: status === automationStatus.live,
     pausedReason: status === automationStatus.paused && typeof item[reasonAttribute] === 'string' ? (item[reasonAttribute] as string) : undefined,
-    counts: { delivered, bounces, complaints },
+    counts: { delivered, bounces, complaints, triggered },
     base: reputationCountsOf(item[baseAttribute]),
   };
 }

@@ -3,7 +3,10 @@
 // in its details (`paused_reason`) and mails the account's notification recipients once. The rates are
 // shares of the mails SES reported an outcome for (delivered or bounced), once there are enough of
 // them: both numbers come from SES's events, so the send is judged as each bounce or complaint is
-// counted (ses-feedback.ts), the events that raise a rate. A single send whose bounces or complaints
+// counted (ses-feedback.ts), the events that raise a rate. Deliveries reach ses-events through a
+// delivery stream that buffers them for up to 30 s while bounces come at once, so the share is never
+// taken of fewer mails than were handed to SES (`triggered`): a send's first bounces are not judged
+// against the deliveries still in the buffer. A single send whose bounces or complaints
 // already exceed what its limit allows on its whole audience stops at once (`certainVerdict`). A
 // send resumed by its owner (reputation-resume.ts; an automation by set-live) is judged again on what
 // SES reports afterwards.
@@ -47,7 +50,9 @@ const pausedBecause = (count: number, mailed: number, limit: number, what: strin
  * `base` (the counters at the last resume); undefined while it may go on.
  */
 export function reputationVerdict(counts: ReputationCounts, base: ReputationCounts, limits: ReputationLimits = reputationLimits()): string | undefined {
-  const mailed = counts.delivered + counts.bounces - (base.delivered + base.bounces);
+  const reported = counts.delivered + counts.bounces - (base.delivered + base.bounces);
+  const handedToSes = counts.triggered !== undefined && (base.triggered !== undefined || base.delivered + base.bounces + base.complaints === 0) ? counts.triggered - (base.triggered ?? 0) : 0;
+  const mailed = Math.max(reported, handedToSes);
   if (mailed <= 0 || mailed < limits.minDeliveries) return undefined;
   for (const [count, limit, what] of judgedRates(counts, base, limits)) {
     if (count / mailed > limit) return pausedBecause(count, mailed, limit, what);
@@ -63,6 +68,7 @@ export function reputationVerdict(counts: ReputationCounts, base: ReputationCoun
  * after a resume it is judged on what SES reports since (`reputationVerdict`).
  */
 export function certainVerdict(counts: ReputationCounts, queued: number, limits: ReputationLimits = reputationLimits()): string | undefined {
+  // Its text names the mails reported on: whatever else went, these bounces alone decide it.
   const mailed = counts.delivered + counts.bounces;
   if (mailed <= 0) return undefined;
   const allowedOf = Math.max(queued, limits.minDeliveries);

@@ -31,6 +31,12 @@ export interface ReputationCounts {
   delivered: number;
   bounces: number;
   complaints: number;
+  /**
+   * Mails handed to SES. Deliveries are counted up to a delivery stream's buffer later than bounces
+   * (docs/architecture.md), so a rate is never judged on fewer mails than this. Absent in a base
+   * stored before it was kept: that base is then judged on the reported mails alone.
+   */
+  triggered?: number;
 }
 
 /** What the pause check reads: whether the subject may be paused now, its counters, and those it last resumed at. */
@@ -80,5 +86,10 @@ export interface Sendable {
 /** Counts as stored (an absent or malformed value counts 0). */
 export function reputationCountsOf(value: unknown): ReputationCounts {
   const stored = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
-  return { delivered: Number(stored.delivered ?? 0), bounces: Number(stored.bounces ?? 0), complaints: Number(stored.complaints ?? 0) };
+  return {
+    delivered: Number(stored.delivered ?? 0),
+    bounces: Number(stored.bounces ?? 0),
+    complaints: Number(stored.complaints ?? 0),
+    ...(stored.triggered === undefined ? {} : { triggered: Number(stored.triggered) }),
+  };
 }

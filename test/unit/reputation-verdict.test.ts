@@ -17,6 +17,21 @@ describe('reputationVerdict (the rates once the minimum is reached)', () => {
     expect(reputationVerdict({ delivered: 95, bounces: 5, complaints: 0 }, none, limits)).toBeUndefined();
   });
 
+  test('never judges fewer mails than were handed to SES: deliveries still in the delivery stream\'s buffer do not raise the rate', () => {
+    // 400 mails went, 10 bounced at once, 40 deliveries counted so far (the rest wait up to 30 s in the stream).
+    expect(reputationVerdict({ delivered: 40, bounces: 10, complaints: 0, triggered: 400 }, none, limits)).toBeUndefined();
+    expect(reputationVerdict({ delivered: 40, bounces: 21, complaints: 0, triggered: 400 }, none, limits)).toBe('Paused: 21 of 400 mails bounced (5.25%, over the 5% limit).');
+    // Once reported, the reported mails count as before.
+    expect(reputationVerdict({ delivered: 94, bounces: 6, complaints: 0, triggered: 90 }, none, limits)).toBe('Paused: 6 of 100 mails bounced (6%, over the 5% limit).');
+  });
+
+  test('after a resume, mails handed to SES count from the resume; a base stored before they were kept is judged on reported mails alone', () => {
+    const base = { delivered: 10, bounces: 10, complaints: 0, triggered: 100 };
+    expect(reputationVerdict({ delivered: 60, bounces: 16, complaints: 0, triggered: 300 }, base, limits)).toBeUndefined();
+    const stored = { delivered: 10, bounces: 10, complaints: 0 };
+    expect(reputationVerdict({ delivered: 105, bounces: 16, complaints: 0, triggered: 300 }, stored, limits)).toBe('Paused: 6 of 101 mails bounced (5.94%, over the 5% limit).');
+  });
+
   test('judges only what came after the last resume', () => {
     const base = { delivered: 10, bounces: 10, complaints: 0 };
     expect(reputationVerdict({ delivered: 109, bounces: 10, complaints: 0 }, base, limits)).toBeUndefined();

@@ -127,7 +127,9 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
 
   // Unsubscribed (globally or from the automation's group): the enrolment ends here.
   const addressOf = (enrolment: Enrolment) => (contacts.get(enrolment.contactId) as ContactRecord).email;
-  const suppressed = await suppressedAmong(accountId, present.map(addressOf), automationGroupId(automation));
+  // Eventually consistent, as the deliverer's own look at send time (half the read units): an
+  // unsubscribe written in the last second may be missed, as it would be by a mail sent a moment earlier.
+  const suppressed = await suppressedAmong(accountId, present.map(addressOf), automationGroupId(automation), { consistent: false });
   const unsubscribed = present.filter((enrolment) => suppressed.has(addressOf(enrolment).trim().toLowerCase()));
   present = present.filter((enrolment) => !suppressed.has(addressOf(enrolment).trim().toLowerCase()));
   await changeAll(unsubscribed, (enrolment) => endEnrolment(enrolment, 'unsubscribed'), summary, 'ended');

@@ -8,12 +8,7 @@
 // in the last 30 days, to show what keeping it current adds to the send's path; `=both` also saves,
 // once the send exists, one `not in single send` it, whose build and rebuild at the send's completion
 // (background jobs) the meter then counts too).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { meterInvocations } from '../infra/local/function-modules';
-import { startLocalStack } from '../infra/local/local-stack';
-import { deliveryBufferSeconds } from '../infra/ses-delivery-stream';
 import { addContactType } from '../shared/contact-types/repository';
 import { singleSendKey } from '../shared/single-sends/keys';
 import { getSingleSend } from '../shared/single-sends/repository';
@@ -22,7 +17,7 @@ import { readsByKind, sendCapacity, startCapacityMeter, writesByKind } from './l
 import { largeDesign } from './lib/designs';
 import { pricesAsOf } from './lib/prices';
 import { priceRun } from './lib/run-cost';
-import { drainSink } from './lib/sink-drain';
+import { runBench, withCapacityStack } from './lib/capacity-stack';
 import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 
 const recipients = Number(process.argv[2] ?? 1_000);
@@ -37,14 +32,8 @@ async function saveSegment(api: string, headers: Record<string, string>, contact
 }
 
 async function main(): Promise<void> {
-  process.env.LOG_LEVEL = 'silent';
   process.env.ACCOUNT_RATE_LIMIT ??= '1000000';
-  const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
-  // Deliveries buffered for the deployed stream's interval: its objects, and what each costs, as deployed.
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true, deliveryBufferMs: deliveryBufferSeconds * 1000 });
-  // The mails are tallied and dropped as they land: the sink's memory stays flat.
-  const drain = drainSink(/^capacity-\d{6}@example\.com$/, 250);
-  try {
+  await withCapacityStack(/^capacity-\d{6}@example\.com$/, async (stack, dataDir, drain) => {
     const accountId = stack.demoAccount.account_id;
     const headers = { PublicKey: stack.demoAccount.public_key, SecretKey: stack.demoAccount.secret_key };
     const type = await addContactType(accountId, 'Capacity');
@@ -92,14 +81,7 @@ async function main(): Promise<void> {
     const priced = priceRun(meter, invocations.read(), dataDir, recipients);
     console.log(JSON.stringify({ ...capacity, engagement_segments: engagementSegments, write_units_per_mail_by_kind: writesByKind(meter, recipients), read_units_per_mail_by_kind: readsByKind(meter, recipients), local_stand_ins_left_out: meter.standIns(), ...priced, prices: pricesAsOf, design_kb: Math.round(designBytes / 1000), seconds: Math.round((Date.now() - started) / 100) / 10, triggered: send.triggered, delivered: send.delivered, addresses_in_sink: tally.addresses.size }, null, 2));
     if (send.triggered !== recipients || tally.addresses.size !== recipients) process.exitCode = 1;
-  } finally {
-    drain.stop();
-    await stack.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

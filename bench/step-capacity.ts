@@ -7,15 +7,10 @@
 // Prints JSON: units per mail, by item kind, and the cost per million step mails beyond SES.
 // Run: `npx tsx bench/step-capacity.ts [enrolments]` (BENCH_CAPACITY_DESIGN_KB, default 300).
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Context } from 'aws-lambda';
 import { loadFunctionHandler, meterInvocations } from '../infra/local/function-modules';
 import { lambdaContext } from '../infra/local/lambda-context';
-import { startLocalStack } from '../infra/local/local-stack';
 import { automationStepsFunction } from '../infra/stack/service-functions';
-import { deliveryBufferSeconds } from '../infra/ses-delivery-stream';
 import type { RunSummary } from '../shared/automation-runs/runner';
 import { automationStepDesignKey } from '../shared/automations/keys';
 import { addAutomation, getAutomation, setAutomationLive } from '../shared/automations/repository';
@@ -29,7 +24,7 @@ import { currentTime } from '../shared/time';
 import { readsByKind, sendCapacity, startCapacityMeter, writesByKind } from './lib/capacity-meter';
 import { pricesAsOf } from './lib/prices';
 import { priceRun } from './lib/run-cost';
-import { drainSink } from './lib/sink-drain';
+import { runBench, withCapacityStack } from './lib/capacity-stack';
 import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 import { largeDesign } from './lib/designs';
 
@@ -37,11 +32,7 @@ const enrolments = Number(process.argv[2] ?? 500);
 const designBytes = Number(process.env.BENCH_CAPACITY_DESIGN_KB ?? 300) * 1000;
 
 async function main(): Promise<void> {
-  process.env.LOG_LEVEL = 'silent';
-  const dataDir = mkdtempSync(join(tmpdir(), 'email-service-bench-'));
-  const stack = await startLocalStack({ port: 0, dynamoPort: 0, sesPort: 0, quiet: true, log: () => undefined, dataDir, inMemory: true, deliveryBufferMs: deliveryBufferSeconds * 1000 });
-  const drain = drainSink(/^step-\d{6}@example\.com$/, 250);
-  try {
+  await withCapacityStack(/^step-\d{6}@example\.com$/, async (stack, dataDir, drain) => {
     await seedReferenceData();
     const accountId = stack.demoAccount.account_id;
     const type = await addContactType(accountId, 'Step capacity');
@@ -103,14 +94,7 @@ async function main(): Promise<void> {
       ),
     );
     if (sent !== enrolments || tally.addresses.size !== enrolments) process.exitCode = 1;
-  } finally {
-    drain.stop();
-    await stack.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
-void main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+runBench(main);

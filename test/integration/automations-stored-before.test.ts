@@ -211,7 +211,7 @@ test('totals and step counters stored before they were sharded are summed with t
       message: { steps: [{ id: expect.any(Number), subject: 'Stored before', delivered: 5, opens: 4, unique_opens: 3, machine_opens: 0, clicks: 0, unique_clicks: 0, bot_clicks: 0, bounces: 1, complaints: 2, unsubscribes: 1 }] },
     },
   });
-  expect((await getAutomationReputationView(world.accountId, utr))?.counts).toEqual({ delivered: 5, bounces: 1, complaints: 2 });
+  expect((await getAutomationReputationView(world.accountId, utr))?.counts).toEqual({ delivered: 5, bounces: 1, complaints: 2, triggered: 6 });
   const shardKeys = [...automationCounterKeys(world.accountId, utr), ...automationStepCounterKeys(world.accountId, stepUtr)];
   expect((await getItems(shardKeys)).length).toBeGreaterThan(0);
 

@@ -12,6 +12,7 @@ import {
   TreatMissingData,
   type IMetric,
   type IWidget,
+  MathExpression,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -99,9 +100,17 @@ export class Monitoring extends Construct {
       }).addAlarmAction(action);
 
     const fiveMinutes = Duration.minutes(5);
+    // One alarm a function for both (each alone alarmed at 1 in five minutes, and neither is ever
+    // negative, so their sum at 1 alarms exactly when either would): half the alarms, one resource
+    // each, under the stack's resource budget (test/infra/resource-count.test.ts).
     for (const [name, fn] of props.functions.byName) {
-      alarm(`${name}-errors`, fn.metricErrors({ period: fiveMinutes }), 1, `${name} failed (unhandled errors); see its log group`);
-      alarm(`${name}-throttles`, fn.metricThrottles({ period: fiveMinutes }), 1, `${name} was throttled by Lambda's concurrency limits`);
+      const failures = new MathExpression({
+        expression: 'errors + throttles',
+        usingMetrics: { errors: fn.metricErrors({ period: fiveMinutes }), throttles: fn.metricThrottles({ period: fiveMinutes }) },
+        period: fiveMinutes,
+        label: `${name} errors and throttles`,
+      });
+      alarm(`${name}-failures`, failures, 1, `${name} failed (unhandled errors; see its log group) or was throttled by Lambda's concurrency limits`);
     }
     for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
       alarm(`${name}-dead-letters`, queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }), 1, `Messages in the ${name} dead-letter queue need a look (README: dashboards and alarms)`);

@@ -9,6 +9,9 @@ interface AlarmProperties {
   Namespace: string;
   Threshold: number;
   Dimensions?: { Name: string; Value: unknown }[];
+  /** A metric math alarm's expression and metrics. */
+  Metrics?: unknown[];
+  EvaluationPeriods?: number;
   AlarmActions: unknown[];
 }
 
@@ -45,11 +48,16 @@ describe('monitoring', () => {
     template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
-  test('each function alarms on errors and on throttles', () => {
+  test('each function alarms on errors and on throttles: one alarm on their sum, at 1 in five minutes', () => {
     for (const fn of synthesized.stack.functions.byName.values()) {
       const name = resolve(fn.functionName);
-      expect(alarmsOn('Errors', name)).toHaveLength(1);
-      expect(alarmsOn('Throttles', name)).toHaveLength(1);
+      const onFunction = alarms().filter((alarm) => JSON.stringify(alarm.Metrics ?? []).includes(JSON.stringify(name)));
+      expect(onFunction).toHaveLength(1);
+      const metrics = JSON.stringify(onFunction[0]?.Metrics);
+      expect(metrics).toContain('"MetricName":"Errors"');
+      expect(metrics).toContain('"MetricName":"Throttles"');
+      expect(metrics).toContain('errors + throttles');
+      expect(onFunction[0]).toMatchObject({ Threshold: 1, EvaluationPeriods: 1 });
     }
   });
 

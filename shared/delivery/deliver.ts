@@ -123,6 +123,22 @@ async function suppressedNow(ref: SendRef, content: SendContent, addresses: stri
 }
 
 /**
+ * The recipients' ledger entries read up front, and who is suppressed now. A redelivered batch (its
+ * message's second receive or later) finds most of its recipients held, so every entry is read in
+ * batches of keys. Otherwise an entry can only be there for a recipient another run or batch holds
+ * (a duplicate address, a continuation's in-flight recipient, a parked batch queued again), which its
+ * claim finds, being conditional: only the suppressed are read up front, so that one this batch
+ * mailed still counts as mailed. Half a read unit a key, even a missing one: a first run reads
+ * nearly none.
+ */
+async function ledgerAndSuppressions(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<[Map<string, LedgerEntry>, Set<string>]> {
+  const readLedger = (among: string[]) => (among.length === 0 ? Promise.resolve(new Map<string, LedgerEntry>()) : ledgerEntriesAmong(ref, among, { before: options.ledgerByAddress !== true }));
+  if (options.batch && options.batch.receive > 1) return Promise.all([readLedger(addresses), suppressedNow(ref, content, addresses)]);
+  const suppressed = await suppressedNow(ref, content, addresses);
+  return [await readLedger(addresses.filter((address) => suppressed.has(normalized(address)))), suppressed];
+}
+
+/**
  * Mail each recipient at most once for `ref`. Returns what happened to each; recipients in
  * `failed` and `deferred` hold no claim and may be delivered again.
  */
@@ -136,7 +152,7 @@ export async function deliverToRecipients(
   const distinct = [...new Map(recipients.map((recipient) => [normalized(recipient.email), recipient])).values()];
   const addresses = distinct.map((recipient) => recipient.email);
   // The ledger first: a recipient this batch already mailed counts as mailed even if suppressed since.
-  const [inLedger, suppressed] = await Promise.all([ledgerEntriesAmong(ref, addresses, { before: options.ledgerByAddress !== true }), suppressedNow(ref, content, addresses)]);
+  const [inLedger, suppressed] = await ledgerAndSuppressions(ref, content, addresses, options);
   const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0, throttled: false };
   const countMailed = () => {
     outcome.sent++;

@@ -5,6 +5,8 @@ import { resetConfig } from '../../shared/config';
 import { getDispatchState, startDispatch } from '../../shared/single-sends/progress';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { resetSendingSettings } from '../../shared/delivery/settings';
+import { addGlobalUnsubscribe } from '../../shared/suppressions/unsubscribes';
+import { readsByKind, startCapacityMeter } from '../../bench/lib/capacity-meter';
 import { newAccount } from '../support/accounts';
 import { waitFor } from '../support/local-stack';
 import { mailsTo, readySend, sqsEvent, startSendingEnvironment, startSesProxy, type SendingEnvironment } from '../support/sending';
@@ -105,4 +107,39 @@ describe('the ledger', () => {
     expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
     expect((await getSingleSend(batch.accountId, batch.utr)).triggered).toBe(18);
   });
+
+  test("a batch's first run reads no recipient's ledger entry up front; a redelivery reads each once", async () => {
+    const batch = await runningBatch(20);
+    const ledgerReads = async (receive: number) => {
+      const meter = startCapacityMeter();
+      try {
+        await deliverHandler(sqsEvent([batch.message], receive));
+      } finally {
+        meter.stop();
+      }
+      const kinds = readsByKind(meter, batch.emails.length, 100);
+      return Object.entries(kinds).find(([kind]) => kind.includes('contact-activity#<email>|mail#'))?.[1] ?? 0;
+    };
+
+    // Nothing of this batch can be in the ledger before its first run: a duplicate address held by
+    // another batch is found by its claim, which is conditional.
+    expect(await ledgerReads(1)).toBe(0);
+    // A redelivery finds everyone held, so it reads them all in one batch of reads rather than claim by claim.
+    expect(await ledgerReads(2)).toBe(0.5);
+    expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
+  });
+
+  test('a recipient the batch mailed counts as mailed though they unsubscribed since, in a redelivery and in a fresh message of the batch alike', async () => {
+    const batch = await runningBatch(10);
+    expect(await deliverHandler(sqsEvent([batch.message], 1))).toEqual({ batchItemFailures: [] });
+    await addGlobalUnsubscribe(batch.accountId, String(batch.emails[3]));
+
+    // A redelivery (second receive) and a fresh message of the batch (a first receive, as a resumed
+    // send re-queues a parked batch) both find all 10 mailed, the unsubscribed one included.
+    expect(await deliverHandler(sqsEvent([batch.message], 2))).toEqual({ batchItemFailures: [] });
+    expect(await deliverHandler(sqsEvent([batch.message], 1))).toEqual({ batchItemFailures: [] });
+    expect(await mailCounts(batch.emails)).toEqual(batch.emails.map(() => 1));
+    expect(await getDispatchState(batch.accountId, batch.utr)).toMatchObject({ settledBatches: 1, sent: 10, skipped: 0 });
+  });
 });
+

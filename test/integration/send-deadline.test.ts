@@ -30,6 +30,7 @@ import { resetSendingSettings } from '../../shared/delivery/settings';
 import { getDispatchState, startDispatch } from '../../shared/single-sends/progress';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { getItem } from '../../shared/table/records';
+import { startCapacityMeter } from '../../bench/lib/capacity-meter';
 import { newAccount } from '../support/accounts';
 import { addStep, automationWorld, call, createAutomation, detailsOf, type AutomationWorld } from '../support/automations';
 import { sleep, useTestTable, waitFor, type TestTable } from '../support/local-stack';
@@ -287,4 +288,41 @@ describe('the single-send deliverer out of time', () => {
     expect((await getSingleSend(account.account_id, send.utr)).triggered).toBe(recipients);
     expect(await getDispatchState(account.account_id, send.utr)).toMatchObject({ settledBatches: 1, sent: recipients - mailed.length, skipped: mailed.length });
   });
+
+  test('a batch cut short looks up only the recipients its workers reached: the rest are handed back unread, for the run that mails them to read once', async () => {
+    // Prepare: a running send and one message of 100 recipients (a whole batch), 4 workers.
+    const account = await newAccount();
+    const send = await readySend(account.account_id);
+    expect(await startDispatch(account.account_id, send.utr)).toBe(true);
+    const ref: SendRef = { kind: 'single-send', accountId: account.account_id, utr: send.utr };
+    const tag = Math.random().toString(36).slice(2, 8);
+    const emails = Array.from({ length: 100 }, (_, i) => `window-${tag}-${String(i).padStart(3, '0')}@example.com`);
+    const batch: DeliveryRecipient[] = emails.map((email, i) => ({ email, contactId: i + 1, fields: { first_name: `Reader ${i}` } }));
+    const content = singleSendContent(await getSingleSend(account.account_id, send.utr));
+    await throughStandIn();
+    process.env.DELIVERY_CONCURRENCY = '4';
+    resetSendingSettings();
+    const meter = startCapacityMeter();
+
+    // Act: the run's time is up after a few mails.
+    let first: { result?: DeliveryOutcome; killed: boolean };
+    try {
+      first = await untilEndedOrKilled<DeliveryOutcome>(deliverToRecipients(ref, content, batch, { keepGoing }));
+    } finally {
+      meter.stop();
+      delete process.env.DELIVERY_CONCURRENCY;
+      resetSendingSettings();
+    }
+
+    // Assess: looked up, a window of one recipient per worker, and the next when the first worker
+    // done needs one (mailed at 5 a second, nothing is read further ahead); everyone else is handed
+    // back unread and unclaimed.
+    const lookedUp = meter.items().filter((item) => item.key.includes('global-unsubscribe-address|')).length;
+    expect(first.killed).toBe(false);
+    const mailed = first.result?.sent ?? 0;
+    expect(mailed).toBeGreaterThan(0);
+    expect(lookedUp).toBe(8);
+    expect(first.result?.deferred.map((recipient) => recipient.email).sort()).toEqual(emails.slice(mailed));
+  });
 });
+

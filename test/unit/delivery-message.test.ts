@@ -54,9 +54,10 @@ describe('packing a page into messages', () => {
   const bodiesOf = (groups: DeliveryRecipient[][]) =>
     groups.map((recipients, index) => JSON.stringify(deliveryMessageBody({ ref: message.ref, recipients, batchId: `123456.${index}` })));
 
-  test('small recipients: by count, 50 a message', () => {
-    const groups = packRecipients(message.ref, Array.from({ length: 120 }, (_, i) => recipient(i)));
-    expect(groups.map((group) => group.length)).toEqual([recipientsPerMessage, recipientsPerMessage, 20]);
+  test('small recipients: by count, 100 a message', () => {
+    expect(recipientsPerMessage).toBe(100);
+    const groups = packRecipients(message.ref, Array.from({ length: 220 }, (_, i) => recipient(i)));
+    expect(groups.map((group) => group.length)).toEqual([100, 100, 20]);
   });
 
   test('50 recipients of ~10 KB each: several messages, each within SQS limits (also once re-queued with counts), nobody lost, in order', () => {

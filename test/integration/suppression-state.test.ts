@@ -4,15 +4,13 @@
 import { handler as globalHandler } from '../../functions/global-unsubscribes/handler';
 import { handler as groupHandler } from '../../functions/unsubscribe-groups/handler';
 import { handler as suppressionsHandler } from '../../functions/suppressions/handler';
-import { addBouncedAddress, listBouncedAddresses } from '../../shared/suppressions/bounces';
-import { listSuppressionList } from '../../shared/suppressions/repository';
-import { addressSuppressionPartition } from '../../shared/suppressions/state-keys';
+import { addBouncedAddress } from '../../shared/suppressions/bounces';
 import { stateMarker } from '../../shared/suppressions/state';
 import { addGlobalUnsubscribe, addToUnsubscribeGroup, removeFromUnsubscribeGroup } from '../../shared/suppressions/unsubscribes';
-import { addUnsubscribeGroup, listUnsubscribeGroups } from '../../shared/suppressions/unsubscribe-groups';
-import { queryAll } from '../../shared/table/records';
+import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
 import { newAccount } from '../support/accounts';
 import { handlerCaller, multipart, urlencoded, type Keys } from '../support/events';
+import { expectAgreement, on, states } from '../support/suppression-state';
 
 type Account = Keys & { account_id: number };
 
@@ -20,47 +18,7 @@ const globalCall = handlerCaller(globalHandler);
 const groupCall = handlerCaller(groupHandler);
 const suppressionsCall = handlerCaller(suppressionsHandler);
 
-interface Listed {
-  global: boolean;
-  groups: number[];
-  bounced: boolean;
-}
-
-/** What the state items say, for every address on at least one list. */
-async function states(accountId: number): Promise<Record<string, Listed>> {
-  const items = await queryAll({ partition: addressSuppressionPartition(accountId) });
-  const entries = items.map((item): [string, Listed] => [
-    String(item.sk),
-    {
-      global: item.global_unsubscribe === true,
-      groups: item.unsubscribe_groups instanceof Set ? [...(item.unsubscribe_groups as Set<number>)].map(Number).sort((a, b) => a - b) : [],
-      bounced: item.bounced === true,
-    },
-  ]);
-  return Object.fromEntries(entries.filter(([, listed]) => listed.global || listed.groups.length > 0 || listed.bounced));
-}
-
-/** What the lists say, in the same shape. */
-async function lists(accountId: number): Promise<Record<string, Listed>> {
-  const found: Record<string, Listed> = {};
-  const of = (email: string) => (found[email.toLowerCase()] ??= { global: false, groups: [], bounced: false });
-  for (const entry of await listSuppressionList({ accountId, groupId: null })) of(entry.email_address).global = true;
-  for (const group of await listUnsubscribeGroups(accountId)) {
-    for (const entry of await listSuppressionList({ accountId, groupId: group.id })) of(entry.email_address).groups.push(group.id);
-  }
-  for (const bounced of await listBouncedAddresses(accountId)) of(bounced.email_address).bounced = true;
-  for (const listed of Object.values(found)) listed.groups.sort((a, b) => a - b);
-  return found;
-}
-
-async function expectAgreement(accountId: number, expected: Record<string, Listed>): Promise<void> {
-  expect(await lists(accountId)).toEqual(expected);
-  expect(await states(accountId)).toEqual(expected);
-}
-
 const deleted = { status: 200, body: { status: 'success', message: 'Deleted Successfully' } };
-
-const on = (listed: Partial<Listed>): Listed => ({ global: false, groups: [], bounced: false, ...listed });
 
 async function entryIds(keys: Keys, path: string, query: Record<string, number> = {}): Promise<Map<string, number>> {
   const call = path.startsWith('global') ? globalCall : groupCall;

@@ -165,9 +165,8 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
     enqueue: ['webhooks', 'jobs', 'ses-events'],
     sesEventArchive: true,
   },
-  // Like the dispatcher, it makes and reads the account's SES tenant (a paused one keeps the steps due),
-  // and starts the account's suppression state backfill (a background job) when its state is incomplete.
-  'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, accountMail: true, schedules: true, enqueue: ['jobs'], tenants: 'manage' },
+  // Like the dispatcher, it makes and reads the account's SES tenant (a paused one keeps the steps due).
+  'automation-steps': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], mail: true, accountMail: true, schedules: true, tenants: 'manage' },
   // Books a stalled send's dispatch job, and cancels the job of a send it ends. A silent send's
   // account tenant is read from SES (GetTenant) and its status recorded: a paused tenant is no stall.
   // Ending a stalled send copies an old send's state into its own item first (PutItem) and sums its
@@ -194,7 +193,8 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'contact-import': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment
   // schedules an immediate automation-steps run. A bulk upsert writes its contacts as an import does.
-  // The suppression state backfill writes each address's state only while its list entry exists (ConditionCheckItem).
+  // The suppression state backfill writes each address's state only while its list entry exists
+  // (ConditionCheckItem); an automation's enrolment starts it for an account whose state is incomplete.
   'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   // Reads the webhook (its URL and sealed secret) and opens the secret with the webhook secret key. A
   // retry, a probe and a drain page are messages it queues on its own queue; its circuit item moves by

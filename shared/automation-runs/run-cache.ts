@@ -9,7 +9,7 @@ import { stepContent, type StepMail } from './step-content';
 import { ensureAccountTenant, type AccountTenant } from '../tenancy/tenant-service';
 import { automationIsLive } from '../automations/reputation-pause';
 import { watchForPause } from '../delivery/deliver';
-import { suppressionStateReady } from '../background-jobs/suppression-state-backfill';
+import { stateMarker } from '../suppressions/state';
 
 /** Whether the automation being mailed was paused meanwhile; `stop()` when done with it. */
 export interface PauseWatch {
@@ -62,12 +62,13 @@ export class RunCache {
   }
 
   /**
-   * Whether the account's suppression state was complete when this run first looked (its backfill
-   * started if not): read once per run, so all of the run's mails of an account read the same way.
+   * Whether the account's suppression state was complete when this run first looked: read once per
+   * run, so all of the run's mails of an account read the same way. The runner starts no backfill (its
+   * function queues nothing); a single send's dispatch or an automation going live does.
    */
   suppressionState(accountId: number): Promise<boolean> {
     let found = this.suppressionStates.get(accountId);
-    if (!found) this.suppressionStates.set(accountId, (found = suppressionStateReady(accountId)));
+    if (!found) this.suppressionStates.set(accountId, (found = stateMarker(accountId).then((marker) => marker.status === 'complete')));
     return found;
   }
 

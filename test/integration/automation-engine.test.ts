@@ -11,6 +11,7 @@ import { callContacts, listContacts } from '../support/contacts';
 import { multipart } from '../support/events';
 import { mailsTo, place } from '../support/senders';
 import { simulatedTimeWithSink } from '../support/simulated-time';
+import { jobsSettled } from '../support/jobs';
 import { asStoredBeforeState } from '../support/suppression-state';
 
 const minute = 60_000;
@@ -167,6 +168,8 @@ describe('automation engine', () => {
     expect([await subjectsTo(global), await subjectsTo(grouped), await subjectsTo(kept)]).toEqual([['Welcome'], ['Welcome'], ['Welcome', 'One hour in']]);
     const states = await Promise.all(ids.map(async (id) => (await getEnrolment(world.accountId, utr, id))?.state));
     expect(states).toEqual(['unsubscribed', 'unsubscribed', 'completed']);
+    // Setting it live started the account's suppression state backfill (the runner only reads the marker).
+    if (storedBefore) expect((await jobsSettled(world.accountId)).map((job) => job.kind)).toContain('suppression-state-backfill');
   });
 
   it('enrols every contact a CSV import creates', async () => {

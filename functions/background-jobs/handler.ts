@@ -8,6 +8,7 @@ import { handleJobEvent, type JobRunner } from '../../shared/background-jobs/job
 import type { JobKind } from '../../shared/jobs/repository';
 import { runSegmentPurgeJob, runSegmentRebuildJob } from '../../shared/audience/segment-service';
 import { runWindowSlideJob } from '../../shared/audience/engagement-slide-job';
+import { runSuppressionStateBackfillJob } from '../../shared/background-jobs/suppression-state-backfill';
 import { runLinkPurgeJob } from '../../shared/single-send-runs/send-cleanup-service';
 
 /** What runs each kind of job. */
@@ -19,6 +20,7 @@ export const jobRunners: Readonly<Record<JobKind, JobRunner>> = {
   'single-send-link-purge': runLinkPurgeJob,
   'contact-upsert': runContactUpsertJob,
   'segment-window-slide': runWindowSlideJob,
+  'suppression-state-backfill': runSuppressionStateBackfillJob,
 };
 
 export const handler = eventHandler((event: SQSEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => handleJobEvent(event, context, jobRunners));

@@ -264,7 +264,7 @@ export const recordSchemas: Readonly<Record<string, Schema>> = {
   }),
   Job: record('A background job of the account and how far it got.', {
     id: integer,
-    kind: every<JobKind>({ 'contact-type-delete': true, 'segment-rebuild': true, 'segment-purge': true, 'automation-enrol': true, 'single-send-link-purge': true, 'contact-upsert': true, 'segment-window-slide': true }),
+    kind: every<JobKind>({ 'contact-type-delete': true, 'segment-rebuild': true, 'segment-purge': true, 'automation-enrol': true, 'single-send-link-purge': true, 'contact-upsert': true, 'segment-window-slide': true, 'suppression-state-backfill': true }),
     target: text,
     status: every<JobStatus>({ queued: true, running: true, completed: true, superseded: true, failed: true }),
     processed: { type: 'integer', minimum: 0 },

@@ -140,7 +140,8 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // It makes the account's SES tenant when it has none and reads its status before each run (a paused
   // tenant holds the send), associating the send's sender identity with it. Each page's recipients are
   // recorded for a later resend (BatchWriteItem); a resend's page reads its original's ledger, markers
-  // and contacts (BatchGetItem).
+  // and contacts (BatchGetItem). A send that finds its account's suppression state incomplete starts
+  // its backfill (a background job, in one transaction with the marker naming it).
   'send-dispatch': { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], mail: true, systemMail: true, schedules: true, enqueue: ['deliveries', 'jobs'], tenants: 'manage' },
   // The deliverer re-queues recipients SES throttled on a message's last receive, and the last batch
   // of a send mails its summary to the notification recipients and starts the rebuild of the segments
@@ -192,7 +193,9 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'contact-import': { table: [...readWrite, 'BatchGetItem'], indexes: ['gsi1'], schedules: true, enqueue: ['imports'] },
   // A long job continues in a fresh message; a contact-type delete starts segment purges; enrolment
   // schedules an immediate automation-steps run. A bulk upsert writes its contacts as an import does.
-  'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
+  // The suppression state backfill writes each address's state only while its list entry exists
+  // (ConditionCheckItem); an automation's enrolment starts it for an account whose state is incomplete.
+  'background-jobs': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   // Reads the webhook (its URL and sealed secret) and opens the secret with the webhook secret key. A
   // retry, a probe and a drain page are messages it queues on its own queue; its circuit item moves by
   // UpdateItem; deliveries parked while it is open are put, read (Query) and removed in batches.

@@ -1,5 +1,6 @@
 // Accounts and their credentials: creation, key pairs added and revoked, and resolving a public key
 // to its account. The profile counts the account's key pairs, so the last one cannot be revoked.
+import { completeMarkerPut } from '../suppressions/state';
 import { hashSecret, newPublicKey, newSecretKey } from './credentials';
 import { isoTimestamp } from '../time';
 import { RecordNotFound } from '../table/errors';
@@ -53,6 +54,8 @@ export async function createAccount(name: string): Promise<NewAccount> {
       },
     },
     { Put: { Item: credential.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+    // No list entry yet, so every address's suppression state is complete: its sends read that alone.
+    completeMarkerPut(accountId),
   ]);
   return credential.keys;
 }

@@ -9,6 +9,7 @@ import { startJob, type JobCursor, type JobOutcome, type JobRun } from '../backg
 import { segmentRecipientsAfter } from '../segments/recipients';
 import { RecordNotFound } from '../table/errors';
 import { enrolInAutomation, runStepsSoon } from './enrolment-service';
+import { suppressionStateReady } from '../background-jobs/suppression-state-backfill';
 
 /** Members read (and enrolled) per page. */
 const pageSize = 500;
@@ -41,6 +42,9 @@ async function enrolMembersPage(accountId: number, automation: Automation, after
 export async function runAutomationEnrolJob(run: JobRun): Promise<JobOutcome> {
   const { accountId } = run;
   const superseded: JobOutcome = { status: 'superseded', message: 'The automation was paused or deleted before its audience was enrolled.' };
+  // The step runner (whose function queues nothing) reads the account's suppression state only once
+  // it is complete: an automation going live on an account stored before it starts its backfill.
+  if (run.job.cursor === null) await suppressionStateReady(accountId);
   let cursor: JobCursor = run.job.cursor ?? { phase: 'parked', after: null };
   while (cursor.phase !== 'done') {
     if (!run.keepGoing()) return { status: 'paused' };

@@ -1,5 +1,6 @@
 // What one run of the step runner reads once and reuses: automations, their steps, step contents,
-// country names and the accounts' SES tenants; and the one look a second at each automation it mails.
+// country names, the accounts' SES tenants and whether their suppression state is complete; and the
+// one look a second at each automation it mails.
 import { getAutomation, type Automation } from '../automations/repository';
 import { listAutomationSteps, type AutomationStepSummary } from '../automations/steps';
 import { RecordNotFound } from '../table/errors';
@@ -8,6 +9,7 @@ import { stepContent, type StepMail } from './step-content';
 import { ensureAccountTenant, type AccountTenant } from '../tenancy/tenant-service';
 import { automationIsLive } from '../automations/reputation-pause';
 import { watchForPause } from '../delivery/deliver';
+import { stateMarker } from '../suppressions/state';
 
 /** Whether the automation being mailed was paused meanwhile; `stop()` when done with it. */
 export interface PauseWatch {
@@ -22,6 +24,7 @@ export class RunCache {
   private contents = new Map<string, Promise<StepMail>>();
   private countries = new Map<string, Promise<string | undefined>>();
   private tenants = new Map<number, Promise<AccountTenant | undefined>>();
+  private suppressionStates = new Map<number, Promise<boolean>>();
   private pauseWatches = new Map<string, { watch: PauseWatch; users: number }>();
 
   /**
@@ -55,6 +58,17 @@ export class RunCache {
   tenant(accountId: number): Promise<AccountTenant | undefined> {
     let found = this.tenants.get(accountId);
     if (!found) this.tenants.set(accountId, (found = ensureAccountTenant(accountId)));
+    return found;
+  }
+
+  /**
+   * Whether the account's suppression state was complete when this run first looked: read once per
+   * run, so all of the run's mails of an account read the same way. The runner starts no backfill (its
+   * function queues nothing); a single send's dispatch or an automation going live does.
+   */
+  suppressionState(accountId: number): Promise<boolean> {
+    let found = this.suppressionStates.get(accountId);
+    if (!found) this.suppressionStates.set(accountId, (found = stateMarker(accountId).then((marker) => marker.status === 'complete')));
     return found;
   }
 

@@ -14,6 +14,7 @@ import { advanceEnrolment, deleteEnrolments, endEnrolment, keepDue, parkEnrolmen
 import type { Enrolment } from '../automations/enrolment-record';
 import { dueEnrolmentsPage, dueShardNumbers, lastDrainedHour, markedDueHours, rememberDrainedHour } from '../automations/due-index';
 import { suppressedAmong } from '../suppressions/repository';
+import { unsubscribedByState } from '../suppressions/state';
 import { describeError, log } from '../log';
 import { deliverToRecipients } from '../delivery/deliver';
 import type { DeliveryRecipient } from '../delivery/delivery-message';
@@ -129,7 +130,12 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
   const addressOf = (enrolment: Enrolment) => (contacts.get(enrolment.contactId) as ContactRecord).email;
   // Eventually consistent, as the deliverer's own look at send time (half the read units): an
   // unsubscribe written in the last second may be missed, as it would be by a mail sent a moment earlier.
-  const suppressed = await suppressedAmong(accountId, present.map(addressOf), automationGroupId(automation), { consistent: false });
+  // One state item per address once the account's state is complete; else the global list and the group.
+  const byState = await cache.suppressionState(accountId);
+  const eventually = { consistent: false };
+  const groupId = automationGroupId(automation);
+  const addresses = present.map(addressOf);
+  const suppressed = byState ? await unsubscribedByState(accountId, addresses, groupId, eventually) : await suppressedAmong(accountId, addresses, groupId, eventually);
   const unsubscribed = present.filter((enrolment) => suppressed.has(addressOf(enrolment).trim().toLowerCase()));
   present = present.filter((enrolment) => !suppressed.has(addressOf(enrolment).trim().toLowerCase()));
   await changeAll(unsubscribed, (enrolment) => endEnrolment(enrolment, 'unsubscribed'), summary, 'ended');
@@ -170,7 +176,7 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
       }),
     );
     // Stopped mid-batch (time up, or paused), the deliverer hands back everyone it did not mail, unclaimed, in `deferred`.
-    const outcome = await deliverToRecipients(ref, content, recipients, { keepGoing: goOn });
+    const outcome = await deliverToRecipients(ref, content, recipients, { keepGoing: goOn, ...(byState ? { suppressionState: true } : {}) });
     summary.sent += outcome.sent;
     const retry = new Set([...outcome.failed, ...outcome.deferred].map((recipient) => recipient.contactId));
     const done = batch.filter((enrolment) => !retry.has(enrolment.contactId));

@@ -9,6 +9,7 @@
 // reached when the caller's time runs out.
 import { bouncedAmong } from '../suppressions/bounces';
 import { suppressedAmong } from '../suppressions/repository';
+import { suppressedByState } from '../suppressions/state';
 import { describeError, log } from '../log';
 import type { OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
@@ -50,6 +51,11 @@ export interface DeliveryOptions {
   batch?: LedgerHolder;
   /** No entry of this send is stored in the ledger's layout before (its dispatch began after the change): that layout is not read. */
   ledgerByAddress?: boolean;
+  /**
+   * The account's suppression state was complete when this send was dispatched (or this run began):
+   * one state item per recipient answers for every list. Without it the lists are read one by one.
+   */
+  suppressionState?: boolean;
 }
 
 export interface DeliveryOutcome {
@@ -112,9 +118,11 @@ interface Carried {
  * The addresses among `addresses` that may not be mailed now: unsubscribes, the group, bounces and
  * complaints. Eventually consistent reads (half the read units): a suppression written in the last
  * second may be missed by a mail already on its way, as it would be by one sent a moment earlier.
+ * With the account's state complete, one key per address; else one per list.
  */
-async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[]): Promise<Set<string>> {
+async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<Set<string>> {
   const eventually = { consistent: false };
+  if (options.suppressionState === true) return suppressedByState(ref.accountId, addresses, content.unsubscribeGroupId, eventually);
   const [unsubscribed, bounced] = await Promise.all([
     suppressedAmong(ref.accountId, addresses, content.unsubscribeGroupId, eventually),
     bouncedAmong(ref.accountId, addresses, eventually),
@@ -133,8 +141,8 @@ async function suppressedNow(ref: SendRef, content: SendContent, addresses: stri
  */
 async function ledgerAndSuppressions(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<[Map<string, LedgerEntry>, Set<string>]> {
   const readLedger = (among: string[]) => (among.length === 0 ? Promise.resolve(new Map<string, LedgerEntry>()) : ledgerEntriesAmong(ref, among, { before: options.ledgerByAddress !== true }));
-  if (options.batch && options.batch.receive > 1) return Promise.all([readLedger(addresses), suppressedNow(ref, content, addresses)]);
-  const suppressed = await suppressedNow(ref, content, addresses);
+  if (options.batch && options.batch.receive > 1) return Promise.all([readLedger(addresses), suppressedNow(ref, content, addresses, options)]);
+  const suppressed = await suppressedNow(ref, content, addresses, options);
   return [await readLedger(addresses.filter((address) => suppressed.has(normalized(address)))), suppressed];
 }
 

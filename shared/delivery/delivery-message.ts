@@ -37,6 +37,8 @@ export interface DeliveryMessage {
   variant?: number;
   /** Its send began dispatching after the ledger was kept by address: none of its entries is stored in the layout before. */
   ledgerByAddress?: true;
+  /** Its send began dispatching once its account's suppression state was complete: one state item per recipient says who is suppressed. */
+  suppressionState?: true;
 }
 
 /**
@@ -119,6 +121,7 @@ export function deliveryMessageBody(message: DeliveryMessage): Record<string, un
     ...(message.settledBefore ? { settledBefore: message.settledBefore } : {}),
     ...(message.variant !== undefined ? { variant: message.variant } : {}),
     ...(message.ledgerByAddress ? { ledgerByAddress: true } : {}),
+    ...(message.suppressionState ? { suppressionState: true } : {}),
   };
 }
 
@@ -136,7 +139,7 @@ function isRecipient(value: unknown): value is DeliveryRecipient {
 
 /** The message in a queue record's body; throws on anything else (such a message can never succeed). */
 export function parseDeliveryMessage(body: string): DeliveryMessage {
-  const parsed = JSON.parse(body) as { ref?: unknown; recipients?: unknown; batchId?: unknown; settledBefore?: unknown; variant?: unknown; ledgerByAddress?: unknown };
+  const parsed = JSON.parse(body) as { ref?: unknown; recipients?: unknown; batchId?: unknown; settledBefore?: unknown; variant?: unknown; ledgerByAddress?: unknown; suppressionState?: unknown };
   // The ref travels as the SendRef object; its compact text is accepted too. Either is checked by a round trip.
   const ref = typeof parsed.ref === 'string' ? decodeSendRef(parsed.ref) : decodeSendRef(encodeSendRef(parsed.ref as SendRef));
   if (!Array.isArray(parsed.recipients) || !parsed.recipients.every(isRecipient)) throw new Error('A delivery message needs a recipients array of {email, contactId, fields}');
@@ -153,5 +156,6 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
     ...(settledBefore ? { settledBefore } : {}),
     ...(variant !== undefined ? { variant } : {}),
     ...(parsed.ledgerByAddress === true ? { ledgerByAddress: true as const } : {}),
+    ...(parsed.suppressionState === true ? { suppressionState: true as const } : {}),
   };
 }

@@ -9,7 +9,7 @@ import { conditionHeld, getItem, unlessConditionFails, updateItem, withoutKeys, 
 import type { TransactionAction } from '../table/transactions';
 import { JOB, jobKey, jobPartition } from './keys';
 
-export type JobKind = 'contact-type-delete' | 'segment-rebuild' | 'segment-purge' | 'automation-enrol' | 'single-send-link-purge' | 'contact-upsert' | 'segment-window-slide';
+export type JobKind = 'contact-type-delete' | 'segment-rebuild' | 'segment-purge' | 'automation-enrol' | 'single-send-link-purge' | 'contact-upsert' | 'segment-window-slide' | 'suppression-state-backfill';
 
 /**
  * `superseded`: the job stopped because what it worked for changed under it (the segment was saved

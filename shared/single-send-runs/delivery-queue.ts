@@ -146,7 +146,7 @@ async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: 
   const goOn = () => keepGoing() && !watch.paused();
   let outcome: DeliveryOutcome;
   try {
-    outcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing: goOn, ...(batch ? { batch } : {}), ...(message.ledgerByAddress ? { ledgerByAddress: true } : {}) });
+    outcome = await deliverToRecipients(message.ref, content, message.recipients, { keepGoing: goOn, ...(batch ? { batch } : {}), ...(message.ledgerByAddress ? { ledgerByAddress: true } : {}), ...(message.suppressionState ? { suppressionState: true } : {}) });
   } finally {
     watch.stop();
   }

@@ -24,6 +24,7 @@ import { saveAudiencePage } from '../single-sends/audience-pages';
 import type { SendRef } from '../ledger/send-ref';
 import { finishIfComplete } from './send-summary';
 import { sendingSettings } from '../delivery/settings';
+import { suppressionStateReady } from '../background-jobs/suppression-state-backfill';
 import { awaitWinner, endAudienceCount, testBatches, type PageBatch } from './ab-test-run';
 
 export type DispatchOutcome =
@@ -114,7 +115,9 @@ async function senderStops(send: SendingSingleSend): Promise<DispatchOutcome | u
 async function claimSend(send: SendingSingleSend): Promise<DispatchState | DispatchOutcome> {
   if (send.status === singleSendStatus.ready) {
     if (!isDue(send)) return 'not-due';
-    if (!(await startDispatch(send.user_id, send.utr, { abTest: send.abTest !== undefined }))) {
+    // Read once, at the start: the send's deliverers read the state items only if they were complete by then.
+    const suppressionState = await suppressionStateReady(send.user_id);
+    if (!(await startDispatch(send.user_id, send.utr, { abTest: send.abTest !== undefined, suppressionState }))) {
       // Another run started it a moment ago (a duplicate fire), or it was deleted or changed.
       const again = await getSendingSingleSend(send.user_id, send.utr);
       if (!again) return 'gone';
@@ -210,6 +213,7 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
             batchId: `${state.page}.${index}`,
             ...(batch.variant === undefined ? {} : { variant: batch.variant }),
             ...(state.ledgerByAddress ? { ledgerByAddress: true as const } : {}),
+            ...(state.suppressionState ? { suppressionState: true as const } : {}),
           })),
         // One message group per account: SQS serves accounts fairly, so a big send does not starve the others.
         { group: String(accountId) },

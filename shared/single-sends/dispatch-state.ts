@@ -50,4 +50,9 @@ export interface DispatchState {
    * stored in the layout before, so its deliverers never look there.
    */
   ledgerByAddress: boolean;
+  /**
+   * The account's suppression state was complete when the dispatch began: its deliverers read one
+   * state item per recipient. A send dispatched before (the backfill still running) reads the lists.
+   */
+  suppressionState: boolean;
 }

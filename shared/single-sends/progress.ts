@@ -70,7 +70,7 @@ export async function singleSendExists(accountId: number, utr: string): Promise<
  * Move a ready send to running and open its dispatch progress and its counters, together; false when
  * it was not ready. Only small items: the record with the design is not written.
  */
-export async function startDispatch(accountId: number, utr: string, options: { abTest?: boolean } = {}): Promise<boolean> {
+export async function startDispatch(accountId: number, utr: string, options: { abTest?: boolean; suppressionState?: boolean } = {}): Promise<boolean> {
   // A send stored before the state had its own item adopts one first.
   if (!(await readSendState(accountId, utr))) return false;
   const outcome = await transactUnlessRefused([
@@ -103,6 +103,7 @@ export async function startDispatch(accountId: number, utr: string, options: { a
           progress_at: currentTime().toISOString(),
           stall_resumes: 0,
           ledger_by_address: true,
+          ...(options.suppressionState ? { suppression_state: true } : {}),
           // An A/B test first counts the audience its share is taken from.
           ...(options.abTest ? { ab_phase: 'counting', ab_counted: 0 } : {}),
           // On the stall watch until it completes or fails.
@@ -137,6 +138,7 @@ export async function getDispatchState(accountId: number, utr: string): Promise<
     progressAt: String(item.progress_at ?? item.started_at ?? ''),
     stallResumes: Number(item.stall_resumes ?? 0),
     ledgerByAddress: item.ledger_by_address === true,
+    suppressionState: item.suppression_state === true,
     ...(typeof item.ab_phase === 'string' ? { ab: abProgressOf(item) } : {}),
   };
 }

@@ -1,12 +1,15 @@
 // Addresses SES reported as hard-bounced or complaining, per account: never mailed again. Kept apart
 // from the global unsubscribe list on purpose: that list is the account's own (its API adds and
 // deletes entries), while these come from the mail system and must not vanish with a list clean-up.
+// Each change updates the address's suppression state (state.ts) in the same transaction.
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { RecordNotFound } from '../table/errors';
 import { bouncedAddressKey, bouncedAddressKindIndexKey, bouncedAddressKindPartition, bouncedAddressPartition } from './bounce-keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
-import { deleteExistingItem, getItem, queryAll, updateItem, withoutKeys, type Item } from '../table/records';
+import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
+import { transactUnlessRefused } from '../table/transactions';
+import { stateChange } from './state';
 
 export const bounceKinds = ['bounce', 'complaint'] as const;
 export type BounceKind = (typeof bounceKinds)[number];
@@ -28,7 +31,7 @@ export async function addBouncedAddress(accountId: number, email: string, kind: 
   const now = isoTimestamp();
   // The kind's index entry follows the latest report, so a list by kind shows each address once.
   const { gsi1pk, gsi1sk } = bouncedAddressKindIndexKey(accountId, kind, email.trim());
-  await updateItem({
+  const report = {
     Key: bouncedAddressKey(accountId, email.trim()),
     // Every name aliased: DynamoDB reserves many plain words.
     UpdateExpression:
@@ -55,7 +58,9 @@ export async function addBouncedAddress(accountId: number, email: string, kind: 
       ':gsi1pk': gsi1pk,
       ':gsi1sk': gsi1sk,
     },
-  });
+  };
+  // No condition: only a conflict with another change of the address (another report) cancels it, and that is retried.
+  await transactUnlessRefused([{ Update: report }, stateChange(accountId, email, { list: 'bounced' }, true)]);
 }
 
 /** The addresses (lower-cased) among `addresses` that bounced hard or complained: one BatchGetItem per 100. */
@@ -104,7 +109,12 @@ export async function getBouncedAddress(accountId: number, email: string): Promi
  * again: every send-time check reads this one item. RecordNotFound when it is not on the list.
  */
 export async function deleteBouncedAddress(accountId: number, email: string): Promise<BouncedAddress> {
-  const deleted = await deleteExistingItem(bouncedAddressKey(accountId, email.trim()));
-  if (!deleted) throw new RecordNotFound('bounced-address', email);
-  return toBouncedAddress(deleted);
+  const key = bouncedAddressKey(accountId, email.trim());
+  const item = await getItem(key, { consistent: true });
+  const deleted =
+    item !== undefined &&
+    (await transactUnlessRefused([{ Delete: { Key: key, ConditionExpression: 'attribute_exists(pk)' } }, stateChange(accountId, email, { list: 'bounced' }, false)])).ok;
+  // Refused: deleted by a concurrent request between the read and the write.
+  if (!item || !deleted) throw new RecordNotFound('bounced-address', email);
+  return toBouncedAddress(item);
 }

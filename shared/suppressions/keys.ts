@@ -17,9 +17,14 @@ export function globalUnsubscribePartition(accountId: number): string {
   return entityPartition(accountId, GLOBAL_UNSUBSCRIBE);
 }
 
+/** The partition of the global list's addresses, in address order. */
+export function globalUnsubscribeAddressPartition(accountId: number): string {
+  return entityPartition(accountId, 'global-unsubscribe-address');
+}
+
 /** The item that holds an address on the account's global list (case-insensitive): one GetItem answers "suppressed?". */
 export function globalUnsubscribeAddressKey(accountId: number, email: string): Key {
-  return { pk: entityPartition(accountId, 'global-unsubscribe-address'), sk: email.toLowerCase() };
+  return { pk: globalUnsubscribeAddressPartition(accountId), sk: email.toLowerCase() };
 }
 
 export function unsubscribeGroupKey(accountId: number, id: number): Key {

@@ -3,7 +3,8 @@
 //
 // Every entry is two items written in one transaction: the record by id (for delete by id) and an
 // item keyed by the lower-cased address (one GetItem answers "is this address suppressed?", and a
-// conditional put on it keeps each address once per list without a read-then-write race).
+// conditional put on it keeps each address once per list without a read-then-write race). The same
+// transaction updates the address's suppression state (state.ts), which a send reads instead of the lists.
 import { isoTimestamp } from '../time';
 import { batchGetAll } from '../table/batch';
 import { deleteAllOrNothing, type Companions } from '../table/bulk-delete';
@@ -13,7 +14,8 @@ import { GLOBAL_UNSUBSCRIBE, UNSUBSCRIBE_GROUP, UNSUBSCRIBE_GROUP_RECIPIENT, glo
 import { type Key } from '../table/keys';
 import { mapPage, queryListPage, type ListPage, type PageRequest } from '../table/pages';
 import { getItem, queryAll, withoutKeys, type Item } from '../table/records';
-import { cancellationCodes, committed, transactWrite, type TransactionAction } from '../table/transactions';
+import { cancellationCodes, transactUnlessRefused, transactWrite, type TransactionAction } from '../table/transactions';
+import { stateChange, type SuppressionSource } from './state';
 
 /** The spec's global unsubscribe entry; a group recipient has the same shape with its group's id. */
 export interface SuppressionEntry {
@@ -34,7 +36,7 @@ export interface SuppressionList {
 /** Which id space an entry id belongs to: global entries and group recipients are numbered apart. */
 export type SuppressionKind = 'global' | 'group';
 
-/** 32 addresses make 64 puts plus the group counter: inside DynamoDB's 100 actions per transaction. */
+/** 32 addresses make 64 puts and 32 state updates plus the group counter: inside DynamoDB's 100 actions per transaction. */
 const addressesPerTransaction = 32;
 const maxConflictRetries = 5;
 
@@ -52,6 +54,10 @@ function entryKey(accountId: number, kind: SuppressionKind, id: number): Key {
 
 function addressKey(accountId: number, groupId: number | null, email: string): Key {
   return groupId === null ? globalUnsubscribeAddressKey(accountId, email) : unsubscribeGroupAddressKey(accountId, groupId, email);
+}
+
+function sourceOf(groupId: number | null): SuppressionSource {
+  return groupId === null ? { list: 'global' } : { list: 'group', groupId };
 }
 
 function toEntry(item: Item): SuppressionEntry {
@@ -152,6 +158,7 @@ async function addChunk(list: SuppressionList, addresses: string[]): Promise<Sup
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      stateChange(list.accountId, entry.email_address, sourceOf(list.groupId), true),
     ]);
     if (list.groupId !== null) actions.push(groupCounterChange(list.accountId, list.groupId, entries.length));
     try {
@@ -163,7 +170,7 @@ async function addChunk(list: SuppressionList, addresses: string[]): Promise<Sup
       if (list.groupId !== null && codes[actions.length - 1] === 'ConditionalCheckFailed') {
         throw new RecordNotFound(UNSUBSCRIBE_GROUP, list.groupId);
       }
-      const taken = new Set(remaining.filter((_, i) => codes[2 * i] === 'ConditionalCheckFailed'));
+      const taken = new Set(remaining.filter((_, i) => codes[3 * i] === 'ConditionalCheckFailed'));
       if (taken.size === 0) {
         // Cancelled by a concurrent transaction on the same items (e.g. the group counter): retry.
         if (++conflicts > maxConflictRetries) throw error;
@@ -209,13 +216,21 @@ export async function listSuppressionListPage(list: SuppressionList, page: PageR
   return mapPage(await queryListPage(source, page), toEntry);
 }
 
-/** The writes that must go with deleting these entries: their address items and group counters. */
+/** The writes that must go with deleting an entry: its address item and its address's state. */
+function entryCompanions(accountId: number, entry: SuppressionEntry): TransactionAction[] {
+  return [
+    { Delete: { Key: addressKey(accountId, entry.unsubscribe_groups_id, entry.email_address) } },
+    stateChange(accountId, entry.email_address, sourceOf(entry.unsubscribe_groups_id), false),
+  ];
+}
+
+/** The writes that must go with deleting these entries: their address items, states and group counters. */
 function deletionCompanions(accountId: number, items: Item[]): TransactionAction[] {
   const perGroup = new Map<number, number>();
-  const actions: TransactionAction[] = items.map((item) => {
+  const actions: TransactionAction[] = items.flatMap((item) => {
     const entry = toEntry(item);
     if (entry.unsubscribe_groups_id !== null) perGroup.set(entry.unsubscribe_groups_id, (perGroup.get(entry.unsubscribe_groups_id) ?? 0) + 1);
-    return { Delete: { Key: addressKey(accountId, entry.unsubscribe_groups_id, entry.email_address) } };
+    return entryCompanions(accountId, entry);
   });
   for (const [groupId, count] of perGroup) actions.push(groupCounterChange(accountId, groupId, -count));
   return actions;
@@ -225,7 +240,7 @@ function deletionCompanions(accountId: number, items: Item[]): TransactionAction
 function bulkDeletionCompanions(accountId: number, item: Item): Companions {
   const entry = toEntry(item);
   return {
-    writes: [{ Delete: { Key: addressKey(accountId, entry.unsubscribe_groups_id, entry.email_address) } }],
+    writes: entryCompanions(accountId, entry),
     counters:
       entry.unsubscribe_groups_id === null ? [] : [{ key: unsubscribeGroupKey(accountId, entry.unsubscribe_groups_id), attribute: 'unsubscribe_clients_count', delta: -1 }],
   };
@@ -240,9 +255,8 @@ export async function deleteSuppressionEntry(accountId: number, kind: Suppressio
     { Delete: { Key: key, ConditionExpression: 'attribute_exists(pk)' } },
     ...deletionCompanions(accountId, [item]),
   ];
-  const deleted = await committed(transactWrite(actions));
-  // Deleted by a concurrent request between the read and the write.
-  if (!deleted) throw new RecordNotFound(entityOf(kind), id);
+  // A conflict (another change of the address's state) is retried; a refusal means deleted by a concurrent request meanwhile.
+  if (!(await transactUnlessRefused(actions)).ok) throw new RecordNotFound(entityOf(kind), id);
 }
 
 /** Delete every listed entry or, when any id is unknown in the account, none. */
@@ -276,5 +290,5 @@ export async function removeFromSuppressionList(list: SuppressionList, email: st
     ...deletionCompanions(list.accountId, [item]),
   ];
   // False when removed by a concurrent request (or the group deleted) between the read and the write.
-  return committed(transactWrite(actions));
+  return (await transactUnlessRefused(actions)).ok;
 }

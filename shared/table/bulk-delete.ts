@@ -136,10 +136,19 @@ function counterBytes(changes: CounterChange[]): number {
   return itemBytes({ ...first.key }) + changes.reduce((sum, change) => sum + Buffer.byteLength(change.attribute) + 21, 0);
 }
 
-/** The records packed into transactions of at most 100 actions and 4 MB, each record whole in one of them. */
+/** The items a record's own actions write (DynamoDB refuses a transaction with two actions on one item). */
+function writtenKeys(record: PlannedRecord): string[] {
+  return record.actions.map((action) => keyText((action.Put?.Item ?? (action.Update ?? action.Delete ?? action.ConditionCheck)?.Key ?? {}) as Item));
+}
+
+/**
+ * The records packed into transactions of at most 100 actions and 4 MB, each record whole in one of
+ * them, and no two records of one transaction writing the same item (two entries of one address share its state).
+ */
 function pack(records: PlannedRecord[]): PlannedRecord[][] {
   const groups: PlannedRecord[][] = [];
   let group: PlannedRecord[] = [];
+  let written = new Set<string>();
   // The group's own actions and their bytes, and its counter changes by counter: one update each.
   let actions = 0;
   let bytes = 0;
@@ -156,13 +165,17 @@ function pack(records: PlannedRecord[]): PlannedRecord[][] {
     if (!fits(record.actions.length, recordBytes, withChanges(new Map(), record.counters))) {
       throw new Error(`deleting one ${keyText(record.item)} needs ${record.actions.length} actions of ${recordBytes} bytes, over the transaction limits`);
     }
-    if (group.length > 0 && !fits(actions + record.actions.length, bytes + recordBytes, withChanges(counters, record.counters))) {
+    const keys = writtenKeys(record);
+    const overlaps = keys.some((key) => written.has(key));
+    if (group.length > 0 && (overlaps || !fits(actions + record.actions.length, bytes + recordBytes, withChanges(counters, record.counters)))) {
       groups.push(group);
       group = [];
       actions = 0;
       bytes = 0;
       counters = new Map();
+      written = new Set();
     }
+    for (const key of keys) written.add(key);
     group.push(record);
     actions += record.actions.length;
     bytes += recordBytes;

@@ -11,6 +11,8 @@ import { callContacts, listContacts } from '../support/contacts';
 import { multipart } from '../support/events';
 import { mailsTo, place } from '../support/senders';
 import { simulatedTimeWithSink } from '../support/simulated-time';
+import { jobsSettled } from '../support/jobs';
+import { asStoredBeforeState } from '../support/suppression-state';
 
 const minute = 60_000;
 const hour = 60 * minute;
@@ -151,8 +153,10 @@ describe('automation engine', () => {
     expect(await subjectsTo(bea)).toEqual(['Welcome', 'One hour in']);
   });
 
-  it('sends nothing more to an address unsubscribed globally or from the automation group, and ends its enrolment', async () => {
+  // An account stored before the per-address suppression state reads the lists until its backfill is done.
+  it.each([['its suppression state complete', false], ['stored before the suppression state', true]])('sends nothing more to an address unsubscribed globally or from the automation group, and ends its enrolment (an account %s)', async (_, storedBefore) => {
     const world = await automationWorld();
+    if (storedBefore) await asStoredBeforeState(world.accountId);
     const utr = await liveAutomation(world, welcomeSteps.slice(0, 2));
     const [global, grouped, kept] = [address('global'), address('grouped'), address('kept')];
     const ids = [await addContact(world, global), await addContact(world, grouped), await addContact(world, kept)];
@@ -164,6 +168,8 @@ describe('automation engine', () => {
     expect([await subjectsTo(global), await subjectsTo(grouped), await subjectsTo(kept)]).toEqual([['Welcome'], ['Welcome'], ['Welcome', 'One hour in']]);
     const states = await Promise.all(ids.map(async (id) => (await getEnrolment(world.accountId, utr, id))?.state));
     expect(states).toEqual(['unsubscribed', 'unsubscribed', 'completed']);
+    // Setting it live started the account's suppression state backfill (the runner only reads the marker).
+    if (storedBefore) expect((await jobsSettled(world.accountId)).map((job) => job.kind)).toContain('suppression-state-backfill');
   });
 
   it('enrols every contact a CSV import creates', async () => {

@@ -34,6 +34,12 @@ describe('delivery messages', () => {
     expect(parseDeliveryMessage(JSON.stringify(deliveryMessageBody(carried)))).toEqual(carried);
   });
 
+  test('how its send reads the ledger and the suppressions survives, and only `true` counts', () => {
+    const flagged: DeliveryMessage = { ...message, ledgerByAddress: true, suppressionState: true };
+    expect(parseDeliveryMessage(JSON.stringify(deliveryMessageBody(flagged)))).toEqual(flagged);
+    expect(parseDeliveryMessage(JSON.stringify({ ...deliveryMessageBody(message), suppressionState: 'yes' }))).toEqual(message);
+  });
+
   test.each([
     ['no ref', { recipients: [] }],
     ['a bad ref', { ref: 'x.1.y', recipients: [] }],

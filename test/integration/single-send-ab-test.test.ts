@@ -6,7 +6,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { handler as dispatchHandler } from '../../functions/send-dispatch/handler';
 import { handler as publicPages } from '../../functions/public-pages/handler';
-import { addContact } from '../../shared/audience/contact-service';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import * as progress from '../../shared/single-sends/progress';
 import { localQueueIdle } from '../../shared/queue/local-queue';
@@ -14,7 +13,7 @@ import { resetSendingSettings } from '../../shared/delivery/settings';
 import { resetClock, setClock } from '../../shared/time';
 import { apiEvent, json, multipart } from '../support/events';
 import { browserUserAgent } from '../support/recipient-pages';
-import { contactFields, mailsTo, startSendingEnvironment, type SendingEnvironment, type SinkMail } from '../support/sending';
+import { importFixtureContacts, mailsTo, startSendingEnvironment, type SendingEnvironment, type SinkMail } from '../support/sending';
 import { callSingleSends as call, indexed, jobName, newSendingAccount, pendingJobTimes, sendFields, type SendingAccount } from '../support/single-sends';
 
 // The real progress module, its writes observable so a test can make one fail (a run that dies there).
@@ -48,14 +47,10 @@ const design = '<!DOCTYPE html><html><body><p>Hello ((first_name))</p><p><a href
 async function accountWith(count: number): Promise<{ account: SendingAccount; emails: string[] }> {
   const account = await newSendingAccount('A/B');
   const tag = Math.random().toString(36).slice(2, 8);
-  const pending = Array.from({ length: count }, (_, i) => `ab-${tag}-${String(i).padStart(4, '0')}@example.com`);
-  const added: { id: number; email: string }[] = [];
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let email = pending.shift(); email; email = pending.shift()) added.push(await addContact(account.keys.account_id, contactFields(account.contactTypeId, email), {}));
-    }),
-  );
-  return { account, emails: added.sort((a, b) => a.id - b.id).map((contact) => contact.email) };
+  const emails = Array.from({ length: count }, (_, i) => `ab-${tag}-${String(i).padStart(4, '0')}@example.com`);
+  // Written in this order, so their ids follow it.
+  await importFixtureContacts(account.keys.account_id, account.contactTypeId, emails);
+  return { account, emails };
 }
 
 /** Create an immediate A/B send through the API; its utr. */

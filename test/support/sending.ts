@@ -5,7 +5,9 @@ import type { SesSink } from '../../infra/local/ses-sink';
 import { handler as deliverHandler } from '../../functions/send-deliver/handler';
 import { addContactType } from '../../shared/contact-types/repository';
 import { type ContactFields } from '../../shared/contacts/repository';
-import { addContact } from '../../shared/audience/contact-service';
+import { importContactRows } from '../../shared/audience/contact-service';
+import type { ImportRow } from '../../shared/audience/import-lookup';
+import { importChunkRows } from '../../shared/audience/import-runner';
 import { createSingleSend, type SingleSend, type SingleSendContent } from '../../shared/single-sends/repository';
 import { configureLocalQueue, registerLocalConsumer, stopLocalQueues } from '../../shared/queue/local-queue';
 import { resetSendBucket } from '../../shared/delivery/deliver';
@@ -96,18 +98,29 @@ export function largeDesign(bytes: number): string {
   return `<!DOCTYPE html><html><head><title>News</title></head><body><p>Dear ((full_name)),</p>\n${body}</body></html>`;
 }
 
-/** A fresh account with one contact type holding `count` contacts at unique addresses. */
-export async function accountWithContacts(count: number, concurrency = 16): Promise<{ accountId: number; typeId: number; emails: string[] }> {
+/** Columns a fixture contact gives (contactFields), as a CSV import names them. */
+const fixtureColumns = new Set(['first_name', 'last_name', 'email', 'country', 'state', 'city', 'address_line1', 'postal_code']);
+
+/**
+ * Writes fixture contacts into a type through the CSV import's write path, 500 rows a call: the same
+ * items, counts, segment and automation joins as contacts/add, in batched transactions instead of
+ * one per contact (under a third of the time for 200, measured on DynamoDB Local). Fails unless each was created.
+ */
+export async function importFixtureContacts(accountId: number, contactTypeId: number, emails: readonly string[]): Promise<void> {
+  for (let start = 0; start < emails.length; start += importChunkRows) {
+    const rows: ImportRow[] = emails.slice(start, start + importChunkRows).map((email, index) => ({ line: start + index + 2, fields: contactFields(contactTypeId, email), customValues: {} }));
+    const result = await importContactRows(accountId, contactTypeId, rows, fixtureColumns);
+    if (result.imported !== rows.length) throw new Error(`fixture contacts: ${result.imported} of ${rows.length} created (${JSON.stringify(result.refused)})`);
+  }
+}
+
+/** A fresh account with one contact type holding `count` contacts at unique addresses, their ids in the order of `emails`. */
+export async function accountWithContacts(count: number): Promise<{ accountId: number; typeId: number; emails: string[] }> {
   const account = await newAccount();
   const type = await addContactType(account.account_id, 'Newsletter');
   const tag = Math.random().toString(36).slice(2, 8);
   const emails = Array.from({ length: count }, (_, i) => `reader-${tag}-${String(i).padStart(6, '0')}@example.com`);
-  const pending = [...emails];
-  await Promise.all(
-    Array.from({ length: Math.min(concurrency, count) }, async () => {
-      for (let email = pending.shift(); email; email = pending.shift()) await addContact(account.account_id, contactFields(type.id, email), {});
-    }),
-  );
+  await importFixtureContacts(account.account_id, type.id, emails);
   return { accountId: account.account_id, typeId: type.id, emails };
 }
 

@@ -34,11 +34,8 @@ async function upsert(contactTypeId: number, contacts: unknown[]): Promise<Recor
 }
 
 beforeAll(async () => {
-  // The table in memory: the job's 12,000 contact writes are what this file waits on, and DynamoDB
-  // Local's on-disk store roughly halves its write rate. Nothing here outlives a restart; the
-  // on-disk stack's keeping of jobs and mail across one is send-crash-restart.test.ts's to prove.
-  stack = await startTestStack({ inMemory: true });
-}, 120_000);
+  stack = await startTestStack();
+});
 
 afterAll(async () => {
   await stack.stop();

@@ -230,7 +230,7 @@ export async function deliverToRecipients(
       .finally(() => {
         reading = undefined;
       }));
-  /** The next recipient to mail; the next window is read ahead while this one still has a worker's worth left. */
+  /** The next recipient to mail; the next window is read ahead once about 200 ms of mails at this run's pace are left. */
   const nextRecipient = async (): Promise<DeliveryRecipient | undefined> => {
     for (;;) {
       const going = readFailure === undefined && mayStart();

@@ -174,8 +174,9 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   // A send it completes starts the rebuild of the segments naming it (engagement-completion.ts), in a
   // transaction beside which the segment writes it can reach build deletes.
   // It also reads the index of accounts owing confirmation mails (gsi1), books their mailer and puts
-  // each off while its run goes (UpdateItem).
-  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'BatchGetItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, signingKey: false, tenants: 'read' },
+  // each off while its run goes (UpdateItem). A send it ends, or finds ended or gone, loses its stall
+  // watch entry, an item of its own (DeleteItem).
+  'send-watchdog': { table: ['GetItem', 'Query', 'UpdateItem', 'PutItem', 'DeleteItem', 'BatchGetItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, signingKey: false, tenants: 'read' },
   // Reads the account's engagement segments (Query), starts the slide's background job (its id from the
   // account's counter: UpdateItem; the job's item: PutItem) and books the next day's run.
   'segment-windows': { table: ['Query', 'UpdateItem', 'PutItem'], schedules: true, enqueue: ['jobs'] },

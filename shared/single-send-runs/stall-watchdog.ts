@@ -1,6 +1,7 @@
 // The stall watchdog: finds running sends that have not progressed (no page fanned out, no batch
 // settled) for longer than SEND_STALL_MINUTES, from the stall watch index (one Query per shard, never a
-// Scan), and resumes each from its stored cursor through its dispatch job, saying so in its details.
+// Scan; an entry that comes up while its send progressed since is moved on to that progress, once a
+// threshold), and resumes each from its stored cursor through its dispatch job, saying so in its details.
 // A send that does not move after SEND_STALL_MAX_RESUMES resumes, or whose queued batches are never
 // confirmed, ends at status 4 with the reason; a metric alarms on both stalls and failures.
 import { cancelSendDispatch } from '../send-gates/dispatch-job';
@@ -11,7 +12,7 @@ import { holdSend } from '../send-gates/hold-service';
 import { getDispatchState, getSendingSingleSend } from '../single-sends/progress';
 import { type DispatchState } from '../single-sends/dispatch-state';
 import { singleSendStatus } from '../single-sends/record';
-import { failSingleSend, recordStallVisit, restartSilence, silentSends, unwatch, type SilentSend } from '../single-sends/stall-watch';
+import { failSingleSend, moveWatched, recordStallVisit, restartSilence, silentSends, unwatch, type SilentSend } from '../single-sends/stall-watch';
 import { getAccountTenant } from '../tenants/repository';
 import { recheckTenantStatus } from '../tenants/tenant-status-port';
 import { tenantPausedMessage, tenantPausedReason, tenantRecheckMs } from '../send-gates/tenant-gate-service';
@@ -37,6 +38,8 @@ export type WatchOutcome =
   | 'failed'
   /** Held by someone else until a later time, or it moved meanwhile: nothing done. */
   | 'left'
+  /** Heard of within the threshold (its progress is not written to the watch): its entry moved on to then. */
+  | 'progressed'
   /** Completed, failed or deleted already: taken off the watch. */
   | 'unwatched';
 
@@ -67,7 +70,7 @@ async function awaitDeliveries(entry: SilentSend, state: DispatchState, now: Dat
       `${open} of ${state.fannedBatches} batches of recipients were never confirmed delivered (none since ${state.progressAt}); sending has stopped.`,
     );
   }
-  if (!(await recordStallVisit(entry, state.stallResumes))) return 'left';
+  if (!(await recordStallVisit(entry, state.progressAt, state.stallResumes))) return 'left';
   await holdSend(entry.accountId, entry.utr, {
     reason: 'delivering',
     message: `Every recipient is queued; ${open} of ${state.fannedBatches} batches have not been confirmed delivered for ${minutes(silentMs)} minutes.`,
@@ -90,7 +93,7 @@ async function resume(entry: SilentSend, state: DispatchState, now: Date): Promi
     );
   }
   const attempt = state.stallResumes + 1;
-  if (!(await recordStallVisit(entry, attempt))) return 'left';
+  if (!(await recordStallVisit(entry, state.progressAt, attempt))) return 'left';
   await holdSend(entry.accountId, entry.utr, {
     reason: 'resuming',
     message: `No progress since ${state.progressAt}; resuming from where it stopped (attempt ${attempt} of ${sendStallMaxResumes}).`,
@@ -106,16 +109,29 @@ async function resume(entry: SilentSend, state: DispatchState, now: Date): Promi
  * The account's SES tenant is paused: SES holds the send's mail (its batches come back deferred), which
  * is not a stall. It waits, saying why, and its silence starts again, so it is never ended for it.
  */
-async function waitForTenant(entry: SilentSend, tenant: string, now: Date): Promise<WatchOutcome> {
-  if (!(await restartSilence(entry))) return 'left';
+async function waitForTenant(entry: SilentSend, state: DispatchState, tenant: string, now: Date): Promise<WatchOutcome> {
+  if (!(await restartSilence(entry, state.progressAt))) return 'left';
   await holdSend(entry.accountId, entry.utr, { reason: tenantPausedReason, message: tenantPausedMessage(tenant), retryAt: new Date(now.getTime() + tenantRecheckMs) });
   log.warn('single send waits for its account\'s SES tenant', { accountId: entry.accountId, utr: entry.utr, tenant });
   return 'waiting';
 }
 
-async function visit(entry: SilentSend, now: Date): Promise<WatchOutcome> {
+/** When the send was last heard of: its last page or settled batch, or the end of its A/B test's wait. */
+function lastHeardOf(state: DispatchState): number {
+  const progress = Date.parse(state.progressAt) || 0;
+  const decideAt = state.ab?.phase === 'waiting' && state.ab.decideAt !== null ? Date.parse(state.ab.decideAt) || 0 : 0;
+  return Math.max(progress, decideAt);
+}
+
+async function visit(entry: SilentSend, now: Date, silentBefore: Date): Promise<WatchOutcome> {
+  const progress = await getDispatchState(entry.accountId, entry.utr);
+  // Heard of within the threshold: only its entry lags (pages and settled batches do not move it).
+  if (progress && progress.completedAt === null) {
+    const heardOf = lastHeardOf(progress);
+    if (heardOf >= silentBefore.getTime()) return (await moveWatched(entry, new Date(heardOf))) ? 'progressed' : 'left';
+  }
   const send = await getSendingSingleSend(entry.accountId, entry.utr);
-  const state = send?.status === singleSendStatus.running ? await getDispatchState(entry.accountId, entry.utr) : undefined;
+  const state = send?.status === singleSendStatus.running ? progress : undefined;
   // A send paused for its reputation waits for its owner, not for a stalled run (its pause took it off the watch).
   if (!send || !state || state.completedAt !== null || send.waiting?.reason === reputationPauseReason) {
     await unwatch(entry.accountId, entry.utr);
@@ -123,7 +139,7 @@ async function visit(entry: SilentSend, now: Date): Promise<WatchOutcome> {
   }
   // SES may have paused the account's tenant mid-send (its batches then come back deferred): ask it.
   const tenant = await getAccountTenant(entry.accountId);
-  if (tenant && ((await recheckTenantStatus(entry.accountId, tenant.name)) ?? tenant.status) === 'paused') return waitForTenant(entry, tenant.name, now);
+  if (tenant && ((await recheckTenantStatus(entry.accountId, tenant.name)) ?? tenant.status) === 'paused') return waitForTenant(entry, state, tenant.name, now);
   const held = send.waiting && !watchdogReasons.has(send.waiting.reason) && send.waiting.retry_at !== null ? Date.parse(send.waiting.retry_at) : undefined;
   // Held on purpose until a later time: not a stall until a threshold after that time has passed.
   if (held !== undefined && held + config().sendStallMs > now.getTime()) return 'left';
@@ -137,12 +153,13 @@ async function visit(entry: SilentSend, now: Date): Promise<WatchOutcome> {
 /** One watchdog run over every send silent for longer than the threshold. */
 export async function watchStalledSends(): Promise<WatchdogRun> {
   const now = currentTime();
-  const silent = await silentSends(new Date(now.getTime() - config().sendStallMs));
+  const silentBefore = new Date(now.getTime() - config().sendStallMs);
+  const silent = await silentSends(silentBefore);
   const run: WatchdogRun = { silent: silent.length, outcomes: {} };
   for (const entry of silent) {
     let outcome: WatchOutcome | 'error';
     try {
-      outcome = await visit(entry, now);
+      outcome = await visit(entry, now, silentBefore);
     } catch (error) {
       // One send's trouble does not stop the others; it is looked at again on the next run.
       log.error('stalled send could not be handled', { accountId: entry.accountId, utr: entry.utr, ...describeError(error) });

@@ -64,8 +64,18 @@ export function senderWaitKey(accountId: number, senderId: number, utr: string):
 
 // The stall watch: a sparse gsi1 index of running sends by the time they were last heard of
 
-/** Write shards of the stall watch: every page and settled batch of every running send moves its entry. */
+/** Write shards of the stall watch: every running send's entry is in one of them. */
 export const stallWatchShards = 4;
+
+/**
+ * A running send's entry in the stall watch: a small item of its own, written when the send starts,
+ * when the watchdog looks at it and when it ends. Apart from the dispatch item, which every page and
+ * settled batch updates: an item in gsi1 (its projection is ALL) has its index entry rewritten by
+ * every update. A send whose dispatch began before has its entry on its dispatch item.
+ */
+export function singleSendWatchKey(accountId: number, utr: string): Key {
+  return { pk: entityPartition(accountId, 'single-send-watch'), sk: utr };
+}
 
 /**
  * The gsi1 partition of one shard of the stall watch. Global, not per account: the watchdog looks at

@@ -2,9 +2,10 @@
 // moves 1 -> 2 -> 3 on its state item (4 is stall-watch.ts's; the statistics counters are
 // counters.ts's), and the dispatch progress item (cursor, fan-out and settlement counts) that lets a
 // large send resume and tells the last settling step (settling.ts) it is the last.
-// Each page and settled batch also moves the send's entry in the stall watch (stall-watch.ts).
+// Each page and settled batch records the send's progress on it, which the stall watch (stall-watch.ts) reads.
 import { currentTime, isoTimestamp } from '../time';
-import { singleSendDispatchKey, singleSendKey, singleSendStateKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from './keys';
+import { singleSendDispatchKey, singleSendKey, singleSendStateKey } from './keys';
+import { watchEntry } from './stall-watch';
 import { conditionHeld, getItem, updateItem } from '../table/records';
 import { dispatchAtAttribute, singleSendStatus, toSingleSend, type SingleSend } from './record';
 import { counterShardCreations, countersOf, readCounterShards } from './counters';
@@ -29,13 +30,15 @@ export function expiresAt(): number {
   return Math.floor(currentTime().getTime() / 1000) + retentionSeconds;
 }
 
-/** The attributes a page or a settled batch sets: the send progressed now (the watch entry moves, stall count resets). */
-export function progressedNow(accountId: number, utr: string): { expression: string; values: Record<string, unknown> } {
-  const now = currentTime();
+/**
+ * The attributes a page or a settled batch sets: the send progressed now (the stall count resets). The
+ * watch entry is not moved: the watchdog reads the progress when the entry comes up, so no settled
+ * batch writes an index entry. (A send whose entry is on this item from before keeps it unmoved too.)
+ */
+export function progressedNow(): { expression: string; values: Record<string, unknown> } {
   return {
-    // Only the sort key: a send taken off the watch (completed, failed) has no gsi1pk and stays off it.
-    expression: 'progress_at = :progressAt, gsi1sk = :heard, stall_resumes = :noResumes',
-    values: { ':progressAt': now.toISOString(), ':heard': stallWatchSortKey(now, accountId, utr), ':noResumes': 0 },
+    expression: 'progress_at = :progressAt, stall_resumes = :noResumes',
+    values: { ':progressAt': currentTime().toISOString(), ':noResumes': 0 },
   };
 }
 
@@ -84,6 +87,8 @@ export async function startDispatch(accountId: number, utr: string, options: { a
       },
     },
     ...counterShardCreations(accountId, utr),
+    // On the stall watch until it completes or fails.
+    { Put: { Item: watchEntry(accountId, utr, currentTime()) } },
     {
       Put: {
         Item: {
@@ -106,9 +111,6 @@ export async function startDispatch(accountId: number, utr: string, options: { a
           ...(options.suppressionState ? { suppression_state: true } : {}),
           // An A/B test first counts the audience its share is taken from.
           ...(options.abTest ? { ab_phase: 'counting', ab_counted: 0 } : {}),
-          // On the stall watch until it completes or fails.
-          gsi1pk: stallWatchPartition(stallWatchShard(utr)),
-          gsi1sk: stallWatchSortKey(currentTime(), accountId, utr),
           expires_at: expiresAt(),
         },
       },
@@ -167,7 +169,7 @@ export async function saveDispatchPage(
   utr: string,
   page: { expectedPage: number; cursor: DispatchCursor; batches: number; recipients: number; done: boolean; ab?: AbPageChange },
 ): Promise<boolean> {
-  const progressed = progressedNow(accountId, utr);
+  const progressed = progressedNow();
   const ab = abPageChange(page.ab);
   return conditionHeld(
     updateItem({
@@ -207,16 +209,17 @@ function abPageChange(change: AbPageChange | undefined): { set: string; conditio
 }
 
 /**
- * The test's mails have all settled: its wait runs until `decideAt`. The stall watch hears of the send
- * again only then, so a wait of hours is no stall. False when it was recorded already or the phase moved on.
+ * The test's mails have all settled: its wait runs until `decideAt`. The stall watch counts the send
+ * as heard of then (the watchdog reads it when its entry comes up), so a wait of hours is no stall.
+ * False when it was recorded already or the phase moved on.
  */
 export function startAbWait(accountId: number, utr: string, decideAt: Date): Promise<boolean> {
   return conditionHeld(
     updateItem({
       Key: singleSendDispatchKey(accountId, utr),
-      UpdateExpression: 'SET ab_decide_at = :decideAt, gsi1sk = :heard',
+      UpdateExpression: 'SET ab_decide_at = :decideAt',
       ConditionExpression: 'ab_phase = :waiting AND attribute_not_exists(ab_decide_at)',
-      ExpressionAttributeValues: { ':decideAt': decideAt.toISOString(), ':heard': stallWatchSortKey(decideAt, accountId, utr), ':waiting': 'waiting' },
+      ExpressionAttributeValues: { ':decideAt': decideAt.toISOString(), ':waiting': 'waiting' },
     }),
   );
 }
@@ -233,7 +236,7 @@ export async function chooseAbSubject(
   choice: { from: 'counting' | 'waiting'; subject: string; winner: number | null; expectedPage: number; set?: AbPageChange['set']; cursor?: DispatchCursor },
 ): Promise<boolean> {
   const now = currentTime();
-  const progressed = progressedNow(accountId, utr);
+  const progressed = progressedNow();
   const change = abPageChange({
     phase: choice.from,
     set: { ab_phase: choice.winner === null ? 'skipped' : 'winner_sent', ab_decided_at: now.toISOString(), ...choice.set },

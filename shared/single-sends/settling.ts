@@ -2,7 +2,7 @@
 // completed (status 3) by whichever caller settles last.
 import { currentTime, isoTimestamp, sqlTimestamp } from '../time';
 import { deliveryBatchKey } from '../ledger/keys';
-import { singleSendDispatchKey, singleSendStateKey } from './keys';
+import { singleSendDispatchKey, singleSendStateKey, singleSendWatchKey } from './keys';
 import type { Key } from '../table/keys';
 import { singleSendStatus, waitingAttribute } from './record';
 import { counterShardUpdate, ensureCounterShard, type CountChanges } from './counters';
@@ -34,7 +34,7 @@ export async function settleDeliveryBatch(
   statistics: CountChanges = {},
 ): Promise<boolean> {
   const marker: Key = deliveryBatchKey(accountId, ref, batchId);
-  const progressed = progressedNow(accountId, utr);
+  const progressed = progressedNow();
   const uncertain = outcome.uncertain ?? 0;
   const actions: TransactionAction[] = [
     {
@@ -82,7 +82,7 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
     {
       Update: {
         Key: singleSendDispatchKey(accountId, utr),
-        // Off the stall watch: a completed send has nothing left to watch.
+        // Off the stall watch (an entry kept here from before too): a completed send has nothing left to watch.
         UpdateExpression: 'SET completed_at = :now REMOVE gsi1pk, gsi1sk',
         ConditionExpression: '#done = :true AND settled_batches >= fanned_batches AND attribute_not_exists(completed_at)',
         ExpressionAttributeNames: { '#done': 'done' },
@@ -103,6 +103,7 @@ export async function completeIfSettled(accountId: number, utr: string): Promise
         },
       },
     },
+    { Delete: { Key: singleSendWatchKey(accountId, utr) } },
   ]);
   if (!result.ok) return undefined;
   return getDispatchState(accountId, utr);

@@ -55,3 +55,26 @@ test('a send with a 300 KB design: at most 4.5 write units a mail in all, 0.3 on
   // Once by the dispatcher's run, once by the one deliverer container, once for the completion summary.
   expect(cost.design_reads).toBeLessThanOrEqual(3);
 });
+
+test('a send writes the index only to put its stall watch entry on and take it off: the same for 3 batches as for 1, none per page or settled batch', async () => {
+  const indexWriteUnits = async (count: number) => {
+    const { accountId, typeId } = await accountWithContacts(count);
+    const send = await readySend(accountId, { recipient_id: [{ id: String(typeId), table: 'contacts_' }] });
+    const meter = startCapacityMeter();
+    try {
+      await dispatchHandler({ accountId, utr: send.utr });
+      await localQueueIdle();
+      await env.sink.eventsIdle();
+    } finally {
+      meter.stop();
+    }
+    expect(await getSingleSend(accountId, send.utr)).toMatchObject({ status: 3, triggered: count });
+    return meter.items().filter((item) => item.key.startsWith('gsi1|')).reduce((sum, item) => sum + item.writeShare, 0);
+  };
+
+  const one = await indexWriteUnits(50);
+  const three = await indexWriteUnits(150);
+
+  expect(one).toBeGreaterThan(0);
+  expect(three).toBeCloseTo(one, 6);
+});

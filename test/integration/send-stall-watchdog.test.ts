@@ -14,10 +14,12 @@ import { encodeSendRef } from '../../shared/ledger/send-ref';
 import { resetSendingSettings } from '../../shared/delivery/settings';
 import { watchStalledSends, unconfirmedDeliveryLimitMs } from '../../shared/single-send-runs/stall-watchdog';
 import * as progress from '../../shared/single-sends/progress';
-import { settleDeliveryBatch } from '../../shared/single-sends/settling';
+import { completeIfSettled, settleDeliveryBatch } from '../../shared/single-sends/settling';
 import type { DispatchState } from '../../shared/single-sends/dispatch-state';
 import { singleSendJobName, type SingleSend } from '../../shared/single-sends/repository';
 import { silentSends } from '../../shared/single-sends/stall-watch';
+import { singleSendDispatchKey, singleSendWatchKey, stallWatchPartition, stallWatchShard, stallWatchSortKey } from '../../shared/single-sends/keys';
+import { deleteItem, getItem, updateItem } from '../../shared/table/records';
 import { resetClock, setClock } from '../../shared/time';
 import { setLocalTenantStatus } from '../../shared/tenants/local-tenants';
 import { ensureAccountTenant } from '../../shared/tenancy/tenant-service';
@@ -119,8 +121,10 @@ async function mailCounts(emails: string[]): Promise<number[]> {
   return emails.map((email) => counts.get(email) ?? 0);
 }
 
-const isWatched = async (audience: Audience) =>
-  (await silentSends(new Date(Date.now() + clockAheadMs + 365 * 24 * 3600_000))).some((entry) => entry.utr === audience.send.utr);
+/** The send's entries on the watch, however recently heard of. */
+const entriesOf = async (audience: Audience) => (await silentSends(new Date(Date.now() + clockAheadMs + 365 * 24 * 3600_000))).filter((entry) => entry.utr === audience.send.utr);
+
+const isWatched = async (audience: Audience) => (await entriesOf(audience)).length > 0;
 
 describe('a send whose dispatch stops', () => {
   test('the dispatcher throws on a page (and on its retries): the watchdog resumes it from its cursor to status 3, everyone mailed once', async () => {
@@ -262,6 +266,78 @@ describe('a send that cannot be resumed ends visibly', () => {
       status: 4,
       failure: { reason: 'deliveries-unconfirmed', message: expect.stringMatching(/^1 of 1 batches of recipients were never confirmed delivered/) },
     });
+  }, 60_000);
+});
+
+describe('a send that progresses', () => {
+  test('is no stall: its entry, which pages and settled batches do not move, comes up a threshold after it was put on and moves on to its last progress', async () => {
+    // Prepare: every recipient queued in 3 batches, none settled yet.
+    const audience = await audienceAndSend(60);
+    losingDeliveriesOf.add(audience.send.utr);
+    await dispatchHandler({ accountId: audience.accountId, utr: audience.send.utr });
+    await localQueueIdle();
+    const [entry] = await entriesOf(audience);
+    expect(entry?.item).toEqual(singleSendWatchKey(audience.accountId, audience.send.utr));
+
+    // Act: past the threshold, a batch settles (a deliverer's progress), then the watchdog runs.
+    passTime(stallMs + 60_000);
+    const ref = encodeSendRef({ kind: 'single-send', accountId: audience.accountId, utr: audience.send.utr });
+    expect(await settleDeliveryBatch(audience.accountId, audience.send.utr, ref, '0.0', { sent: 20, skipped: 0, failed: 0 })).toBe(true);
+    const { progressAt } = (await progress.getDispatchState(audience.accountId, audience.send.utr)) as DispatchState;
+    expect(await entriesOf(audience)).toEqual([entry]);
+    const run = await watchStalledSends();
+
+    // Assess: nothing held or resumed; the entry sits at the batch's settle.
+    expect(run.outcomes.progressed).toBe(1);
+    expect(await details(audience)).not.toHaveProperty('waiting');
+    expect((await entriesOf(audience)).map((moved) => moved.heardAt)).toEqual([progressAt]);
+
+    // Act: a threshold after that settle, with nothing settled since.
+    passTime(stallMs + 60_000);
+    await watchStalledSends();
+
+    // Assess: silent now, it waits for its deliveries as any send would.
+    expect(await details(audience)).toMatchObject({
+      status: 2,
+      waiting: { reason: 'delivering', message: 'Every recipient is queued; 2 of 3 batches have not been confirmed delivered for 16 minutes.', since: progressAt, retry_at: null },
+    });
+
+    // Act: the other two batches settle, the last one completes the send.
+    for (const batchId of ['0.1', '0.2']) expect(await settleDeliveryBatch(audience.accountId, audience.send.utr, ref, batchId, { sent: 20, skipped: 0, failed: 0 })).toBe(true);
+    expect(await completeIfSettled(audience.accountId, audience.send.utr)).toMatchObject({ settledBatches: 3, sent: 60 });
+
+    // Assess: off the watch, its entry's item gone.
+    expect(await isWatched(audience)).toBe(false);
+    expect(await getItem(singleSendWatchKey(audience.accountId, audience.send.utr))).toBeUndefined();
+  }, 60_000);
+
+  test('with its entry on its dispatch item, as sends started before kept it: found, resumed when stalled, and off the watch once completed', async () => {
+    // Prepare: stopped after its first page (its resume job lost), its entry where the code before kept it.
+    const audience = await audienceAndSend(40);
+    await dispatchHandler({ accountId: audience.accountId, utr: audience.send.utr }, outOfTime);
+    await takeSendJob(audience);
+    await localQueueIdle();
+    const { progressAt } = (await progress.getDispatchState(audience.accountId, audience.send.utr)) as DispatchState;
+    const dispatchKey = singleSendDispatchKey(audience.accountId, audience.send.utr);
+    await deleteItem({ Key: singleSendWatchKey(audience.accountId, audience.send.utr) });
+    await updateItem({
+      Key: dispatchKey,
+      UpdateExpression: 'SET gsi1pk = :partition, gsi1sk = :heard',
+      ExpressionAttributeValues: { ':partition': stallWatchPartition(stallWatchShard(audience.send.utr)), ':heard': stallWatchSortKey(new Date(progressAt), audience.accountId, audience.send.utr) },
+    });
+    expect((await entriesOf(audience)).map((entry) => entry.item)).toEqual([dispatchKey]);
+
+    // Act
+    passTime(stallMs + 60_000);
+    const run = await watchStalledSends();
+    await fireSendJobs(audience);
+
+    // Assess
+    expect(run.outcomes.resumed).toBe(1);
+    expect(await details(audience)).toMatchObject({ status: 3, triggered: 40 });
+    expect(await mailCounts(audience.emails)).toEqual(audience.emails.map(() => 1));
+    expect(await isWatched(audience)).toBe(false);
+    expect(await getItem(dispatchKey)).not.toHaveProperty('gsi1pk');
   }, 60_000);
 });
 

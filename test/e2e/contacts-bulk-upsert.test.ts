@@ -34,8 +34,11 @@ async function upsert(contactTypeId: number, contacts: unknown[]): Promise<Recor
 }
 
 beforeAll(async () => {
-  stack = await startTestStack();
-});
+  // The table in memory: the job's 12,000 contact writes are what this file waits on, and DynamoDB
+  // Local's on-disk store roughly halves its write rate. Nothing here outlives a restart; the
+  // on-disk stack's keeping of jobs and mail across one is send-crash-restart.test.ts's to prove.
+  stack = await startTestStack({ inMemory: true });
+}, 120_000);
 
 afterAll(async () => {
   await stack.stop();

@@ -36,5 +36,6 @@ module.exports = {
   // table (test/support/test-table.ts), so files in different workers never see each other's data.
   maxWorkers: 2,
   testTimeout: 30000,
+  testSequencer: '<rootDir>/test/support/test-sequencer.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

@@ -33,18 +33,24 @@ const recipients = 200;
 // Two hundred renders of a 300 KB design and their mails through the sink: time, not a limit on it.
 jest.setTimeout(600_000);
 
-test('a send with a 300 KB design: at most 4.5 write units a mail in all, 0.3 on any item, no design read per mail', async () => {
-  const { accountId, typeId, emails } = await accountWithContacts(recipients);
-  const send = await readySend(accountId, { recipient_id: [{ id: String(typeId), table: 'contacts_' }], template_html: largeDesign(300_000) });
-
+/** The capacity the send consumes from its dispatch to its last delivery event. */
+async function metered(accountId: number, utr: string): Promise<ReturnType<typeof startCapacityMeter>> {
   const meter = startCapacityMeter();
   try {
-    await dispatchHandler({ accountId, utr: send.utr });
+    await dispatchHandler({ accountId, utr });
     await localQueueIdle();
     await env.sink.eventsIdle();
   } finally {
     meter.stop();
   }
+  return meter;
+}
+
+test('a send with a 300 KB design: at most 4.5 write units a mail in all, 0.3 on any item, no design read per mail', async () => {
+  const { accountId, typeId, emails } = await accountWithContacts(recipients);
+  const send = await readySend(accountId, { recipient_id: [{ id: String(typeId), table: 'contacts_' }], template_html: largeDesign(300_000) });
+
+  const meter = await metered(accountId, send.utr);
 
   expect(await getSingleSend(accountId, send.utr)).toMatchObject({ status: 3, triggered: emails.length, delivered: emails.length });
   const cost = sendCapacity(meter, recipients, singleSendKey(accountId, send.utr));
@@ -60,14 +66,7 @@ test('a send writes the index only to put its stall watch entry on and take it o
   const indexWriteUnits = async (count: number) => {
     const { accountId, typeId } = await accountWithContacts(count);
     const send = await readySend(accountId, { recipient_id: [{ id: String(typeId), table: 'contacts_' }] });
-    const meter = startCapacityMeter();
-    try {
-      await dispatchHandler({ accountId, utr: send.utr });
-      await localQueueIdle();
-      await env.sink.eventsIdle();
-    } finally {
-      meter.stop();
-    }
+    const meter = await metered(accountId, send.utr);
     expect(await getSingleSend(accountId, send.utr)).toMatchObject({ status: 3, triggered: count });
     return meter.items().filter((item) => item.key.startsWith('gsi1|')).reduce((sum, item) => sum + item.writeShare, 0);
   };

@@ -13,8 +13,6 @@ import { chunked, inParallel } from '../table/concurrency';
 import { advanceEnrolment, deleteEnrolments, endEnrolment, keepDue, parkEnrolment, withdrawEnrolment } from '../automations/enrolments';
 import type { Enrolment } from '../automations/enrolment-record';
 import { dueEnrolmentsPage, dueShardNumbers, lastDrainedHour, markedDueHours, rememberDrainedHour } from '../automations/due-index';
-import { suppressedAmong } from '../suppressions/repository';
-import { unsubscribedByState } from '../suppressions/state';
 import { describeError, log } from '../log';
 import { deliverToRecipients } from '../delivery/deliver';
 import type { DeliveryRecipient } from '../delivery/delivery-message';
@@ -23,7 +21,7 @@ import type { SendRef } from '../ledger/send-ref';
 import { currentTime } from '../time';
 import { bucketsToDrain, drainedThrough, dueAfter, legacyDueShards } from '../automations/buckets';
 import { currentContacts, stillInTarget } from './members';
-import { automationGroupId, type StepMail } from './step-content';
+import { type StepMail } from './step-content';
 import type { AccountTenant } from '../tenancy/tenant-service';
 import { contentUnderTenant, tenantPausedReason } from '../send-gates/tenant-gate-service';
 
@@ -126,20 +124,9 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
     await changeAll(pending, withdrawEnrolment, summary, 'skipped');
   }
 
-  // Unsubscribed (globally or from the automation's group): the enrolment ends here.
-  const addressOf = (enrolment: Enrolment) => (contacts.get(enrolment.contactId) as ContactRecord).email;
-  // Eventually consistent, as the deliverer's own look at send time (half the read units): an
-  // unsubscribe written in the last second may be missed, as it would be by a mail sent a moment earlier.
-  // One state item per address once the account's state is complete; else the global list and the group.
+  // Unsubscribed (globally or from the automation's group): the deliverer finds them in its look-up
+  // right before each mail (one read of each address's suppression state, not two) and the enrolment ends there.
   const byState = await cache.suppressionState(accountId);
-  const eventually = { consistent: false };
-  const groupId = automationGroupId(automation);
-  const addresses = present.map(addressOf);
-  const suppressed = byState ? await unsubscribedByState(accountId, addresses, groupId, eventually) : await suppressedAmong(accountId, addresses, groupId, eventually);
-  const unsubscribed = present.filter((enrolment) => suppressed.has(addressOf(enrolment).trim().toLowerCase()));
-  present = present.filter((enrolment) => !suppressed.has(addressOf(enrolment).trim().toLowerCase()));
-  await changeAll(unsubscribed, (enrolment) => endEnrolment(enrolment, 'unsubscribed'), summary, 'ended');
-  if (present.length === 0) return;
 
   let mail: StepMail;
   try {
@@ -179,8 +166,12 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
     const outcome = await deliverToRecipients(ref, content, recipients, { keepGoing: goOn, ...(byState ? { suppressionState: true } : {}) });
     summary.sent += outcome.sent;
     const retry = new Set([...outcome.failed, ...outcome.deferred].map((recipient) => recipient.contactId));
-    const done = batch.filter((enrolment) => !retry.has(enrolment.contactId));
+    // By address: an address two enrolments share is mailed (or skipped) once, and both end if it unsubscribed.
+    const unsubscribedAddresses = new Set(outcome.unsubscribed.map((recipient) => recipient.email.trim().toLowerCase()));
+    const unsubscribed = new Set(batch.filter((enrolment) => !retry.has(enrolment.contactId) && unsubscribedAddresses.has((contacts.get(enrolment.contactId) as ContactRecord).email.trim().toLowerCase())).map((enrolment) => enrolment.contactId));
+    const done = batch.filter((enrolment) => !retry.has(enrolment.contactId) && !unsubscribed.has(enrolment.contactId));
     await changeAll(batch.filter((enrolment) => retry.has(enrolment.contactId)), keepDue, summary, 'keptDue');
+    await changeAll(batch.filter((enrolment) => unsubscribed.has(enrolment.contactId)), (enrolment) => endEnrolment(enrolment, 'unsubscribed'), summary, 'ended');
     // The next step waits from the moment this one went out, so a late step never bunches up the next.
     if (after) await changeAll(done, (enrolment) => advanceEnrolment(enrolment, step.id, dueAfter(currentTime(), after)), summary, 'advanced');
     else await changeAll(done, (enrolment) => endEnrolment(enrolment, 'completed', step.id), summary, 'ended');

@@ -9,7 +9,7 @@
 // reached when the caller's time runs out.
 import { bouncedAmong } from '../suppressions/bounces';
 import { suppressedAmong } from '../suppressions/repository';
-import { suppressedByState } from '../suppressions/state';
+import { suppressionsByState, type Suppressions } from '../suppressions/state';
 import { describeError, log } from '../log';
 import type { OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
@@ -63,6 +63,11 @@ export interface DeliveryOutcome {
   sent: number;
   /** Suppressed at send time, pending its double opt-in, a repeated address, or held in the ledger by another batch or an earlier automation run. */
   skipped: number;
+  /**
+   * Those of `skipped` who were not mailed because they unsubscribed (globally or from the send's
+   * group), as the look-up right before their mail found: an automation ends their enrolments.
+   */
+  unsubscribed: DeliveryRecipient[];
   /** SES refused them (or they could not be rendered or claimed): not mailed, claims released, may be tried again. */
   failed: DeliveryRecipient[];
   /**
@@ -120,14 +125,14 @@ interface Carried {
  * second may be missed by a mail already on its way, as it would be by one sent a moment earlier.
  * With the account's state complete, one key per address; else one per list.
  */
-async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<Set<string>> {
+async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<Suppressions> {
   const eventually = { consistent: false };
-  if (options.suppressionState === true) return suppressedByState(ref.accountId, addresses, content.unsubscribeGroupId, eventually);
+  if (options.suppressionState === true) return suppressionsByState(ref.accountId, addresses, content.unsubscribeGroupId, eventually);
   const [unsubscribed, bounced] = await Promise.all([
     suppressedAmong(ref.accountId, addresses, content.unsubscribeGroupId, eventually),
     bouncedAmong(ref.accountId, addresses, eventually),
   ]);
-  return new Set([...unsubscribed, ...bounced]);
+  return { barred: new Set([...unsubscribed, ...bounced]), unsubscribed };
 }
 
 /**
@@ -139,11 +144,11 @@ async function suppressedNow(ref: SendRef, content: SendContent, addresses: stri
  * mailed still counts as mailed. Half a read unit a key, even a missing one: a first run reads
  * nearly none.
  */
-async function ledgerAndSuppressions(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<[Map<string, LedgerEntry>, Set<string>]> {
+async function ledgerAndSuppressions(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<[Map<string, LedgerEntry>, Suppressions]> {
   const readLedger = (among: string[]) => (among.length === 0 ? Promise.resolve(new Map<string, LedgerEntry>()) : ledgerEntriesAmong(ref, among, { before: options.ledgerByAddress !== true }));
   if (options.batch && options.batch.receive > 1) return Promise.all([readLedger(addresses), suppressedNow(ref, content, addresses, options)]);
   const suppressed = await suppressedNow(ref, content, addresses, options);
-  return [await readLedger(addresses.filter((address) => suppressed.has(normalized(address)))), suppressed];
+  return [await readLedger(addresses.filter((address) => suppressed.barred.has(normalized(address)))), suppressed];
 }
 
 /**
@@ -158,7 +163,7 @@ export async function deliverToRecipients(
 ): Promise<DeliveryOutcome> {
   const { batch } = options;
   const distinct = [...new Map(recipients.map((recipient) => [normalized(recipient.email), recipient])).values()];
-  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, failed: [], deferred: [], uncertain: 0, throttled: false };
+  const outcome: DeliveryOutcome = { sent: 0, skipped: recipients.length - distinct.length, unsubscribed: [], failed: [], deferred: [], uncertain: 0, throttled: false };
   const countMailed = () => {
     outcome.sent++;
   };
@@ -206,19 +211,25 @@ export async function deliverToRecipients(
       window.map((recipient) => recipient.email),
       options,
     );
+    /** Skipped when suppressed (an unsubscribe is reported as such); false when it is to be mailed. */
+    const skippedAsSuppressed = (recipient: DeliveryRecipient): boolean => {
+      const address = normalized(recipient.email);
+      if (!suppressed.barred.has(address)) return false;
+      outcome.skipped++;
+      if (suppressed.unsubscribed.has(address)) outcome.unsubscribed.push(recipient);
+      return true;
+    };
     const held: [DeliveryRecipient, LedgerEntry][] = [];
     for (const recipient of window) {
       const entry = inLedger.get(normalized(recipient.email));
       if (entry) held.push([recipient, entry]);
-      else if (suppressed.has(normalized(recipient.email))) outcome.skipped++;
-      else queue.push(recipient);
+      else if (!skippedAsSuppressed(recipient)) queue.push(recipient);
     }
     // Recipients the ledger already holds (a redelivered batch) are counted without waiting for a turn.
     await Promise.all(
       held.map(async ([recipient, entry]) => {
         if (!(await countHeld(recipient, entry))) return;
-        if (suppressed.has(normalized(recipient.email))) outcome.skipped++;
-        else queue.push(recipient);
+        if (!skippedAsSuppressed(recipient)) queue.push(recipient);
       }),
     );
   };

@@ -77,16 +77,21 @@ function bars(state: AddressState, groupId: number | null, withBounces: boolean)
   return state.global || (groupId !== null && state.groups.has(groupId)) || (withBounces && state.bounced);
 }
 
-/** The addresses (lower-cased) among `addresses` unsubscribed globally or from `groupId`: suppressedAmong's answer, from the state. */
-export async function unsubscribedByState(accountId: number, addresses: readonly string[], groupId: number | null, reads: { consistent?: boolean } = {}): Promise<Set<string>> {
-  const states = await addressStatesAmong(accountId, addresses, reads);
-  return new Set([...states].filter(([, state]) => bars(state, groupId, false)).map(([address]) => address));
+/** Who among some addresses (lower-cased) may not be mailed by a send in a group, and who of those unsubscribed. */
+export interface Suppressions {
+  /** Unsubscribed globally or from the group, bounced or complained: not to be mailed. */
+  barred: Set<string>;
+  /** Those of `barred` who unsubscribed (globally or from the group), as suppressedAmong answers. */
+  unsubscribed: Set<string>;
 }
 
-/** The addresses (lower-cased) among `addresses` a send in `groupId` may not mail: unsubscribed, in the group, bounced or complained. */
-export async function suppressedByState(accountId: number, addresses: readonly string[], groupId: number | null, reads: { consistent?: boolean } = {}): Promise<Set<string>> {
-  const states = await addressStatesAmong(accountId, addresses, reads);
-  return new Set([...states].filter(([, state]) => bars(state, groupId, true)).map(([address]) => address));
+/** The addresses among `addresses` a send in `groupId` (none: only the global list counts) may not mail, from one read of their states. */
+export async function suppressionsByState(accountId: number, addresses: readonly string[], groupId: number | null, reads: { consistent?: boolean } = {}): Promise<Suppressions> {
+  const states = [...(await addressStatesAmong(accountId, addresses, reads))];
+  return {
+    barred: new Set(states.filter(([, state]) => bars(state, groupId, true)).map(([address]) => address)),
+    unsubscribed: new Set(states.filter(([, state]) => bars(state, groupId, false)).map(([address]) => address)),
+  };
 }
 
 // The account's marker

@@ -16,6 +16,7 @@ import { seedReferenceData } from '../../shared/reference-data/repository';
 import { singleSendKey } from '../../shared/single-sends/keys';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { addUnsubscribeGroup } from '../../shared/suppressions/unsubscribe-groups';
+import { addressSuppressionKey } from '../../shared/suppressions/state-keys';
 import { currentTime } from '../../shared/time';
 import { sendCapacity, startCapacityMeter, writesByKind } from '../../bench/lib/capacity-meter';
 import { eventually } from '../support/stack-client';
@@ -84,6 +85,9 @@ test(`an automation step of ${recipients} mails with a 300 KB design: at most 0.
   // Whether it was paused meanwhile is looked at once a second for the whole run, however many of
   // its due partitions are mailed side by side (a look per partition read it up to 16 times a second).
   expect(meter.item(automationKey(accountId, automation.utr)).reads).toBeLessThanOrEqual(Math.ceil(runSeconds) + 1);
+  // Each address's suppression state is read once, by the deliverer right before its mail (the
+  // runner no longer reads it first to end unsubscribed enrolments: the deliverer reports them).
+  expect(emails.map((email) => meter.item(addressSuppressionKey(accountId, email)).reads)).toEqual(emails.map(() => 1));
 });
 
 test(`${recipients} people clicking one link of a send: at most 0.3 write units a click on any item, every click counted`, async () => {

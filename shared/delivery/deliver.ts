@@ -7,9 +7,6 @@
 // mail's subject: it is the contact activity's `sent` line, written as the mail goes.
 // Throttling is retried with backoff and, if it persists, handed back unsent, as is everyone not
 // reached when the caller's time runs out.
-import { bouncedAmong } from '../suppressions/bounces';
-import { suppressedAmong } from '../suppressions/repository';
-import { suppressionsByState, type Suppressions } from '../suppressions/state';
 import { describeError, log } from '../log';
 import type { OutgoingMail } from '../mail/mailer';
 import { countMetric } from '../metrics';
@@ -17,7 +14,6 @@ import type { DeliveryRecipient } from './delivery-message';
 import { outcomeForBatch } from '../ledger/batch-outcome';
 import {
   claimRecipient,
-  ledgerEntriesAmong,
   markRecipientSent,
   markRecipientUncertain,
   markSentAndClaim,
@@ -33,6 +29,7 @@ import { sendingSettings } from './settings';
 import { recipientMail } from './recipient-mail';
 import { addSentCounts } from '../statistics/event-counts';
 import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
+import { ledgerAndSuppressions } from './look-ups';
 
 export { resetSendBucket } from './pacing';
 
@@ -119,37 +116,6 @@ interface Carried {
   claim: LedgerClaim;
 }
 
-/**
- * The addresses among `addresses` that may not be mailed now: unsubscribes, the group, bounces and
- * complaints. Eventually consistent reads (half the read units): a suppression written in the last
- * second may be missed by a mail already on its way, as it would be by one sent a moment earlier.
- * With the account's state complete, one key per address; else one per list.
- */
-async function suppressedNow(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<Suppressions> {
-  const eventually = { consistent: false };
-  if (options.suppressionState === true) return suppressionsByState(ref.accountId, addresses, content.unsubscribeGroupId, eventually);
-  const [unsubscribed, bounced] = await Promise.all([
-    suppressedAmong(ref.accountId, addresses, content.unsubscribeGroupId, eventually),
-    bouncedAmong(ref.accountId, addresses, eventually),
-  ]);
-  return { barred: new Set([...unsubscribed, ...bounced]), unsubscribed };
-}
-
-/**
- * The recipients' ledger entries read up front, and who is suppressed now. A redelivered batch (its
- * message's second receive or later) finds most of its recipients held, so every entry is read in
- * batches of keys. Otherwise an entry can only be there for a recipient another run or batch holds
- * (a duplicate address, a continuation's in-flight recipient, a parked batch queued again), which its
- * claim finds, being conditional: only the suppressed are read up front, so that one this batch
- * mailed still counts as mailed. Half a read unit a key, even a missing one: a first run reads
- * nearly none.
- */
-async function ledgerAndSuppressions(ref: SendRef, content: SendContent, addresses: string[], options: DeliveryOptions): Promise<[Map<string, LedgerEntry>, Suppressions]> {
-  const readLedger = (among: string[]) => (among.length === 0 ? Promise.resolve(new Map<string, LedgerEntry>()) : ledgerEntriesAmong(ref, among, { before: options.ledgerByAddress !== true }));
-  if (options.batch && options.batch.receive > 1) return Promise.all([readLedger(addresses), suppressedNow(ref, content, addresses, options)]);
-  const suppressed = await suppressedNow(ref, content, addresses, options);
-  return [await readLedger(addresses.filter((address) => suppressed.barred.has(normalized(address)))), suppressed];
-}
 
 /**
  * Mail each recipient at most once for `ref`. Returns what happened to each; recipients in

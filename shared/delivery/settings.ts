@@ -18,6 +18,13 @@ export interface SendingSettings {
   dispatchPageSize: number;
   /** Recipients of one queue message sent at the same time. */
   deliveryConcurrency: number;
+  /**
+   * How long one delivery message is mailed before the recipients it has not reached continue in a
+   * fresh message at the back of its account's queue (docs/architecture.md: Fair delivery): the
+   * longest another account's new mail waits for a container. Longer turns mean fewer messages and
+   * invocations at low rates, and a longer wait for the others.
+   */
+  deliveryTurnMs: number;
 }
 
 let cached: SendingSettings | undefined;
@@ -32,6 +39,7 @@ export function sendingSettings(): SendingSettings {
     maxReceives: positiveNumberEnv('DELIVERY_MAX_RECEIVES', maxReceiveCount, { integer: true }),
     dispatchPageSize: positiveNumberEnv('DISPATCH_PAGE_SIZE', 500, { integer: true }),
     deliveryConcurrency: positiveNumberEnv('DELIVERY_CONCURRENCY', local ? 16 : 8, { integer: true }),
+    deliveryTurnMs: positiveNumberEnv('DELIVERY_TURN_MS', 2_000, { integer: true }),
   };
   return cached;
 }

@@ -113,13 +113,6 @@ async function continueInFreshMessage(message: DeliveryMessage, recipients: Deli
 /** Time kept in hand when the Lambda's time runs short: enough to settle and re-queue what is left. */
 const reserveMs = 15_000;
 
-/**
- * How long one message is mailed before the recipients it has not reached continue in a fresh message
- * at the back of its account's queue: a container is never held longer by one account, so another
- * account's new mail, which the fair queue hands out first, waits about this long at most, however
- * low the per-container rate (docs/architecture.md: Fair delivery).
- */
-export const deliveryTurnMs = 2_000;
 
 
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
@@ -190,7 +183,8 @@ export function handleDeliveryEvent(event: SQSEvent, context?: Pick<Context, 'ge
     // The turn starts with the first recipient's: the reads before it never use it up, so each turn mails someone.
     let turnEnds: number | undefined;
     const inTurn = () => {
-      turnEnds ??= Date.now() + deliveryTurnMs;
+      // A turn (sendingSettings().deliveryTurnMs, 2 s) holds a container for one account at most that long.
+      turnEnds ??= Date.now() + sendingSettings().deliveryTurnMs;
       return keepGoing() && Date.now() < turnEnds;
     };
     if ((await processRecord(record, cache, inTurn)) === 'retry') throw new RedeliverMessage('some recipients are still to be delivered');

@@ -7,9 +7,8 @@ import { handler as deliverHandler } from '../../functions/send-deliver/handler'
 import { resetConfig } from '../../shared/config';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { startDispatch } from '../../shared/single-sends/progress';
-import { resetSendingSettings } from '../../shared/delivery/settings';
+import { resetSendingSettings, sendingSettings } from '../../shared/delivery/settings';
 import { resetSendBucket } from '../../shared/delivery/deliver';
-import { deliveryTurnMs } from '../../shared/single-send-runs/delivery-queue';
 import { registerLocalConsumer } from '../../shared/queue/local-queue';
 import { newAccount } from '../support/accounts';
 import { sleep } from '../support/local-stack';
@@ -77,7 +76,7 @@ test('a deliverer out of time hands the rest on with its count, and everyone is 
   }
 });
 
-test("a message's turn ends after deliveryTurnMs: the rest continue in a fresh message of its account's group, everyone mailed once", async () => {
+test("a message's turn ends after DELIVERY_TURN_MS (2 s): the rest continue in a fresh message of its account's group, everyone mailed once", async () => {
   // Prepare: a running send, one message of 20 recipients, and mail going out at 4 a second, so the
   // 20 mails take at least 4.75 s: longer than a turn, whatever the machine's speed.
   const account = await newAccount();
@@ -114,7 +113,7 @@ test("a message's turn ends after deliveryTurnMs: the rest continue in a fresh m
     await eventually(async () => (await getSingleSend(account.account_id, send.utr)).triggered === 20, 10_000, 'the batch counted once, in full');
     const inFirstTurn = continued[0]?.body.settledBefore?.sent ?? 0;
     expect(inFirstTurn).toBeGreaterThanOrEqual(1);
-    expect(inFirstTurn).toBeLessThanOrEqual((deliveryTurnMs / 1000) * rate + 1);
+    expect(inFirstTurn).toBeLessThanOrEqual((sendingSettings().deliveryTurnMs / 1000) * rate + 1);
     expect(continued[0]).toEqual({ group: String(account.account_id), body: expect.objectContaining({ batchId: '0.0', recipients: expect.any(Array) }) });
     expect(continued[0]?.body.recipients).toHaveLength(20 - inFirstTurn);
     expect(new Set(continued.map((record) => record.group))).toEqual(new Set([String(account.account_id)]));

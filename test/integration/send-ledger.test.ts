@@ -15,9 +15,15 @@ let env: SendingEnvironment;
 
 beforeAll(async () => {
   env = await startSendingEnvironment();
+  // These runs are about the ledger, not turns: a turn ending mid-batch on a busy machine would hand
+  // the rest to a fresh message that each test's act does not wait for (and that skews its counts).
+  process.env.DELIVERY_TURN_MS = '600000';
+  resetSendingSettings();
 });
 
 afterAll(async () => {
+  delete process.env.DELIVERY_TURN_MS;
+  resetSendingSettings();
   await env.stop();
 });
 

@@ -15,6 +15,7 @@ import type { Enrolment } from '../automations/enrolment-record';
 import { dueEnrolmentsPage, dueShardNumbers, lastDrainedHour, markedDueHours, rememberDrainedHour } from '../automations/due-index';
 import { describeError, log } from '../log';
 import { deliverToRecipients } from '../delivery/deliver';
+import { normalized as normalizedAddress } from '../delivery/look-ups';
 import type { DeliveryRecipient } from '../delivery/delivery-message';
 import { contactFields } from '../contacts/merge-fields';
 import type { SendRef } from '../ledger/send-ref';
@@ -166,12 +167,13 @@ async function runStep(run: Run, automation: Automation, steps: AutomationStepSu
     const outcome = await deliverToRecipients(ref, content, recipients, { keepGoing: goOn, ...(byState ? { suppressionState: true } : {}) });
     summary.sent += outcome.sent;
     const retry = new Set([...outcome.failed, ...outcome.deferred].map((recipient) => recipient.contactId));
+    const kept = (enrolment: Enrolment) => retry.has(enrolment.contactId);
     // By address: an address two enrolments share is mailed (or skipped) once, and both end if it unsubscribed.
-    const unsubscribedAddresses = new Set(outcome.unsubscribed.map((recipient) => recipient.email.trim().toLowerCase()));
-    const unsubscribed = new Set(batch.filter((enrolment) => !retry.has(enrolment.contactId) && unsubscribedAddresses.has((contacts.get(enrolment.contactId) as ContactRecord).email.trim().toLowerCase())).map((enrolment) => enrolment.contactId));
-    const done = batch.filter((enrolment) => !retry.has(enrolment.contactId) && !unsubscribed.has(enrolment.contactId));
-    await changeAll(batch.filter((enrolment) => retry.has(enrolment.contactId)), keepDue, summary, 'keptDue');
-    await changeAll(batch.filter((enrolment) => unsubscribed.has(enrolment.contactId)), (enrolment) => endEnrolment(enrolment, 'unsubscribed'), summary, 'ended');
+    const unsubscribedAddresses = new Set(outcome.unsubscribed.map((recipient) => normalizedAddress(recipient.email)));
+    const unsubscribed = (enrolment: Enrolment) => !kept(enrolment) && unsubscribedAddresses.has(normalizedAddress((contacts.get(enrolment.contactId) as ContactRecord).email));
+    const done = batch.filter((enrolment) => !kept(enrolment) && !unsubscribed(enrolment));
+    await changeAll(batch.filter(kept), keepDue, summary, 'keptDue');
+    await changeAll(batch.filter(unsubscribed), (enrolment) => endEnrolment(enrolment, 'unsubscribed'), summary, 'ended');
     // The next step waits from the moment this one went out, so a late step never bunches up the next.
     if (after) await changeAll(done, (enrolment) => advanceEnrolment(enrolment, step.id, dueAfter(currentTime(), after)), summary, 'advanced');
     else await changeAll(done, (enrolment) => endEnrolment(enrolment, 'completed', step.id), summary, 'ended');

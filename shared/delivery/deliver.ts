@@ -29,7 +29,7 @@ import { sendingSettings } from './settings';
 import { recipientMail } from './recipient-mail';
 import { addSentCounts } from '../statistics/event-counts';
 import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
-import { ledgerAndSuppressions } from './look-ups';
+import { ledgerAndSuppressions, normalized } from './look-ups';
 
 export { resetSendBucket } from './pacing';
 
@@ -109,13 +109,10 @@ async function countSent(ref: SendRef, sent: number): Promise<void> {
   }
 }
 
-const normalized = (email: string) => email.trim().toLowerCase();
-
 /** A worker's last recipient: SES took the mail, the claim is not marked sent yet. */
 interface Carried {
   claim: LedgerClaim;
 }
-
 
 /**
  * Mail each recipient at most once for `ref`. Returns what happened to each; recipients in

@@ -14,7 +14,8 @@ export interface LookUpOptions {
   suppressionState?: boolean;
 }
 
-const normalized = (email: string) => email.trim().toLowerCase();
+/** An address as the ledger and the suppression look-ups key it. */
+export const normalized = (email: string) => email.trim().toLowerCase();
 
 /**
  * The addresses among `addresses` that may not be mailed now: unsubscribes, the group, bounces and

@@ -113,8 +113,6 @@ async function continueInFreshMessage(message: DeliveryMessage, recipients: Deli
 /** Time kept in hand when the Lambda's time runs short: enough to settle and re-queue what is left. */
 const reserveMs = 15_000;
 
-
-
 async function processRecord(record: SQSRecord, cache: ContentCache, keepGoing: () => boolean): Promise<RecordResult> {
   const message = parseDeliveryMessage(record.body);
   const earlier = message.settledBefore ?? { sent: 0, skipped: 0, failed: 0, uncertain: 0 };

@@ -112,13 +112,20 @@ function problemWith(request: FuzzRequest, answer: FuzzAnswer, effects: string[]
   return `answered ${answer.status} with ${contentType || 'no content type'} outside the envelope`;
 }
 
-async function exchange(port: number, request: FuzzRequest): Promise<{ answer: FuzzAnswer; effects: string[] }> {
-  observeClients();
-  // Whatever an earlier request left on a queue is delivered before this one is sent.
+/** Every queue drained, and the SES events of every mail so far (held in the delivery stream's buffer first) applied. */
+async function settled(sink: SesSink): Promise<void> {
+  await sink.eventsIdle();
   await localQueueIdle();
+}
+
+async function exchange(port: number, sink: SesSink, request: FuzzRequest): Promise<{ answer: FuzzAnswer; effects: string[] }> {
+  observeClients();
+  // Whatever an earlier request left behind (a queue message, a mail's SES events still in the
+  // delivery stream's buffer) arrives before this one is sent, so it is never taken for this one's.
+  await settled(sink);
   sideEffects.length = 0;
   const answer = await sendRaw(port, request);
-  await localQueueIdle();
+  await settled(sink);
   return { answer, effects: [...sideEffects] };
 }
 
@@ -131,7 +138,7 @@ describe('any request to any route (property-based)', () => {
   /** A well-formed request as the account, to give the fuzzing records to find. */
   async function setUp(method: string, path: string, fields: Record<string, string | number>): Promise<void> {
     const body = Buffer.from(new URLSearchParams(Object.entries(fields).map(([name, value]): [string, string] => [name, String(value)])).toString());
-    const { answer, effects } = await exchange(gateway.port, withDescription({
+    const { answer, effects } = await exchange(gateway.port, sink, withDescription({
       method,
       target: `/api/${path}`,
       headers: { PublicKey: keys.account.public_key, SecretKey: keys.account.secret_key, 'content-type': 'application/x-www-form-urlencoded' },
@@ -175,7 +182,7 @@ describe('any request to any route (property-based)', () => {
     for (const [index, requests] of arbitraries.entries()) {
       await fc.assert(
         fc.asyncProperty(requests, async (request) => {
-          const { answer, effects } = await exchange(gateway.port, request);
+          const { answer, effects } = await exchange(gateway.port, sink, request);
           const problem = problemWith(request, answer, effects);
           if (problem) throw new Error(`${request.method} ${request.target.slice(0, 200)} (${request.credentials} credentials) ${problem}`);
         }),

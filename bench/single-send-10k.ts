@@ -6,7 +6,8 @@
 // conditional-put rate, the sink's, and the ledger's own claim and mark: bench/lib/send-yardsticks.ts);
 // the figures are the runs' medians. The SES sink runs in a process of its own
 // (bench/lib/sink-child.ts), so this process's one thread does the pipeline's work only, as a
-// deliverer's does where the sink is SES. `BENCH_CPU_PROFILE=<dir>` writes a CPU profile of the first send.
+// deliverer's does where the sink is SES. `BENCH_CPU_PROFILE=<dir>` writes a CPU profile of the first send, and of the SES calls and
+// ledger pairs of the yardsticks before it.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +18,8 @@ import { recipientMail } from '../shared/delivery/recipient-mail';
 import { withAccountTenant } from '../shared/tenants/sending-tenant';
 import { findDesignTemplate } from '../shared/templates/repository';
 import { measureYardsticks } from './lib/send-yardsticks';
-import { measuredSend, sendRun, startProfile, type SendRun } from './lib/measured-send';
+import { startProfile } from './lib/cpu-profile';
+import { measuredSend, sendRun, type SendRun } from './lib/measured-send';
 import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 import { median } from './lib/report';
 import { sendingSettings } from '../shared/delivery/settings';
@@ -88,8 +90,9 @@ async function main(): Promise<void> {
     // many in flight as the deliverers keep.
     const concurrency = sendingSettings().deliveryConcurrency * queueConcurrency;
     const mail = await sampleMail(accountId);
-    const yardsticks = () => measureYardsticks(stack.ports.dynamodb, sinkProcess.pid, concurrency, limitPuts, mail);
-    let before = await yardsticks();
+    const yardsticks = (profiled?: string) => measureYardsticks(stack.ports.dynamodb, sinkProcess.pid, concurrency, limitPuts, mail, profiled);
+    // With BENCH_CPU_PROFILE, the yardsticks before the first send are profiled too.
+    let before = await yardsticks(profileDir);
     const runs: SendRun[] = [];
     for (let run = 1; run <= sendRuns; run++) {
       const profile = run === 1 && profileDir ? await startProfile() : undefined;

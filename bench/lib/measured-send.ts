@@ -1,7 +1,6 @@
 // One measured single send of the send-path bench (bench/single-send-10k.ts): created through the API,
 // watched until its status is 3 with every mail in the sink, with the pipeline's DynamoDB requests, the
 // CPU of every process and the heap; and its figures as shares of the yardsticks around it.
-import { Session } from 'node:inspector/promises';
 import type { LocalStack } from '../../infra/local/local-stack';
 import { getSingleSend } from '../../shared/single-sends/repository';
 import { singleSendStatus } from '../../shared/single-sends/record';
@@ -50,21 +49,6 @@ function heapPeak(): { stop: () => number } {
     stop: () => {
       clearInterval(timer);
       return Math.max(peak, process.memoryUsage().heapUsed);
-    },
-  };
-}
-
-/** A CPU profile of this process (V8's, as `node --cpu-prof` writes it) from now until `stop()`. */
-export async function startProfile(): Promise<{ stop: () => Promise<object> }> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return {
-    stop: async () => {
-      const { profile } = await session.post('Profiler.stop');
-      session.disconnect();
-      return profile;
     },
   };
 }

@@ -19,7 +19,7 @@ import { withAccountTenant } from '../shared/tenants/sending-tenant';
 import { findDesignTemplate } from '../shared/templates/repository';
 import { measureYardsticks } from './lib/send-yardsticks';
 import { startProfile } from './lib/cpu-profile';
-import { measuredSend, sendRun, type SendRun } from './lib/measured-send';
+import { heapUsed, measuredSend, sendRun, type SendRun } from './lib/measured-send';
 import { confirmedBenchSender, importBenchContacts } from './lib/send-audience';
 import { median } from './lib/report';
 import { sendingSettings } from '../shared/delivery/settings';
@@ -90,18 +90,33 @@ async function main(): Promise<void> {
     // many in flight as the deliverers keep.
     const concurrency = sendingSettings().deliveryConcurrency * queueConcurrency;
     const mail = await sampleMail(accountId);
+    const audience = { typeId: type.id, senderId: sender.id, groupId: group.id };
+    const send = () => measuredSend(stack, sinkProcess, recipients, headers, accountId, audience);
+    // Memory is flat when the heap a full collection leaves does not grow from before the sends to
+    // after the last (run with --expose-gc, as npm run bench does). Never collected between the
+    // sends: a full collection marks code that has not run lately for flushing, and the next send
+    // ran cold again (about 20% more CPU a recipient, measured).
+    global.gc?.();
+    const heapBefore = heapUsed();
+    // A first send, not measured, as each yardstick has its warm-up: the pipeline's code (the
+    // deliverer, the render, the local queue) has not run in this process before, and its first
+    // send spends 15-20% more CPU a recipient while V8 compiles it. BENCH_WARM_UP_SEND=0 leaves it out.
+    const warmUp = process.env.BENCH_WARM_UP_SEND !== '0';
+    if (warmUp) await send();
     const yardsticks = (profiled?: string) => measureYardsticks(stack.ports.dynamodb, sinkProcess.pid, concurrency, limitPuts, mail, profiled);
     // With BENCH_CPU_PROFILE, the yardsticks before the first send are profiled too.
     let before = await yardsticks(profileDir);
     const runs: SendRun[] = [];
     for (let run = 1; run <= sendRuns; run++) {
       const profile = run === 1 && profileDir ? await startProfile() : undefined;
-      const send = await measuredSend(stack, sinkProcess, recipients, headers, accountId, { typeId: type.id, senderId: sender.id, groupId: group.id });
+      const measured = await send();
       if (profile) writeFileSync(join(profileDir!, `send-${recipients}.cpuprofile`), JSON.stringify(await profile.stop()));
       const after = await yardsticks();
-      runs.push(sendRun(send, before, after));
+      runs.push(sendRun(measured, before, after));
       before = after;
     }
+    global.gc?.();
+    const heapAfter = heapUsed();
     const put = runs.map((run) => run.put_limit);
     const result = {
       recipients,
@@ -133,6 +148,10 @@ async function main(): Promise<void> {
       dynamodb_requests_per_recipient: medianOf(runs, (run) => run.dynamodb_requests_per_recipient),
       // The highest of the runs: memory must not grow from one send to the next either.
       peak_heap_during_send_mb: Math.max(...runs.map((run) => run.peak_heap_during_send_mb)),
+      // After a full collection, before the warm-up send and after the last measured send's yardsticks.
+      heap_before_sends_mb: Math.round(heapBefore / 2 ** 20),
+      heap_after_sends_mb: Math.round(heapAfter / 2 ** 20),
+      warm_up_send: warmUp,
       each_run: runs,
     };
     console.log(JSON.stringify(result, null, 2));

@@ -138,6 +138,7 @@ async function main(): Promise<void> {
       floor_cpu_share_of_put_limit: medianOf(runs, (run) => run.ceiling),
       floor_cpu_share_in_transactions: medianOf(runs, (run) => run.ceiling_in_transactions),
       share_of_ceiling: medianOf(runs, (run) => run.share_of_ceiling),
+      window_share_of_ceiling: medianOf(runs, (run) => run.window_share_of_ceiling),
       share_of_ceiling_in_transactions: medianOf(runs, (run) => run.share_of_ceiling_in_transactions),
       cpu_share_of_ceiling: medianOf(runs, (run) => run.cpu_share_of_ceiling),
       cpu_per_recipient: {

@@ -178,6 +178,8 @@ export function sendRun(send: SendFigures, before: Yardsticks, after: Yardsticks
     ceiling: ratio(ceiling),
     ceiling_in_transactions: ratio(ceilingInTransactions),
     share_of_ceiling: ratio(share / ceiling),
+    // The same from the first mail in the sink to the last: without the scheduler's poll and the dispatch before the first mail.
+    window_share_of_ceiling: ratio(send.recipients / (windowMs / 1000) / put.perSecond / ceiling),
     share_of_ceiling_in_transactions: ratio(share / ceilingInTransactions),
     // The same share where CPU is the limit: the floor's CPU over the CPU a recipient cost.
     cpu_share_of_ceiling: ratio((sink.cpuMs + pair.cpuMs) / cpuTotal(send.cpu)),

@@ -44,6 +44,7 @@ function sendRows(scenario: string, recipients: number, json: Record<string, unk
   row(scenario, `single send ${recipients}: mails/s over conditional puts/s`, Number(json.share_of_put_limit), 'x');
   row(scenario, `single send ${recipients}: ceiling, CPU per put over CPU of one SES call + one ledger claim (PutItem) and mark (UpdateItem)`, Number(json.floor_cpu_share_of_put_limit), 'x');
   row(scenario, `single send ${recipients}: share of the ceiling (mails/s over puts/s, over the ceiling, ${runs})`, Number(json.share_of_ceiling), 'x', { op: '>=', limit: 0.75 });
+  row(scenario, `single send ${recipients}: share of the ceiling from the first mail to the last (without the scheduler's poll and the dispatch before it)`, Number(json.window_share_of_ceiling), 'x');
   row(scenario, `single send ${recipients}: share of the ceiling where CPU is the limit (ceiling's CPU over CPU per recipient)`, Number(json.cpu_share_of_ceiling), 'x');
   row(scenario, `single send ${recipients}: ceiling with claims and marks in transactions of 12 + 12, and the share of it`, Number(json.floor_cpu_share_in_transactions), 'x');
   row(scenario, `single send ${recipients}: share of the ceiling with claims and marks in transactions`, Number(json.share_of_ceiling_in_transactions), 'x');
@@ -52,6 +53,7 @@ function sendRows(scenario: string, recipients: number, json: Record<string, unk
   row(scenario, `SES sink alone: SendEmail, ${limit.concurrency} in flight (same runs)`, sink.mails_per_second, 'mails/s');
   row(scenario, `single send ${recipients}: DynamoDB requests per recipient`, Number(json.dynamodb_requests_per_recipient), 'requests');
   row(scenario, `single send ${recipients}: peak heap during a send (highest of the runs)`, Number(json.peak_heap_during_send_mb), 'MB');
+  row(scenario, `single send ${recipients}: heap left by a full collection after the last send (before the sends: ${Number(json.heap_before_sends_mb)} MB)`, Number(json.heap_after_sends_mb), 'MB');
   row(scenario, `single send ${recipients}: process peak RSS (incl. setup)`, maxRssKb === null ? null : round(maxRssKb / 1024, 0), 'MB');
 }
 

@@ -30,8 +30,15 @@ import { recipientMail } from './recipient-mail';
 import { addSentCounts } from '../statistics/event-counts';
 import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
 import { ledgerAndSuppressions, normalized } from './look-ups';
+import { lookUpWindowSize, recordRunPace, resetContainerPace, runPace } from './look-up-window';
 
-export { resetSendBucket } from './pacing';
+import { resetSendBucket as resetRateLimiter } from './pacing';
+
+/** Forget the container's rate limiter and the pace its runs kept (tests change the rate). */
+export function resetSendBucket(): void {
+  resetRateLimiter();
+  resetContainerPace();
+}
 
 export interface DeliveryOptions {
   /**
@@ -157,12 +164,12 @@ export async function deliverToRecipients(
   // time ends hands the rest on unread, and the fresh message that continues them reads them once.
   // (Read all at once, a batch mailed over n turns read its suppressions about n / 2 times: 6 times
   // for 100 recipients at 4.2 mails a second.) A window holds about half a second of mails at the
-  // pace this run keeps (at least one per worker), and the next is read when about 200 ms are left.
+  // pace this run keeps (look-up-window.ts), and the next is read when about 200 ms are left.
   const startedAt = Date.now();
   let handedOut = 0;
-  // Mails a second, over at least the first second (a run's first hand-outs come all at once).
-  const pace = () => (handedOut * 1000) / Math.max(1000, Date.now() - startedAt);
-  const windowSize = () => Math.max(deliveryConcurrency, Math.ceil(pace() / 2));
+  let windowsRead = 0;
+  const pace = () => runPace(handedOut, Date.now() - startedAt);
+  const windowSize = () => lookUpWindowSize(deliveryConcurrency, windowsRead === 0, pace());
   const queue: DeliveryRecipient[] = [];
   let reading: Promise<void> | undefined;
   let readFailure: { error: unknown } | undefined;
@@ -196,14 +203,19 @@ export async function deliverToRecipients(
       }),
     );
   };
-  const readMore = (): Promise<void> =>
-    (reading ??= readWindow(unread.splice(0, windowSize()))
+  const readMore = (): Promise<void> => {
+    if (reading) return reading;
+    const window = unread.splice(0, windowSize());
+    windowsRead++;
+    reading = readWindow(window)
       .catch((error: unknown) => {
         readFailure = { error };
       })
       .finally(() => {
         reading = undefined;
-      }));
+      });
+    return reading;
+  };
   /** The next recipient to mail; the next window is read ahead once about 200 ms of mails at this run's pace are left. */
   const nextRecipient = async (): Promise<DeliveryRecipient | undefined> => {
     for (;;) {
@@ -308,6 +320,7 @@ export async function deliverToRecipients(
   });
   await Promise.all(workers);
   await reading;
+  recordRunPace(handedOut, Date.now() - startedAt);
   // Never looked up (the run stopped first): handed back unclaimed, with any read but not started.
   outcome.deferred.push(...queue.splice(0), ...unread.splice(0));
   // A failed look-up fails the run as it did before any mail: the batch is delivered again, and its ledger counts what this run mailed.

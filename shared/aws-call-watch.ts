@@ -7,7 +7,7 @@
 
 /** A call a local stand-in makes in place of the AWS one: the operation and its input, as the SDK would send it. */
 export interface StoodInCall {
-  service: 'sqs' | 'scheduler' | 'sesv2' | 'secretsmanager' | 's3';
+  service: 'sqs' | 'scheduler' | 'lambda' | 'sesv2' | 'secretsmanager' | 's3';
   operation: string;
   input: Record<string, unknown>;
 }

@@ -2,11 +2,22 @@
 // `{accountId, utr}`; re-scheduling replaces the job of the same name, deleting the send cancels it
 // (and takes it off its sender's waiting list).
 import { singleSendStatus, type SingleSend } from '../../shared/single-sends/record';
-import { cancelSendDispatch, scheduleSendDispatch } from '../../shared/send-gates/dispatch-job';
+import { cancelSendDispatch, scheduleSendDispatch, sendDispatchJob } from '../../shared/send-gates/dispatch-job';
+import { startNow } from '../../shared/scheduling/start-now';
 import { senderWaitReason, unlistSenderWait } from '../../shared/single-sends/sender-waits';
 
 export async function scheduleDispatch(singleSend: SingleSend, at: Date): Promise<void> {
   await scheduleSendDispatch(singleSend.user_id, singleSend.utr, at);
+}
+
+/**
+ * A new send's first dispatch: at once when it is due now (its name is new, so no earlier job can
+ * hold it: shared/scheduling/start-now.ts), else a job at its time. Deployed, a schedule due now
+ * would fire 5 to 65 s later (EventBridge Scheduler's one-minute precision).
+ */
+export async function startDispatch(singleSend: SingleSend, at: Date): Promise<void> {
+  if (at.getTime() > Date.now()) await scheduleDispatch(singleSend, at);
+  else await startNow(sendDispatchJob(singleSend.user_id, singleSend.utr));
 }
 
 /** Cancel the job of a send that has one: ready sends wait for it, running ones may have a resume job under it. */

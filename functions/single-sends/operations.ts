@@ -23,7 +23,7 @@ import { accountOperation } from '../../shared/http/pipeline';
 import { pageOf, pageQuery, withNextCursor } from '../../shared/http/pages';
 import { ok } from '../../shared/http/reply';
 import { array, Field, maxBulkIds, string, validate } from '../../shared/validation';
-import { cancelDispatch, cancelJob, forgetSenderWait, scheduleDispatch } from './dispatch-schedule';
+import { cancelDispatch, cancelJob, forgetSenderWait, scheduleDispatch, startDispatch } from './dispatch-schedule';
 import { readSingleSendInput } from './input';
 
 export const utr = string().required().max(64);
@@ -59,7 +59,7 @@ export const create = accountOperation(async ({ account, request }) => {
     return ok({ utr });
   }
   try {
-    await scheduleDispatch(singleSend, input.dispatchAt);
+    await startDispatch(singleSend, input.dispatchAt);
   } catch (error) {
     // A send that can never fire must not be left looking ready.
     await deleteSingleSend(account.id, singleSend.utr);

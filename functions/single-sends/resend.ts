@@ -11,7 +11,7 @@ import { ValidationError, type FieldErrors } from '../../shared/errors';
 import { accountOperation } from '../../shared/http/pipeline';
 import { ok } from '../../shared/http/reply';
 import { string, type Infer } from '../../shared/validation';
-import { scheduleDispatch } from './dispatch-schedule';
+import { startDispatch } from './dispatch-schedule';
 import { readSchedule, schema as sendSchema } from './input';
 
 /** The answer when the utr names a send of the account that has not completed (status 3). */
@@ -87,7 +87,7 @@ export const resend = accountOperation(async ({ account, request }) => {
     return ok({ utr });
   }
   try {
-    await scheduleDispatch(singleSend, schedule.dispatchAt);
+    await startDispatch(singleSend, schedule.dispatchAt);
   } catch (error) {
     await deleteSingleSend(account.id, singleSend.utr);
     throw error;

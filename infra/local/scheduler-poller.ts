@@ -8,6 +8,7 @@ import {
   completeLocalJob,
   defaultLeaseMs,
   dueLocalJobs,
+  onLocalJobDueNow,
   releaseLocalJobLeases,
   renewLocalJobLease,
   retryLocalJob,
@@ -217,6 +218,24 @@ export function startSchedulerPoller(options: SchedulerPollerOptions = {}): Sche
     return polling;
   }
 
+  // A job stored due at once (startNow: a send made now) is polled for then, not at the next tick. A
+  // poll under way may have queried before the job was stored: then one more follows it.
+  let pollAgain = false;
+  function pollSoon(): void {
+    if (stopped) return;
+    if (polling) {
+      if (pollAgain) return;
+      pollAgain = true;
+      void polling.finally(() => {
+        pollAgain = false;
+        if (!stopped) void poll();
+      });
+      return;
+    }
+    void poll();
+  }
+  const stopHearing = onLocalJobDueNow(pollSoon);
+
   function loop(): void {
     if (stopped) return;
     void poll().finally(() => {
@@ -229,6 +248,7 @@ export function startSchedulerPoller(options: SchedulerPollerOptions = {}): Sche
     poll,
     async stop() {
       stopped = true;
+      stopHearing();
       if (timer) clearTimeout(timer);
       recurringTimers.forEach((recurringTimer) => clearInterval(recurringTimer));
       await polling;

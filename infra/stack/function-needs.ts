@@ -4,6 +4,7 @@
 // nothing else, not even read the table.
 import type { QueueName } from '../../shared/queue/queues';
 import type { TableIndexName } from '../../shared/table/definition';
+import type { EventTarget } from '../../shared/scheduling/scheduled-job';
 
 /** A DynamoDB item action, as IAM names it (a transaction needs the action of each kind of item it holds). */
 export type TableAction = 'BatchGetItem' | 'BatchWriteItem' | 'ConditionCheckItem' | 'DeleteItem' | 'GetItem' | 'PutItem' | 'Query' | 'UpdateItem';
@@ -49,6 +50,11 @@ export interface FunctionNeeds {
   schedules?: boolean;
   /** Also deletes them: only the code that cancels a job (a send unscheduled or ended by the watchdog). */
   cancelsSchedules?: boolean;
+  /**
+   * Starts jobs of these targets at once, by invoking the target asynchronously rather than through a
+   * schedule (shared/scheduling/start-now.ts: a send made now): `lambda:InvokeFunction` on them alone.
+   */
+  startsNow?: readonly EventTarget[];
   /** Queues it sends messages to. */
   enqueue?: readonly QueueName[];
   /** False for a function that signs and verifies nothing (no list cursor, no link): it is not given the token-signing key. */
@@ -125,7 +131,7 @@ export const functionNeeds: Readonly<Record<string, FunctionNeeds>> = {
   'public-pages': { table: [...readWrite, 'BatchGetItem', 'ConditionCheckItem'], indexes: ['gsi1'], schedules: true, enqueue: ['webhooks'] },
   // Deleting a mailed send starts the background purge of its link-click items. Resuming a send paused
   // for its reputation queues its parked batches again (removing their items in batches) and books its dispatch.
-  'single-sends': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, enqueue: ['jobs', 'deliveries'] },
+  'single-sends': { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, cancelsSchedules: true, startsNow: ['send-dispatch'], enqueue: ['jobs', 'deliveries'] },
   // automations/stats reads its steps' counters in one batch (BatchGetItem).
   automations: { table: [...readWrite, 'BatchGetItem', 'BatchWriteItem'], indexes: ['gsi1'], schedules: true, enqueue: ['jobs'] },
   // Reads a send or step, its sender and a contact, checks the tester's addresses against the bounce

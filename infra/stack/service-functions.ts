@@ -328,6 +328,10 @@ export class ServiceFunctions extends Construct {
         }),
       );
     }
+    if (needs.startsNow && needs.startsNow.length > 0) {
+      if (!needs.schedules) throw new Error(`${name} starts jobs at once but does not schedule (it reads the targets' ARNs the scheduler's adapter reads)`);
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: needs.startsNow.map((target) => targetArn(target)) }));
+    }
     if (needs.sesEventArchive) {
       // The archive's objects, by the name S3's event gives: only under the stream's prefix, read only.
       fn.addEnvironment('SES_EVENT_BUCKET', platform.sesEventArchive.bucketName);

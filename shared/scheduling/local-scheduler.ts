@@ -46,6 +46,24 @@ export async function putLocalJob(job: ScheduledJob): Promise<void> {
   await putItem({ Item: item });
 }
 
+/** Called when a job due at once is stored: the local poller polls then, not at its next tick. */
+const dueNowListeners = new Set<() => void>();
+
+/** Hear of each job stored due at once (infra/local/scheduler-poller.ts); returns a function that stops it. */
+export function onLocalJobDueNow(listener: () => void): () => void {
+  dueNowListeners.add(listener);
+  return () => dueNowListeners.delete(listener);
+}
+
+/**
+ * Store a job due now and wake the pollers: the local side of `startNow` (shared/scheduling/start-now.ts).
+ * It is a job like any other until it has run, so a process killed before its run loses nothing.
+ */
+export async function putLocalJobDueNow(job: Omit<ScheduledJob, 'at'>): Promise<void> {
+  await putLocalJob({ ...job, at: new Date() });
+  for (const listener of dueNowListeners) listener();
+}
+
 export async function deleteLocalJob(name: string): Promise<void> {
   await deleteItem({ Key: scheduledJobKey(name) });
 }
@@ -183,6 +201,12 @@ function reportedScheduler(adapter: SchedulerAdapter): SchedulerAdapter {
       ),
     cancel: (name) => standIn({ service: 'scheduler', operation: 'DeleteSchedule', input: { Name: name } }, () => adapter.cancel(name)),
   };
+}
+
+/** `startNow` locally, reported as the asynchronous invoke of the target it stands for (aws-start-now.ts). */
+export function startLocalJobNow(job: Omit<ScheduledJob, 'at'>): Promise<void> {
+  if (process.env.LAMBDA_BUNDLE === 'true') return putLocalJobDueNow(job);
+  return standIn({ service: 'lambda', operation: 'Invoke', input: { Target: job.target, InvocationType: 'Event' } }, () => putLocalJobDueNow(job));
 }
 
 // A Lambda bundle keeps only the table adapter (see shared/aws-call-watch.ts).

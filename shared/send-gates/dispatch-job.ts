@@ -1,7 +1,7 @@
 // A single send's one scheduler job: the dispatcher (functions/send-dispatch) fired at the send's time,
 // or again to go on where it stopped. Every use case books and cancels it here, under the send's one
 // job name, so scheduling it again replaces it and deleting the send cancels whatever is pending.
-import { cancel, scheduleAt } from '../scheduling/scheduler';
+import { cancel, scheduleAt, type ScheduledJob } from '../scheduling/scheduler';
 import { singleSendJobName } from '../single-sends/record';
 
 /** What the dispatcher is fired with. */
@@ -18,10 +18,15 @@ export function isSendDispatchPayload(payload: unknown): payload is SendDispatch
   return Number.isSafeInteger(candidate?.accountId) && candidate.accountId > 0 && typeof candidate.utr === 'string' && candidate.utr !== '';
 }
 
+/** The send's dispatch job, but for its time: its one name, the dispatcher, `{accountId, utr}`. */
+export function sendDispatchJob(accountId: number, utr: string, options: { resume?: boolean } = {}): Omit<ScheduledJob, 'at'> {
+  const payload: SendDispatchPayload = { accountId, utr, ...(options.resume ? { resume: true } : {}) };
+  return { name: singleSendJobName(accountId, utr), target: 'send-dispatch', payload: { ...payload } };
+}
+
 /** Book the send's dispatch at `at` (the past means at once); `resume` for a send already running. */
 export async function scheduleSendDispatch(accountId: number, utr: string, at: Date, options: { resume?: boolean } = {}): Promise<void> {
-  const payload: SendDispatchPayload = { accountId, utr, ...(options.resume ? { resume: true } : {}) };
-  await scheduleAt({ name: singleSendJobName(accountId, utr), at, target: 'send-dispatch', payload: { ...payload } });
+  await scheduleAt({ ...sendDispatchJob(accountId, utr, options), at });
 }
 
 /** Cancel the send's pending job, if any. */

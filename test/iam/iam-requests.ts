@@ -162,6 +162,11 @@ export function requestsOfCall(stack: DeployedStack, call: CountedCall): IamRequ
         request('iam:PassRole', env(fn, 'SCHEDULER_ROLE_ARN', call), { 'iam:PassedToService': 'scheduler.amazonaws.com' }),
       ];
     }
+    case 'lambda': {
+      // A job started at once (shared/scheduling/start-now.ts): its target invoked by the function itself, by the ARN the scheduler's adapter reads too.
+      if (call.operation !== 'Invoke') throw new UnmappedCall(`${fn.name} makes Lambda ${call.operation} (${call.file}): map it in ${__filename}`);
+      return [request('lambda:InvokeFunction', env(fn, scheduleTargetArnEnvName(input.Target as EventTarget), call))];
+    }
     case 's3': {
       // The local bucket stands in for the archive the function is told of (SES_EVENT_BUCKET), read by key.
       if (call.operation !== 'GetObject') throw new UnmappedCall(`${fn.name} makes S3 ${call.operation} (${call.file}): map it in ${__filename}`);

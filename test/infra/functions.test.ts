@@ -259,6 +259,24 @@ describe('functions', () => {
     }
   });
 
+  test('only a function that starts jobs at once invokes functions, and only those targets: the single sends\' dispatcher', () => {
+    for (const name of allFunctions) {
+      const invokes = statementsFor(synthesized, name, 'lambda:');
+      const targets = needsOf(name).startsNow ?? [];
+      if (targets.length === 0) {
+        expect({ name, invokes }).toEqual({ name, invokes: [] });
+        continue;
+      }
+      expect(invokes).toHaveLength(1);
+      expect(actionsOf(invokes[0] as never)).toEqual(['lambda:InvokeFunction']);
+      const resources = JSON.stringify(invokes[0]?.Resource);
+      for (const target of targets) expect(resources).toContain(`:function:email-campaign-dev-${target}`);
+      expect(resources.match(/:function:/g)).toHaveLength(targets.length);
+    }
+    expect(allFunctions.filter((name) => (needsOf(name).startsNow ?? []).length > 0)).toEqual(['single-sends']);
+    expect(needsOf('single-sends').startsNow).toEqual(['send-dispatch']);
+  });
+
   test('only the producers may send to the delivery queue, and they know its URL', () => {
     const { queue } = synthesized.stack.platform.queueOf('deliveries');
     const producers = allFunctions.filter((name) => (functionNeeds[name]?.enqueue ?? []).includes('deliveries'));

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { resetConfig } from '../../shared/config';
 import { claimLocalJob, dueLocalJobs } from '../../shared/scheduling/local-scheduler';
 import { cancel, scheduleAt } from '../../shared/scheduling/scheduler';
+import { startNow } from '../../shared/scheduling/start-now';
 import { startSchedulerPoller, type SchedulerPoller, type ScheduleTargetHandler } from '../../infra/local/scheduler-poller';
 import { sleep, useTestTable, waitFor, type TestTable } from '../support/local-stack';
 
@@ -19,6 +20,8 @@ interface RecordingOptions {
   /** What the target does after recording the call. */
   run?: (payload: Record<string, unknown>) => Promise<void>;
   leaseMs?: number;
+  /** How often it polls of its own accord (50 ms unless set). */
+  intervalMs?: number;
   log?: (line: string) => void;
 }
 
@@ -30,7 +33,7 @@ function recordingPoller(fired: Array<{ payload: Record<string, unknown>; at: nu
     if (options.fail?.()) throw new Error('target failed');
   };
   const poller = startSchedulerPoller({
-    intervalMs: 50,
+    intervalMs: options.intervalMs ?? 50,
     retryDelayMs: 50,
     leaseMs: options.leaseMs,
     recurring: {},
@@ -135,6 +138,42 @@ test('a job scheduled while no poller runs fires when one starts (it lives in th
   await waitFor(() => fired.length > 0, 5_000, 'the stored job to fire');
 
   expect(fired.map((entry) => entry.payload)).toEqual([{ name }]);
+});
+
+test('a job started now fires at once: the poller is woken, not left to its next tick', async () => {
+  // Prepare: a poller that, of its own accord, polls when it starts and then once an hour.
+  const fired: Array<{ payload: Record<string, unknown>; at: number }> = [];
+  const poller = recordingPoller(fired, { intervalMs: 3_600_000 });
+  await poller.poll();
+  const name = jobName('now');
+
+  // Act
+  await startNow({ name, target: 'send-dispatch', payload: { name } });
+  await waitFor(() => fired.length > 0, 20_000, 'the job started now to fire');
+
+  // Assess: fired once, and gone from the table once it ran.
+  expect(fired.map((entry) => entry.payload)).toEqual([{ name }]);
+  const stored = async () => (await dueLocalJobs(new Date(Date.now() + 3_600_000))).map((job) => job.name);
+  for (let look = 0; look < 100 && (await stored()).includes(name); look++) await sleep(50);
+  expect(await stored()).not.toContain(name);
+  expect(fired).toHaveLength(1);
+});
+
+test('a job started now while no poller runs lives in the table and fires when one starts', async () => {
+  const name = jobName('now-stored');
+  await startNow({ name, target: 'send-dispatch', payload: { name } });
+  expect((await dueLocalJobs(new Date())).map((job) => job.name)).toContain(name);
+  const fired: Array<{ payload: Record<string, unknown>; at: number }> = [];
+
+  recordingPoller(fired);
+  await waitFor(() => fired.length > 0, 5_000, 'the stored job to fire');
+
+  expect(fired.map((entry) => entry.payload)).toEqual([{ name }]);
+});
+
+test('a job started now is checked as a scheduled one: a name or payload EventBridge would refuse is refused', async () => {
+  await expect(startNow({ name: 'no spaces', target: 'send-dispatch', payload: {} })).rejects.toThrow('Invalid schedule name');
+  await expect(startNow({ name: jobName('big'), target: 'send-dispatch', payload: { text: 'x'.repeat(9_000) } })).rejects.toThrow('the limit is 8192');
 });
 
 test('a failing target is retried, and given up with a log line after 3 attempts', async () => {

@@ -1,5 +1,6 @@
 // Single sends through the Lambda handler on DynamoDB Local: create, list, details and duplicate with
 // their exact bodies, the stored record's every field, the scheduler job a send gets, and credentials.
+import { awsCallWatcher, watchAwsCalls, type StoodInCall } from '../../shared/aws-call-watch';
 import { resetConfig } from '../../shared/config';
 import { seedReferenceData } from '../../shared/reference-data/repository';
 import { multipart, type Keys } from '../support/events';
@@ -16,6 +17,25 @@ import {
   utcDateAndTime,
   type SendingAccount,
 } from '../support/single-sends';
+
+/** The AWS calls the local stand-ins report while `work` runs (the recorder of the IAM check, if any, still gets them). */
+async function standInCalls(work: () => Promise<unknown>): Promise<StoodInCall[]> {
+  const previous = awsCallWatcher();
+  const calls: StoodInCall[] = [];
+  watchAwsCalls({
+    clientBuilt: (client) => previous?.clientBuilt(client),
+    standIn: (call, run) => {
+      calls.push(call);
+      return previous ? previous.standIn(call, run) : run();
+    },
+  });
+  try {
+    await work();
+  } finally {
+    watchAwsCalls(previous);
+  }
+  return calls;
+}
 
 const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -59,11 +79,18 @@ describe('single/send/create and single-send/details', () => {
     const own = await newSendingAccount();
     const before = Date.now();
     // Act
-    const created = await call(own.keys, 'POST', 'single/send/create', { body: multipart(sendFields(own)) });
+    let created: Awaited<ReturnType<typeof call>> | undefined;
+    const calls = await standInCalls(async () => {
+      created = await call(own.keys, 'POST', 'single/send/create', { body: multipart(sendFields(own)) });
+    });
     const after = Date.now();
+    // Started, not scheduled: deployed, the dispatcher is invoked at once (a schedule due now fires 5-65 s later).
+    expect(calls.filter((reported) => reported.service === 'lambda' || reported.service === 'scheduler')).toEqual([
+      { service: 'lambda', operation: 'Invoke', input: { Target: 'send-dispatch', InvocationType: 'Event' } },
+    ]);
     // Assess
     expect(created).toEqual({ status: 200, body: { status: 'success', message: { utr: expect.stringMatching(uuid) } } });
-    const utr = (created.body.message as { utr: string }).utr;
+    const utr = (created?.body.message as { utr: string }).utr;
     const shown = await call(own.keys, 'GET', 'single-send/details', { query: { utr } });
     const record = {
       id: 1,
@@ -114,7 +141,15 @@ describe('single/send/create and single-send/details', () => {
     const at = new Date(Date.now() + 2 * 24 * 3600_000);
     at.setUTCSeconds(0, 0);
     const { date, time } = utcDateAndTime(at);
-    const utr = await create(account, { schedule_type: 1, schedule_date: date, schedule_time: time.slice(0, 5) });
+    let utr = '';
+    const calls = await standInCalls(async () => {
+      utr = await create(account, { schedule_type: 1, schedule_date: date, schedule_time: time.slice(0, 5) });
+    });
+    // A schedule (the stand-in reports the create and the update a taken name would need), no invoke.
+    expect(calls.filter((reported) => reported.service === 'lambda' || reported.service === 'scheduler').map((reported) => `${reported.service} ${reported.operation}`)).toEqual([
+      'scheduler CreateSchedule',
+      'scheduler UpdateSchedule',
+    ]);
     expect(await details(account.keys, utr)).toMatchObject({ schedule_type: 1, schedule_date: date, schedule_time: time, status: 1 });
     expect(await pendingJobTimes(jobName(account.keys.account_id, utr))).toEqual([at.toISOString()]);
   });

@@ -1,7 +1,7 @@
 // One recorded AWS call, as the recorder writes it and the IAM check reads it: the function that made
 // it, the service and SDK operation, and the part of the input that names what the call acts on.
 
-export type AwsService = 'dynamodb' | 'sesv2' | 'sqs' | 'scheduler' | 'secretsmanager' | 's3';
+export type AwsService = 'dynamodb' | 'sesv2' | 'sqs' | 'scheduler' | 'lambda' | 'secretsmanager' | 's3';
 
 /** What a DynamoDB call acts on: its table (and index), or the tables of a batch or a transaction with each item's kind. */
 export interface TableTarget {

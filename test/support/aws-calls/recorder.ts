@@ -17,6 +17,7 @@ const services: Record<string, AwsService> = {
   SESv2Client: 'sesv2',
   SQSClient: 'sqs',
   SchedulerClient: 'scheduler',
+  LambdaClient: 'lambda',
   SecretsManagerClient: 'secretsmanager',
   S3Client: 's3',
 };
@@ -63,6 +64,8 @@ function targetOf(service: AwsService, input: Input): Input {
       return { QueueUrl: input.QueueUrl };
     case 'scheduler':
       return { Name: input.Name, GroupName: input.GroupName };
+    case 'lambda':
+      return { FunctionName: input.FunctionName, InvocationType: input.InvocationType };
     case 'secretsmanager':
       return { SecretId: input.SecretId };
     case 's3':

@@ -53,6 +53,7 @@ export interface FunctionNeeds {
   /**
    * Starts jobs of these targets at once, by invoking the target asynchronously rather than through a
    * schedule (shared/scheduling/start-now.ts: a send made now): `lambda:InvokeFunction` on them alone.
+   * Only with `schedules`, whose variables hold the targets' ARNs.
    */
   startsNow?: readonly EventTarget[];
   /** Queues it sends messages to. */

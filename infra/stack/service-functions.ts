@@ -328,10 +328,8 @@ export class ServiceFunctions extends Construct {
         }),
       );
     }
-    if (needs.startsNow && needs.startsNow.length > 0) {
-      if (!needs.schedules) throw new Error(`${name} starts jobs at once but does not schedule (it reads the targets' ARNs the scheduler's adapter reads)`);
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: needs.startsNow.map((target) => targetArn(target)) }));
-    }
+    // Jobs started at once (shared/scheduling/start-now.ts) invoke their targets, by the ARNs the scheduler's variables hold.
+    if (needs.startsNow?.length) fn.addToRolePolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: needs.startsNow.map(targetArn) }));
     if (needs.sesEventArchive) {
       // The archive's objects, by the name S3's event gives: only under the stream's prefix, read only.
       fn.addEnvironment('SES_EVENT_BUCKET', platform.sesEventArchive.bucketName);

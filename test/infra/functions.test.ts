@@ -274,6 +274,8 @@ describe('functions', () => {
       expect(resources.match(/:function:/g)).toHaveLength(targets.length);
     }
     expect(allFunctions.filter((name) => (needsOf(name).startsNow ?? []).length > 0)).toEqual(['single-sends']);
+    // It reads each target's ARN from the variables a function that schedules is given.
+    for (const name of allFunctions) if ((needsOf(name).startsNow ?? []).length > 0) expect({ name, schedules: needsOf(name).schedules }).toEqual({ name, schedules: true });
     expect(needsOf('single-sends').startsNow).toEqual(['send-dispatch']);
   });
 

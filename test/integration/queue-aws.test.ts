@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../shared/config';
+import { runAsDeployed } from '../support/aws-runtime';
 import { sendMessages } from '../../shared/queue/queue';
 
 interface BatchEntry {
@@ -45,18 +46,10 @@ let queueUrl = '';
 beforeAll(async () => {
   const endpoint = await startStub();
   queueUrl = `${endpoint}/000000000000/deliveries`;
-  Object.assign(process.env, {
-    APP_RUNTIME: 'aws',
-    TABLE_NAME: 'unused',
-    TOKEN_SIGNING_KEY: 'test',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+  runAsDeployed({
     AWS_ENDPOINT_URL_SQS: endpoint,
     QUEUE_URL_DELIVERIES: queueUrl,
   });
-  delete process.env.AWS_SESSION_TOKEN;
-  resetConfig();
 });
 
 beforeEach(() => {

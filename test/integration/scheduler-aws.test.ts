@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../shared/config';
+import { runAsDeployed } from '../support/aws-runtime';
 import { atExpression } from '../../shared/scheduling/aws-scheduler';
 import { cancel, scheduleAt } from '../../shared/scheduling/scheduler';
 
@@ -41,13 +42,7 @@ function startStub(): Promise<string> {
 
 beforeAll(async () => {
   const endpoint = await startStub();
-  Object.assign(process.env, {
-    APP_RUNTIME: 'aws',
-    TABLE_NAME: 'unused',
-    TOKEN_SIGNING_KEY: 'test',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+  runAsDeployed({
     AWS_ENDPOINT_URL_SCHEDULER: endpoint,
     SCHEDULE_GROUP_NAME: 'email-service',
     SCHEDULER_ROLE_ARN: 'arn:aws:iam::000000000000:role/scheduler',
@@ -55,8 +50,6 @@ beforeAll(async () => {
     SCHEDULE_TARGET_ARN_AUTOMATION_STEPS: 'arn:aws:lambda:us-east-1:000000000000:function:automation-steps',
     SCHEDULE_DEAD_LETTER_ARN: 'arn:aws:sqs:us-east-1:000000000000:scheduled-runs-dead-letters',
   });
-  delete process.env.AWS_SESSION_TOKEN;
-  resetConfig();
 });
 
 beforeEach(() => {

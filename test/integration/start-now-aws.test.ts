@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resetConfig } from '../../shared/config';
+import { runAsDeployed } from '../support/aws-runtime';
 import { startNow } from '../../shared/scheduling/start-now';
 
 interface Recorded {
@@ -44,19 +45,11 @@ function startStub(): Promise<string> {
 
 beforeAll(async () => {
   const endpoint = await startStub();
-  Object.assign(process.env, {
-    APP_RUNTIME: 'aws',
-    TABLE_NAME: 'unused',
-    TOKEN_SIGNING_KEY: 'test',
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'test',
-    AWS_SECRET_ACCESS_KEY: 'test',
+  runAsDeployed({
     AWS_ENDPOINT_URL_LAMBDA: endpoint,
     AWS_ENDPOINT_URL_SCHEDULER: endpoint,
     SCHEDULE_TARGET_ARN_SEND_DISPATCH: 'arn:aws:lambda:us-east-1:000000000000:function:send-dispatch',
   });
-  delete process.env.AWS_SESSION_TOKEN;
-  resetConfig();
 });
 
 beforeEach(() => {

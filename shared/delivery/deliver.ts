@@ -28,11 +28,9 @@ import { encodeSendRef, type SendRef } from '../ledger/send-ref';
 import { sendingSettings } from './settings';
 import { recipientMail } from './recipient-mail';
 import { addSentCounts } from '../statistics/event-counts';
-import { sendBucket, sendWithBackoff, spacedStart } from './pacing';
+import { resetSendBucket as resetRateLimiter, sendBucket, sendWithBackoff, spacedStart } from './pacing';
 import { ledgerAndSuppressions, normalized } from './look-ups';
 import { lookUpWindowSize, recordRunPace, resetContainerPace, runPace } from './look-up-window';
-
-import { resetSendBucket as resetRateLimiter } from './pacing';
 
 /** Forget the container's rate limiter and the pace its runs kept (tests change the rate). */
 export function resetSendBucket(): void {

@@ -94,8 +94,8 @@ async function main(): Promise<void> {
     const send = () => measuredSend(stack, sinkProcess, recipients, headers, accountId, audience);
     // Memory is flat when the heap a full collection leaves does not grow from before the sends to
     // after the last (run with --expose-gc, as npm run bench does). Never collected between the
-    // sends: a full collection marks code that has not run lately for flushing, and the next send
-    // ran cold again (about 20% more CPU a recipient, measured).
+    // sends: a full collection throws away part of what V8 compiled for code idle since the last
+    // send (its bytecode among it), and the next send ran cold again (about 20% more CPU a recipient, measured).
     global.gc?.();
     const heapBefore = heapUsed();
     // A first send, not measured, as each yardstick has its warm-up: the pipeline's code (the

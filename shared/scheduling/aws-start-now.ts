@@ -2,7 +2,7 @@
 // Scheduler invokes it when a schedule fires, so the target's own retries and its on-failure
 // destination (the scheduled-runs dead-letter queue) hold for it as for a scheduled run.
 // Only the function that starts jobs (single-sends) carries the Lambda client: 73 KB more of bundle
-// (455 -> 528 KB) and about 6.5 ms more to load it cold (35 -> 41 ms on this machine). Loaded with a
+// (445 -> 516 KB) and about 6.5 ms more to load it cold (35 -> 41 ms on this machine). Loaded with a
 // dynamic import instead, the bundle kept every command of the client (589 KB, 45 ms), so it is not.
 import { InvokeCommand, LambdaClient, type InvokeCommandInput } from '@aws-sdk/client-lambda';
 import { awsClient } from '../aws-clients';
@@ -13,7 +13,7 @@ import { scheduleInput, type ScheduledJob } from './scheduled-job';
 export const lambdaClient = awsClient(({ region }) => new LambdaClient({ region }));
 
 /** The Invoke input for a job: its target's ARN (the variable the scheduler's adapter reads), an event invoke, its payload as the scheduler would deliver it. */
-export function invokeRequest(job: Omit<ScheduledJob, 'at'>): InvokeCommandInput {
+function invokeRequest(job: Omit<ScheduledJob, 'at'>): InvokeCommandInput {
   return {
     FunctionName: requiredEnv(scheduleTargetArnEnvName(job.target)),
     InvocationType: 'Event',

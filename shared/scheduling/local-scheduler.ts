@@ -59,7 +59,7 @@ export function onLocalJobDueNow(listener: () => void): () => void {
  * Store a job due now and wake the pollers: the local side of `startNow` (shared/scheduling/start-now.ts).
  * It is a job like any other until it has run, so a process killed before its run loses nothing.
  */
-export async function putLocalJobDueNow(job: Omit<ScheduledJob, 'at'>): Promise<void> {
+async function putLocalJobDueNow(job: Omit<ScheduledJob, 'at'>): Promise<void> {
   await putLocalJob({ ...job, at: new Date() });
   for (const listener of dueNowListeners) listener();
 }

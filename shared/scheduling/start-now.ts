@@ -15,7 +15,7 @@ import { assertValidJob, type ScheduledJob } from './scheduled-job';
 
 export async function startNow(job: Omit<ScheduledJob, 'at'>): Promise<void> {
   assertValidJob({ ...job, at: new Date() });
-  // As scheduler.ts chooses: a Lambda bundle never runs the local adapter.
+  // Spelled as in scheduler.ts, so a Lambda bundle's build (LAMBDA_BUNDLE defined "true") drops the local adapter.
   if (process.env.LAMBDA_BUNDLE !== 'true' && config().runtime === 'local') await startLocalJobNow(job);
   else await startAwsJobNow(job);
 }

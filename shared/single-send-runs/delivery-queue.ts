@@ -16,7 +16,8 @@ import { abCounterNames } from '../single-sends/ab-test';
 import { encodeSendRef } from '../ledger/send-ref';
 import { finishIfComplete } from './send-summary';
 import { sendingSettings } from '../delivery/settings';
-import { withAccountTenant } from '../tenants/sending-tenant';
+import { withTenant } from '../tenants/sending-tenant';
+import { getAccountTenant } from '../tenants/repository';
 
 type RecordResult = 'done' | 'retry';
 
@@ -77,13 +78,15 @@ async function contentOf(message: DeliveryMessage, cache: ContentCache): Promise
     // Automation steps call deliverToRecipients with their step's content; they do not use this queue.
     throw new Error(`The delivery queue carries single sends only, got a ${ref.kind} reference`);
   }
-  const state = await getSendState(ref.accountId, ref.utr);
+  // Both small reads every message makes, side by side: the account's tenant is read again for each
+  // message (a tenant made or changed mid-send applies from the next), beside the send's state.
+  const [state, tenant] = await Promise.all([getSendState(ref.accountId, ref.utr), getAccountTenant(ref.accountId)]);
   if (!state || state.status < singleSendStatus.running) return undefined;
   if (state.running && state.paused) return 'paused';
   const key = `${encodeSendRef(ref)}#${state.version}`;
   if (!cache.has(key)) {
     const content = await sendContent(ref.accountId, ref.utr, state.version);
-    cache.set(key, content && (await withAccountTenant(ref.accountId, content)));
+    cache.set(key, content && withTenant(tenant, content));
   }
   return cache.get(key);
 }

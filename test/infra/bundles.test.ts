@@ -9,32 +9,14 @@ import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { bundling, repositoryHandlers, tracingLayerPackage } from '../../infra/stack/lambda-bundling';
 import { layerModulesDirectory } from '../../infra/stack/tracing-layer';
+import { bundleLimitBytes } from '../../infra/stack/bundle-limits';
 import { eventFunctionNames } from '../../infra/stack/service-functions';
 import { httpFamilies } from '../../shared/routes';
 import { functionProperties, synthesize, type Synthesized } from './support';
 
 const allFunctions = [...httpFamilies, ...eventFunctionNames()];
 
-/**
- * The limit: 480 KB per minified bundle, for every function, with the SDK clients inside. It was 450 KB
- * until every HTTP bundle took Idempotency-Key handling and the deploy-true guards (about 3 KB each) with
- * the largest bundles already within 1 KB of it; then 470 KB until the contacts family took engagement
- * segments (a new contact is judged on its address's opens and clicks) and the contact's activity route
- * (about 8 KB together). The SDK's own share (@smithy/core alone, 131 KB) is what a bundle cannot shed.
- */
-const targetBytes = 480 * 1024;
-
-/**
- * The two functions over it. single-sends starts a send made now by invoking the dispatcher itself
- * (shared/scheduling/start-now.ts: a schedule due now fires 5 to 65 s later, EventBridge Scheduler's
- * one-minute precision), and so carries the Lambda client: 73 KB more (445 -> 516 KB), about 6.5 ms
- * more to load cold (35 -> 41 ms measured), on a family whose cold starts are few beside its sends'
- * minute saved. ses-events reads the delivery stream's objects of SES delivery events
- * (shared/object-store/) with the S3 client, about 147 KB of its 622 KB that no bundle can shed (the
- * schema of every S3 operation in one module, 66 KB; the XML protocol; checksums). Its cold starts are
- * few (a handful of containers kept warm by batches every few seconds) and on no request's path.
- */
-const ownLimits: Readonly<Record<string, number>> = { 'single-sends': 530 * 1024, 'ses-events': 640 * 1024 };
+// The limits, and why two functions have their own: infra/stack/bundle-limits.ts.
 
 /** A string each SDK client's bundled code carries (its endpoint ruleset's signing name or target prefix). */
 const clientMarkers = {
@@ -192,7 +174,7 @@ describe('function bundles', () => {
   test.each(allFunctions)('%s stays under 480 KB minified (single-sends: 530 KB, with the Lambda client; ses-events: 640 KB, with the S3 client)', (name) => {
     const bytes = statSync(join(assetDirectory(name), 'index.js')).size;
     sizes.set(name, bytes);
-    expect({ name, within: bytes <= (ownLimits[name] ?? targetBytes) }).toEqual({ name, within: true });
+    expect({ name, within: bytes <= bundleLimitBytes(name) }).toEqual({ name, within: true });
     // Only the function that reads objects carries the S3 client, and only the one that starts jobs at once the Lambda client.
     expect({ name, s3: bundleOf(name).includes('S3Client') }).toEqual({ name, s3: name === 'ses-events' });
     expect({ name, lambda: bundleOf(name).includes('LambdaClient') }).toEqual({ name, lambda: name === 'single-sends' });

@@ -4,6 +4,7 @@
 import { singleSendStatus, type SingleSend } from '../../shared/single-sends/record';
 import { cancelSendDispatch, scheduleSendDispatch, sendDispatchJob } from '../../shared/send-gates/dispatch-job';
 import { startNow } from '../../shared/scheduling/start-now';
+import { currentTime } from '../../shared/time';
 import { senderWaitReason, unlistSenderWait } from '../../shared/single-sends/sender-waits';
 
 export async function scheduleDispatch(singleSend: SingleSend, at: Date): Promise<void> {
@@ -16,7 +17,8 @@ export async function scheduleDispatch(singleSend: SingleSend, at: Date): Promis
  * would fire 5 to 65 s later (EventBridge Scheduler's one-minute precision).
  */
 export async function startDispatch(singleSend: SingleSend, at: Date): Promise<void> {
-  if (at.getTime() > Date.now()) await scheduleDispatch(singleSend, at);
+  // Due by the service's one clock (shared/time.ts), from which the send's time was read too.
+  if (at.getTime() > currentTime().getTime()) await scheduleDispatch(singleSend, at);
   else await startNow(sendDispatchJob(singleSend.user_id, singleSend.utr));
 }
 
